@@ -1,0 +1,3 @@
+from elenchus.cli import main
+
+main()
