@@ -156,8 +156,8 @@ class Repository:
         kind = stream.type.decode() if isinstance(stream.type, bytes) else stream.type
         return kind, stream.read()
 
-    def tree_of(self, commit_sha: str) -> str:
-        kind, data = self.read_object(commit_sha)
+    def tree_of(self, commit_sha: str, rev_for_errors: str | None = None) -> str:
+        kind, data = self.read_object(commit_sha, rev_for_errors)
         if kind != "commit":
             raise UnknownRevision(f"'{commit_sha}' is a {kind}, not a commit")
         first = data.split(b"\n", 1)[0]

@@ -1,0 +1,160 @@
+"""Materialize a commit, or the working tree, as a disposable directory.
+
+Snapshots are how Elenchus looks at Base and Head without switching branches:
+files are written into a fresh temp directory outside the repository, with
+their executable bits and symlinks, and ``.git`` is never copied. Secret-looking
+files are skipped and listed, so no credential ever reaches a test run.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import shutil
+import stat
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from elenchus.errors import ElenchusError
+from elenchus.git import Repository, zsplit
+
+# Matched against the file name (not the path): never read or copied (SPEC 2).
+SECRET_NAME_PATTERNS = (
+    ".env", ".env.*", "*.env",
+    "id_rsa", "id_rsa.*", "id_dsa", "id_dsa.*", "id_ecdsa", "id_ecdsa.*", "id_ed25519", "id_ed25519.*",
+    "*.pem", "*.key", "*.p12", "*.pfx", "*.keystore", "*.jks",
+    ".netrc", "_netrc", ".pypirc", ".npmrc", ".git-credentials",
+    "credentials", "credentials.json", "credentials.*", "*.credentials",
+    ".htpasswd", "secrets.json", "secrets.yaml", "secrets.yml", "secrets.toml",
+)
+# Directory names whose whole content is credential or keychain material.
+SECRET_DIR_NAMES = frozenset({".ssh", ".gnupg", ".aws", ".docker", ".kube"})
+
+WORKTREE = "WORKTREE"
+
+
+def is_secret(path: str) -> bool:
+    parts = PurePosixPath(path).parts
+    if any(part in SECRET_DIR_NAMES for part in parts[:-1]):
+        return True
+    name = parts[-1]
+    return any(fnmatch.fnmatchcase(name, pattern) for pattern in SECRET_NAME_PATTERNS)
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """A materialized tree. ``sha`` is None for the working tree."""
+
+    root: Path
+    label: str
+    rev: str
+    sha: str | None
+    files: tuple[str, ...]
+    excluded: tuple[str, ...]  # "path: reason"
+
+    def read(self, path: str) -> str | None:
+        target = self.root / path
+        if not target.is_file():
+            return None
+        return target.read_text(encoding="utf-8", errors="surrogateescape")
+
+    def remove(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def new_snapshot_dir(repo: Repository, label: str) -> Path:
+    root = Path(tempfile.mkdtemp(prefix=f"elenchus-{label}-"))
+    if root.resolve().is_relative_to(repo.root):
+        shutil.rmtree(root)
+        raise ElenchusError(
+            f"the temp directory {root} lies inside the repository {repo.root}; "
+            "set TMPDIR to a directory outside it"
+        )
+    return root
+
+
+def _safe_target(root: Path, path: str) -> Path:
+    target = root.joinpath(*PurePosixPath(path).parts)
+    if ".." in PurePosixPath(path).parts or PurePosixPath(path).is_absolute():
+        raise ElenchusError(f"refused to write '{path}' outside the snapshot {root}")
+    return target
+
+
+def materialize_commit(repo: Repository, rev: str, sha: str, label: str,
+                       dest: Path | None = None) -> Snapshot:
+    """Write the tree of commit ``sha`` into a new temp directory."""
+    root = dest or new_snapshot_dir(repo, label)
+    files: list[str] = []
+    excluded: list[str] = []
+    try:
+        tree = repo.tree_of(sha, rev)
+        made_dirs: set[Path] = set()
+        for entry in repo.walk_tree(tree, rev):
+            if entry.mode == 0o160000:
+                excluded.append(f"{entry.path}: submodule (not materialized)")
+                continue
+            if is_secret(entry.path):
+                excluded.append(f"{entry.path}: secret-looking file")
+                continue
+            target = _safe_target(root, entry.path)
+            if target.parent not in made_dirs:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                made_dirs.add(target.parent)
+            _, data = repo.read_object(entry.sha, rev)
+            if entry.mode == 0o120000:
+                os.symlink(data.decode("utf-8", "surrogateescape"), target)
+            else:
+                target.write_bytes(data)
+                if entry.mode == 0o100755:
+                    target.chmod(0o755)
+            files.append(entry.path)
+    except BaseException:
+        shutil.rmtree(root, ignore_errors=True)
+        raise
+    return Snapshot(root, label, rev, sha, tuple(files), tuple(excluded))
+
+
+def worktree_paths(repo: Repository) -> list[str]:
+    """Tracked files plus untracked files that git does not ignore."""
+    out = repo.run("ls-files", "-z", "--cached", "--others", "--exclude-standard").stdout
+    return sorted(set(zsplit(out)))
+
+
+def materialize_worktree(repo: Repository, label: str = "worktree",
+                         dest: Path | None = None) -> Snapshot:
+    """Copy the working tree as it is now, uncommitted edits included."""
+    root = dest or new_snapshot_dir(repo, label)
+    files: list[str] = []
+    excluded: list[str] = []
+    try:
+        for path in worktree_paths(repo):
+            source = repo.root / path
+            try:
+                info = source.lstat()
+            except FileNotFoundError:
+                continue  # a tracked file deleted in the working tree
+            if stat.S_ISDIR(info.st_mode):
+                excluded.append(f"{path}: submodule (not materialized)")
+                continue
+            if is_secret(path):
+                excluded.append(f"{path}: secret-looking file")
+                continue
+            target = _safe_target(root, path)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if stat.S_ISLNK(info.st_mode):
+                os.symlink(os.readlink(source), target)
+            else:
+                shutil.copyfile(source, target)
+                target.chmod(0o755 if info.st_mode & stat.S_IXUSR else 0o644)
+            files.append(path)
+    except BaseException:
+        shutil.rmtree(root, ignore_errors=True)
+        raise
+    return Snapshot(root, label, WORKTREE, None, tuple(files), tuple(excluded))
+
+
+def materialize(repo: Repository, rev: str, sha: str | None, label: str) -> Snapshot:
+    if sha is None:
+        return materialize_worktree(repo, label)
+    return materialize_commit(repo, rev, sha, label)
