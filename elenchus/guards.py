@@ -1,0 +1,53 @@
+"""Input guards for explicit numeric options (SPEC 10).
+
+An explicit value that is zero, negative, non-integer or out of range stops the
+run with the guard's name; it is never clamped. Omitting a value selects the
+default, which is not an error.
+"""
+
+from __future__ import annotations
+
+import math
+
+from elenchus.errors import InputGuardError
+
+BUDGET_DEFAULT, BUDGET_RANGE = 16, (1, 256)
+JOBS_RANGE = (1, 64)
+TIMEOUT_FACTOR_DEFAULT, TIMEOUT_FACTOR_MAX = 3.0, 100.0
+
+
+def integer_in_range(guard: str, raw: str | int | None, default: int, lo: int, hi: int) -> int:
+    if raw is None:
+        return default
+    text = str(raw).strip()
+    try:
+        value = int(text, 10)
+    except ValueError:
+        raise InputGuardError(guard, f"expected a whole number from {lo} to {hi}, got {text!r}") from None
+    if not lo <= value <= hi:
+        raise InputGuardError(guard, f"expected a whole number from {lo} to {hi}, got {value}; "
+                                     "nothing was run or changed")
+    return value
+
+
+def budget(raw: str | int | None) -> int:
+    return integer_in_range("budget", raw, BUDGET_DEFAULT, *BUDGET_RANGE)
+
+
+def jobs(raw: str | int | None, default: int) -> int:
+    return integer_in_range("jobs", raw, default, *JOBS_RANGE)
+
+
+def timeout_factor(raw: str | float | None) -> float:
+    if raw is None:
+        return TIMEOUT_FACTOR_DEFAULT
+    text = str(raw).strip()
+    try:
+        value = float(text)
+    except ValueError:
+        raise InputGuardError("timeout-factor", f"expected a number above 0 and at most "
+                                                f"{TIMEOUT_FACTOR_MAX:g}, got {text!r}") from None
+    if not math.isfinite(value) or value <= 0 or value > TIMEOUT_FACTOR_MAX:
+        raise InputGuardError("timeout-factor", f"expected a number above 0 and at most "
+                                                f"{TIMEOUT_FACTOR_MAX:g}, got {text}; nothing was run")
+    return value

@@ -1,0 +1,70 @@
+"""A review session: the repository, its pre-flight fingerprint, Base/Head snapshots and the change.
+
+Opening a session is read-only. Closing it removes every snapshot and takes the
+post-flight fingerprint, which alone decides whether the post-flight sentence
+may be printed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from elenchus import fingerprint
+from elenchus.discover import ChangeSet, discover
+from elenchus.errors import EmptyDiff
+from elenchus.git import Repository
+from elenchus.revisions import Revisions, resolve_revisions
+from elenchus.snapshot import Snapshot, materialize
+
+
+@dataclass
+class Session:
+    repo: Repository
+    before: fingerprint.Fingerprint
+    revisions: Revisions
+    base: Snapshot
+    head: Snapshot
+    change: ChangeSet
+    post_flight_changes: tuple[str, ...] | None = field(default=None)
+
+    @property
+    def excluded(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(self.base.excluded + self.head.excluded))
+
+    def close(self) -> tuple[str, ...]:
+        self.base.remove()
+        self.head.remove()
+        self.post_flight_changes = fingerprint.compare(self.before, fingerprint.take(self.repo))
+        return self.post_flight_changes
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.post_flight_changes is None:
+            self.close()
+
+
+def open_session(path: Path | str, base: str | None, head: str | None, allow_empty: bool = False) -> Session:
+    repo = Repository(path)
+    before = fingerprint.take(repo)
+    revisions = resolve_revisions(repo, base, head)
+    base_snapshot = materialize(repo, revisions.base_rev, revisions.base_sha, "base")
+    try:
+        head_snapshot = materialize(repo, revisions.head_rev, revisions.head_sha, "head")
+    except BaseException:
+        base_snapshot.remove()
+        raise
+    try:
+        change = discover(base_snapshot, head_snapshot)
+        if change.is_empty and not allow_empty:
+            raise EmptyDiff(
+                f"empty diff: Base {revisions.base_rev} and Head {revisions.head_rev} hold the same files; "
+                "pass --base/--head for another range, or use `--scope target --target PATH`"
+            )
+    except BaseException:
+        base_snapshot.remove()
+        head_snapshot.remove()
+        raise
+    return Session(repo, before, revisions, base_snapshot, head_snapshot, change)

@@ -1,0 +1,66 @@
+"""Shared fixtures: real git repositories built from the checked-in scenarios."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from elenchus import scratch
+
+REAL_GIT = shutil.which("git")
+
+
+def git(repo: Path, *args: str) -> str:
+    """Run git as a user would (tests may write; Elenchus never does)."""
+    env = {**os.environ, "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "t@example.invalid",
+           "GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "t@example.invalid"}
+    done = subprocess.run([REAL_GIT, "-c", "commit.gpgsign=false", *args], cwd=repo, env=env,
+                          capture_output=True, text=True, check=True)
+    return done.stdout
+
+
+@pytest.fixture
+def build_scenario(tmp_path):
+    """Build a fixture scenario as a real git repository: ``build_scenario("demo")``."""
+
+    def build(name: str) -> Path:
+        return scratch.build(name, tmp_path / name)
+
+    return build
+
+
+@pytest.fixture
+def git_call_log(tmp_path, monkeypatch):
+    """Put a recording `git` shim first on PATH; returns a function reading the calls."""
+    shim_dir = tmp_path / "shim"
+    shim_dir.mkdir()
+    log = tmp_path / "git-calls.log"
+    shim = shim_dir / "git"
+    shim.write_text(
+        f"#!{sys.executable}\n"
+        "import os, sys, json\n"
+        f"open({str(log)!r}, 'a').write(json.dumps(sys.argv[1:]) + '\\n')\n"
+        f"os.execv({REAL_GIT!r}, [{REAL_GIT!r}] + sys.argv[1:])\n"
+    )
+    shim.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{shim_dir}{os.pathsep}{os.environ['PATH']}")
+
+    def calls() -> list[list[str]]:
+        import json
+
+        if not log.exists():
+            return []
+        return [json.loads(line) for line in log.read_text().splitlines()]
+
+    return calls
+
+
+def run_cli(*args: str, cwd: Path | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
+    """Drive the real CLI in a subprocess."""
+    return subprocess.run([sys.executable, "-m", "elenchus", *args], cwd=cwd, capture_output=True,
+                          text=True, env={**os.environ, **(env or {})}, stdin=subprocess.DEVNULL)
