@@ -1,0 +1,105 @@
+"""Run records (SPEC 7): a run directory outside the working tree.
+
+``manifest.json`` fixes what was evaluated (snapshots, fingerprint, files,
+cohorts, scope) before anything is mutated; ``runs.jsonl`` grows by one line per
+mutant x cohort execution while the run is in progress (a value that was not
+measured is ``null``); the reports land beside them. ``--resume`` reuses the
+recorded runs only when the repository still matches the manifest.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from elenchus.errors import ElenchusError
+
+MANIFEST = "manifest.json"
+RUNS = "runs.jsonl"
+# What must match for a resumed run to reuse earlier results.
+RESUME_KEYS = ("base_sha", "head_sha", "worktree_fingerprint", "scope", "target", "budget", "mutant_ids")
+
+
+def runs_root() -> Path:
+    configured = os.environ.get("ELENCHUS_RUNS_DIR")
+    if configured:
+        return Path(configured).expanduser()
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache) / "elenchus" / "runs"
+
+
+def new_run_id() -> str:
+    return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) + "-" + secrets.token_hex(3)
+
+
+@dataclass
+class RunDirectory:
+    path: Path
+
+    @classmethod
+    def create(cls, repo_root: Path, run_id: str | None = None) -> RunDirectory:
+        path = runs_root() / (run_id or new_run_id())
+        if path.resolve().is_relative_to(repo_root.resolve()):
+            raise ElenchusError(f"the run directory {path} would lie inside the repository {repo_root}; "
+                                "set ELENCHUS_RUNS_DIR to a directory outside it")
+        path.mkdir(parents=True, exist_ok=True)
+        return cls(path)
+
+    @classmethod
+    def existing(cls, run: str) -> RunDirectory:
+        candidate = Path(run) if os.sep in run or Path(run).is_dir() else runs_root() / run
+        if not (candidate / MANIFEST).is_file():
+            raise ElenchusError(f"--resume {run}: no run with a manifest.json there ({candidate}); "
+                                "pass a run id printed by an earlier run, or its directory")
+        return cls(candidate)
+
+    @property
+    def id(self) -> str:
+        return self.path.name
+
+    def write_manifest(self, manifest: dict) -> None:
+        self.write_json(MANIFEST, manifest)
+
+    def manifest(self) -> dict:
+        return json.loads((self.path / MANIFEST).read_text())
+
+    def write_json(self, name: str, document: dict) -> Path:
+        target = self.path / name
+        partial = target.with_suffix(target.suffix + ".partial")
+        partial.write_text(json.dumps(document, indent=2, sort_keys=False) + "\n")
+        partial.replace(target)
+        return target
+
+    def write_text(self, name: str, text: str) -> Path:
+        target = self.path / name
+        target.write_text(text)
+        return target
+
+    def append_run(self, record: dict) -> None:
+        with open(self.path / RUNS, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(record, sort_keys=True) + "\n")
+
+    def runs(self) -> list[dict]:
+        path = self.path / RUNS
+        if not path.is_file():
+            return []
+        records = []
+        for line in path.read_text().splitlines():
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError:
+                continue  # a line cut by an interruption is not evidence
+        return records
+
+
+def resume_mismatch(previous: dict, current: dict) -> str | None:
+    """Why a resumed run must start over, or None when the recorded runs still apply."""
+    for key in RESUME_KEYS:
+        if previous.get(key) != current.get(key):
+            return (f"the {key.replace('_', ' ')} differs from the recorded run "
+                    f"({previous.get(key)!r} then, {current.get(key)!r} now)")
+    return None

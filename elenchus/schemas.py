@@ -1,0 +1,139 @@
+"""The four JSON document kinds Elenchus reads and writes, and their validation.
+
+This is the only module that imports jsonschema. Each kind has a draft 2020-12
+schema in the top-level ``schemas/`` directory; a failure names the JSON path
+that failed (``$.mutations[0].location.line``) so the fix is obvious.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError
+
+from elenchus.errors import ElenchusError, InputGuardError, SchemaViolation
+from elenchus.resources import data_dir
+
+KINDS: tuple[str, ...] = ("intent-contract", "mutation-result", "mutation-report", "test-handoff")
+
+_MESSAGE_LIMIT = 240
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def _check_kind(kind: str) -> None:
+    if kind not in KINDS:
+        raise InputGuardError(
+            guard="kind",
+            detail=f"unknown document kind {kind!r}; expected one of: {', '.join(KINDS)}",
+        )
+
+
+def schema_path(kind: str) -> Path:
+    """Where the schema for ``kind`` lives on disk."""
+    _check_kind(kind)
+    return data_dir("schemas") / f"{kind}.schema.json"
+
+
+def load_schema(kind: str) -> dict[str, Any]:
+    """Return a fresh copy of the schema for ``kind`` (callers may mutate it)."""
+    return json.loads(_schema_text(kind))
+
+
+@lru_cache(maxsize=None)
+def _schema_text(kind: str) -> str:
+    return schema_path(kind).read_text(encoding="utf-8")
+
+
+@lru_cache(maxsize=None)
+def _validator(kind: str) -> Draft202012Validator:
+    # Format checking stays off: every constraint that matters is a pattern, so the
+    # verdict does not depend on which optional format libraries are installed.
+    return Draft202012Validator(load_schema(kind))
+
+
+def json_path(parts: Any) -> str:
+    """Render a jsonschema path deque as JSONPath: ``$.mutations[0].location.line``."""
+    out = "$"
+    for part in parts:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif _IDENTIFIER.match(part):
+            out += f".{part}"
+        else:
+            out += f"[{json.dumps(part)}]"
+    return out
+
+
+def _path_key(error: ValidationError) -> tuple[Any, ...]:
+    # Shallowest failure first (it says "more" is wrong), then document order of the
+    # path, then schema order: the same document always reports the same error.
+    path = tuple((0, p, "") if isinstance(p, int) else (1, 0, p) for p in error.absolute_path)
+    return (len(path), path, tuple(str(p) for p in error.absolute_schema_path))
+
+
+def _describe(error: ValidationError) -> str:
+    """The jsonschema message, reworded where the raw one would puzzle a reader."""
+    if "propertyNames" in error.absolute_schema_path and error.validator == "not":
+        return (f"key {error.instance!r} is not allowed: Elenchus documents never carry a score, "
+                "percentage, kill rate or merge recommendation")
+    message = error.message
+    if len(message) > _MESSAGE_LIMIT:
+        message = message[: _MESSAGE_LIMIT - 3] + "..."
+    description = error.schema.get("description") if isinstance(error.schema, dict) else None
+    if error.validator == "pattern" and description:
+        message += f" ({description})"
+    return message
+
+
+def validate(kind: str, document: Any, *, source: str | None = None) -> None:
+    """Raise SchemaViolation naming the failing JSON path unless ``document`` is a valid ``kind``.
+
+    ``source`` (usually the file name) is named at the start of the message.
+    """
+    _check_kind(kind)
+    errors = list(_validator(kind).iter_errors(document))
+    if not errors:
+        return
+    error = min(errors, key=_path_key)
+    what = f"{source} is not a valid {kind} document" if source else f"not a valid {kind} document"
+    more = len(errors) - 1
+    tail = f" ({more} further problem{'s' if more > 1 else ''} not shown)" if more else ""
+    raise SchemaViolation(
+        f"{what}: at {json_path(error.absolute_path)}: {_describe(error)}{tail}; "
+        f"see schemas/{kind}.schema.json"
+    )
+
+
+def validate_file(kind: str, path: str | Path) -> Any:
+    """Read ``path`` as JSON, validate it as ``kind`` and return the parsed document."""
+    _check_kind(kind)
+    file = Path(path)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ElenchusError(f"cannot validate {file}: the file does not exist") from None
+    except IsADirectoryError:
+        raise ElenchusError(f"cannot validate {file}: it is a directory, expected a JSON file") from None
+    except UnicodeDecodeError as exc:
+        raise SchemaViolation(f"{file} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except OSError as exc:
+        raise ElenchusError(f"cannot read {file}: {exc.strerror or exc}") from None
+    try:
+        document = json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise SchemaViolation(
+            f"{file} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+        ) from None
+    except ValueError as exc:
+        raise SchemaViolation(f"{file} is not valid JSON: {exc}") from None
+    validate(kind, document, source=str(file))
+    return document
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON value")
