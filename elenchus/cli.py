@@ -54,12 +54,84 @@ def validate(kind: str, file: str) -> int:
     return command.run(kind, file, _echo)
 
 
-@cli.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+SCOPE_OPTION = click.option("--scope", metavar="SCOPE",
+                            help="current-change (recommended), changed-tests or target; asked when omitted.")
+TARGET_OPTION = click.option("--target", metavar="PATH", help="Module, file or directory for --scope target (. = all).")
+BUDGET_OPTION = click.option("--budget", metavar="N", help="Mutants to challenge, 1..256 (default 16).")
+CONTRACT_OPTIONS = (
+    click.option("--contract", metavar="PATH", help="Intent contract JSON (default: .socratic/intent-contract.json)."),
+    click.option("--change-id", metavar="ID", help="Pick .socratic/contracts/ID.json."),
+    click.option("--intent", metavar="TEXT", help="What the change is meant to do, in your words."),
+)
+
+
+def _with(options):
+    def decorate(function):
+        for option in reversed(options):
+            function = option(function)
+        return function
+    return decorate
+
+
+def _ask(prompt: str, default: str) -> str:
+    return click.prompt(prompt, default=default, show_default=True)
+
+
+@cli.command()
+@REPO_OPTION
+@BASE_OPTION
+@HEAD_OPTION
+@SCOPE_OPTION
+@TARGET_OPTION
+@BUDGET_OPTION
+@click.option("--jobs", metavar="N", help="Mutant runs in parallel, 1..64 (default: the number of CPUs, at most 4).")
+@click.option("--timeout-factor", metavar="X", help="Per-run timeout = X * baseline duration + 5 s (default 3).")
+@_with(CONTRACT_OPTIONS)
+@click.option("--save", is_flag=True, help="Also write .socratic/elenchus-report.json in the repository.")
+@click.option("--json", "json_path", metavar="PATH", help="Write a copy of the JSON report to PATH.")
+@click.option("--resume", metavar="RUN", help="Reuse the recorded runs of RUN when nothing changed since.")
+@click.option("--fail-on", metavar="LIST",
+              help="Exit 5 when any of these assessments is found, e.g. protection-regression,unprotected.")
 @click.option("--demo", is_flag=True, help="Build the bundled demo project into a temp git repo and evaluate it.")
-def evaluate(demo: bool) -> int:
+def evaluate(repo, base, head, scope, target, budget, jobs, timeout_factor, contract, change_id, intent, save,
+             json_path, resume, fail_on, demo) -> int:
     """Evaluate how well the tests protect the current change (Test Evaluation mode)."""
-    raise NotImplementedYet("`elenchus evaluate` is not implemented yet (issue 4); "
-                            "`elenchus changes` shows what it would evaluate")
+    import os
+
+    from elenchus import guards
+    from elenchus.commands import evaluate as command
+    from elenchus.errors import InputGuardError
+
+    wanted = tuple(v.strip() for v in (fail_on or "").split(",") if v.strip())
+    unknown = [v for v in wanted if v not in command.FAIL_ON_CHOICES]
+    if unknown:
+        raise InputGuardError("fail-on", f"unknown assessment(s) {', '.join(unknown)}; "
+                                         f"choose from {', '.join(command.FAIL_ON_CHOICES)}")
+    options = command.Options(
+        repo=repo, base=base, head=head, scope=scope, target=target, budget=guards.budget(budget),
+        budget_explicit=budget is not None, jobs=guards.jobs(jobs, min(4, os.cpu_count() or 1)),
+        timeout_factor=guards.timeout_factor(timeout_factor), contract=contract, change_id=change_id,
+        intent=intent, save=save, json_path=json_path, resume=resume, fail_on=wanted, demo=demo,
+        interactive=sys.stdin.isatty() and sys.stdout.isatty(),
+    )
+    return command.run(options, _echo, _ask)
+
+
+@cli.command()
+@REPO_OPTION
+@BASE_OPTION
+@HEAD_OPTION
+@click.option("--scope", default="current-change", show_default=True, metavar="SCOPE",
+              help="current-change, changed-tests or target.")
+@TARGET_OPTION
+@BUDGET_OPTION
+@_with(CONTRACT_OPTIONS)
+def mutants(repo, base, head, scope, target, budget, contract, change_id, intent) -> int:
+    """List the planned mutants with their incidents and diffs, without running any test."""
+    from elenchus import guards
+    from elenchus.commands import mutants as command
+
+    return command.run(repo, base, head, scope, target, guards.budget(budget), contract, change_id, intent, _echo)
 
 
 def _not_built(name: str, issue: int) -> click.Command:

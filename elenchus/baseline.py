@@ -1,0 +1,109 @@
+"""The baseline policy (SPEC 4.3), applied to each cohort in a disposable copy.
+
+Failing tests are isolated and rerun once: a repeatable failure is
+``baseline-red`` and stops classification; an intermittent one is flaky, and
+flaky tests are excluded only when the stable green subset still observes the
+challenged behaviour, otherwise the cohort is ``inconclusive``. Old tests that
+cannot be collected against Head make the existing cohort ``not-comparable``.
+A flaky or pre-existing failure is never evidence of a kill or a survival.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from elenchus.cohorts import Cohort
+from elenchus.run import Execution, FailureKind, RunResult, TestRecord, run_pytest
+from elenchus.workspace import fresh_copy, remove_tree, verify_unchanged
+
+BASELINE_TIMEOUT_SECONDS = 900.0
+
+
+@dataclass(frozen=True, slots=True)
+class Baseline:
+    cohort: str
+    status: str  # green | baseline-red | flaky | inconclusive | not-comparable | blocked
+    failing_tests: tuple[str, ...]
+    flaky_tests: tuple[str, ...]
+    reduced_scope: str | None
+    duration: float | None  # seconds of the first full run; None when not measured
+    reason: str | None
+    records: tuple[TestRecord, ...] = ()
+
+    @property
+    def usable(self) -> bool:
+        """Whether mutants may be judged against this cohort."""
+        return self.status in ("green", "flaky")
+
+    @property
+    def deselect(self) -> tuple[str, ...]:
+        return self.flaky_tests
+
+
+def run_once(cohort: Cohort, root: Path, tests: tuple[str, ...], timeout: float,
+             mutant: tuple[str, str] | None = None, deselect: tuple[str, ...] = ()) -> RunResult:
+    """One pytest run in a fresh copy of the cohort; the template is verified unchanged after it."""
+    from elenchus.workspace import write_mutant
+
+    workspace = fresh_copy(cohort.template, root)
+    try:
+        if mutant is not None:
+            write_mutant(workspace, mutant[0], mutant[1])
+        argv = list(tests)
+        for nodeid in deselect:
+            argv += ["--deselect", nodeid]
+        return run_pytest(workspace, argv, timeout, mutated_file=mutant[0] if mutant else None)
+    finally:
+        remove_tree(workspace)
+        verify_unchanged(cohort.template, cohort.digest)
+
+
+def _failed(result: RunResult) -> list[TestRecord]:
+    return [r for r in result.records if r.is_failure]
+
+
+def establish(cohort: Cohort, root: Path, observes: Callable[[frozenset[str]], bool]) -> Baseline:
+    """Apply the policy to ``cohort``; ``observes(excluded)`` says whether the tests left after
+    excluding ``excluded`` still observe every challenged behaviour."""
+    if not cohort.tests:
+        return Baseline(cohort.name, "blocked", (), (), None, None,
+                        "no runnable tests: no test file in this cohort relates to the evaluated code")
+    first = run_once(cohort, root, cohort.tests, BASELINE_TIMEOUT_SECONDS)
+    if first.execution is not Execution.COMPLETED:
+        return Baseline(cohort.name, "inconclusive", (), (), None, None,
+                        f"the baseline run did not complete ({first.detail or first.execution.value})")
+    if first.exit_code == 5 or not first.records:
+        return Baseline(cohort.name, "blocked", (), (), None, first.duration,
+                        "no runnable tests: pytest collected nothing from " + ", ".join(cohort.tests))
+    failures = _failed(first)
+    collection = [r for r in failures if r.failure_kind is FailureKind.COLLECTION_ERROR]
+    if collection:
+        names = tuple(r.nodeid for r in collection)
+        detail = "; ".join(f"{r.nodeid}: {r.message or r.exception_type}" for r in collection[:3])
+        if cohort.name == "existing":
+            return Baseline(cohort.name, "not-comparable", (), (), None, first.duration,
+                            f"the pre-change tests cannot be collected against Head ({detail})", first.records)
+        return Baseline(cohort.name, "baseline-red", names, (), None, first.duration,
+                        f"tests cannot be collected ({detail})", first.records)
+    if not failures:
+        return Baseline(cohort.name, "green", (), (), None, first.duration, None, first.records)
+
+    rerun = run_once(cohort, root, tuple(r.nodeid for r in failures), BASELINE_TIMEOUT_SECONDS)
+    if rerun.execution is not Execution.COMPLETED:
+        return Baseline(cohort.name, "inconclusive", (), (), None, first.duration,
+                        "the rerun of the failing tests did not complete")
+    still_failing = {r.nodeid for r in _failed(rerun)}
+    repeatable = tuple(sorted(r.nodeid for r in failures if r.nodeid in still_failing))
+    flaky = tuple(sorted(r.nodeid for r in failures if r.nodeid not in still_failing))
+    if repeatable:
+        return Baseline(cohort.name, "baseline-red", repeatable, flaky, None, first.duration,
+                        "these tests fail repeatably without any mutant: " + ", ".join(repeatable),
+                        first.records)
+    if observes(frozenset(flaky)):
+        return Baseline(cohort.name, "flaky", (), flaky, "excluded flaky tests: " + ", ".join(flaky),
+                        first.duration, None, first.records)
+    return Baseline(cohort.name, "inconclusive", (), flaky, None, first.duration,
+                    "flaky tests were the only ones observing the challenged behaviour: " + ", ".join(flaky),
+                    first.records)

@@ -1,0 +1,450 @@
+"""`elenchus evaluate`: Test Evaluation mode, end to end (SPEC 4).
+
+resolve revisions -> snapshots -> discover -> scope question -> contract -> mutants
+-> cohorts -> baselines -> one-mutant runs -> matrix -> report -> post-flight.
+Review-only: the user's repository is read, never written (``--save`` is the one
+explicit exception, made after the post-flight fingerprint was taken).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from elenchus import __version__, quality
+from elenchus.baseline import Baseline, establish, run_once
+from elenchus.cohorts import Cohort, build_cohorts, selected_tests
+from elenchus.console import Progress
+from elenchus.contract import Contract, derive_provisional, load_contract
+from elenchus.errors import ElenchusError
+from elenchus.exit_codes import ExitCode
+from elenchus.matrix import assess
+from elenchus.records import RunDirectory, resume_mismatch
+from elenchus.report import render_markdown
+from elenchus.run import Outcome, Verdict, judge, timeout_for
+from elenchus.schemas import validate
+from elenchus.scope import ScopeAnswer, resolve_scope
+from elenchus.select import Plan, Planned, names_by_test, plan as plan_mutants
+from elenchus.session import Session, open_session
+from elenchus.workspace import scratch_root
+
+FAIL_ON_CHOICES = ("protection-regression", "unprotected", "not-comparable", "inconclusive")
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    repo: str = "."
+    base: str | None = None
+    head: str | None = None
+    scope: str | None = None
+    target: str | None = None
+    budget: int = 16
+    budget_explicit: bool = False
+    jobs: int = 1
+    timeout_factor: float = 3.0
+    contract: str | None = None
+    change_id: str | None = None
+    intent: str | None = None
+    save: bool = False
+    json_path: str | None = None
+    resume: str | None = None
+    fail_on: tuple[str, ...] = ()
+    demo: bool = False
+    interactive: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class MutantRun:
+    """One mutant x cohort execution, as recorded in runs.jsonl."""
+
+    mutant_id: str
+    cohort: str
+    verdict: Verdict
+    record: dict
+
+
+def _iso(seconds: float | None = None) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
+
+
+def _observes(planned: tuple[Planned, ...], cohort: Cohort) -> Callable[[frozenset[str]], bool]:
+    """Whether the tests left after excluding some still call every challenged function."""
+    per_test: dict[str, set[str]] = {}
+    for path in cohort.tests:
+        source = (cohort.template / path).read_text(errors="replace")
+        for name, used in names_by_test(source).items():
+            per_test[f"{path}::{name}"] = used
+
+    def observes(excluded: frozenset[str]) -> bool:
+        remaining: set[str] = set()
+        for nodeid, used in per_test.items():
+            if nodeid not in excluded:
+                remaining |= used
+        return all(p.mutant.symbol.split(".")[-1] in remaining for p in planned)
+
+    return observes
+
+
+def _run_record(run_id: str, mutant_id: str, cohort: str, result, verdict: Verdict) -> dict:
+    return {
+        "run": run_id, "mutant_id": mutant_id, "cohort": cohort,
+        "start": result.started, "end": result.finished, "exit_code": result.exit_code,
+        "tests_passed": result.passed, "tests_failed": result.failed,
+        "failure_kind": verdict.kill.kind.value if verdict.kill else None,
+        "duration": round(result.duration, 3) if result.duration is not None else None,
+        "execution": result.execution.value, "outcome": verdict.outcome.value,
+        "killing_test": verdict.kill.nodeid if verdict.kill else None,
+        "attributed": verdict.kill.attributed if verdict.kill else None,
+        "reason": verdict.reason,
+    }
+
+
+def _verdict_from_record(record: dict) -> Verdict:
+    from elenchus.run import FailureKind, Kill
+
+    kill = None
+    if record.get("killing_test"):
+        kill = Kill(record["killing_test"], FailureKind(record["failure_kind"]), bool(record["attributed"]))
+    return Verdict(Outcome(record["outcome"]), kill, record.get("reason") or "")
+
+
+def _cohort_outcome(verdict: Verdict | None) -> dict:
+    if verdict is None:
+        return {"result": "not-run", "kill": None}
+    kill = None
+    if verdict.kill is not None and verdict.outcome is Outcome.KILLED:
+        kill = {"test": verdict.kill.nodeid, "kind": verdict.kill.kind.value, "attributed": verdict.kill.attributed}
+    return {"result": verdict.outcome.value, "kill": kill}
+
+
+def _baseline_json(baseline: Baseline) -> dict:
+    return {"status": baseline.status, "failing_tests": list(baseline.failing_tests),
+            "flaky_tests": list(baseline.flaky_tests), "reduced_scope": baseline.reduced_scope,
+            "duration_seconds": round(baseline.duration, 3) if baseline.duration is not None else None,
+            "reason": baseline.reason}
+
+
+class Evaluation:
+    """One evaluation run; holds what the stages hand each other."""
+
+    def __init__(self, options: Options, echo: Callable[[str], None], ask: Callable[[str, str], str]) -> None:
+        self.options = options
+        self.echo = echo
+        self.ask = ask
+        self.notes: list[str] = []
+        self.started = time.time()
+        self.verdicts: dict[tuple[str, str], Verdict] = {}
+        self.interrupted = False
+        self.cohorts_same = False
+
+    # -- stages --------------------------------------------------------------------
+
+    def run(self) -> ExitCode:
+        demo_dir = None
+        options = self.options
+        if options.demo:
+            from elenchus import scratch
+
+            demo_dir = Path(tempfile.mkdtemp(prefix="elenchus-demo-"))
+            repo = scratch.build("demo", demo_dir / "batching")
+            self.echo(f"Demo: built the bundled demo project as a git repository at {repo}")
+            if options.scope is None:
+                options = replace(options, scope="current-change")
+                self.echo("Demo: answering the scope question with the recommended option, current-change.")
+            self.options = options
+        else:
+            repo = Path(options.repo)
+        try:
+            session = open_session(repo, options.base, options.head)
+            try:
+                return self._evaluate(session)
+            finally:
+                if session.post_flight_changes is None:
+                    session.close()
+        finally:
+            if demo_dir is not None:
+                shutil.rmtree(demo_dir, ignore_errors=True)
+
+    def _evaluate(self, session: Session) -> ExitCode:
+        options = self.options
+        for line in session.revisions.narration:
+            self.echo(line)
+        answer = resolve_scope(options.scope, options.target, session.change, options.budget,
+                               options.interactive, self.ask, self.echo)
+        contract = load_contract(session.repo.root, options.contract, options.change_id) \
+            or derive_provisional(session.change, session.head, options.intent)
+        plan = plan_mutants(answer.option, session.change, session.base, session.head, contract,
+                            options.budget, answer.target)
+        self.echo(f"Scope: {answer.option}{' ' + answer.target if answer.target else ''}; "
+                  f"{len(plan.challenged)} mutant(s) to challenge, {len(plan.not_challenged)} beyond the budget, "
+                  f"{len(plan.rejected)} rejected before running.")
+        run_dir = self._run_directory(session, answer, plan)
+        self.echo(f"Run directory: {run_dir.path}")
+        target_files = tuple(path for path, _ in plan.spans) if answer.option == "target" else ()
+        tests = selected_tests(session.change, session.head, target_files)
+        baselines: dict[str, Baseline] = {}
+        with scratch_root() as root:
+            existing, modified = build_cohorts(session.change, session.base, session.head, root, tests)
+            cohorts = {"existing": existing, "modified": modified}
+            self.cohorts_same = existing.same_as is not None
+            baselines = self._baselines(cohorts, root, plan)
+            if baselines["modified"].usable and baselines["existing"].status != "baseline-red":
+                try:
+                    self._run_mutants(plan, cohorts, baselines, root, run_dir)
+                except KeyboardInterrupt:
+                    self.interrupted = True
+                    self.notes.append("The run was interrupted (Ctrl-C); mutants not yet run are 'not-run'.")
+        changes = session.close()
+        report = self._report(session, answer, contract, plan, baselines, tests, changes, run_dir)
+        exit_code = self._write(report, session, run_dir)
+        if self.interrupted:
+            raise KeyboardInterrupt
+        return exit_code
+
+    def _run_directory(self, session: Session, answer: ScopeAnswer, plan: Plan) -> RunDirectory:
+        manifest = {
+            "run_id": None, "tool": {"name": "elenchus", "version": __version__},
+            "repository": str(session.repo.root),
+            "base_rev": session.revisions.base_rev, "base_sha": session.revisions.base_sha,
+            "head_rev": session.revisions.head_rev, "head_sha": session.revisions.head_sha,
+            "worktree_fingerprint": session.before.digest(),
+            "files": [{"path": f.path, "status": f.status, "kind": f.kind} for f in session.change.files],
+            "scope": answer.option, "target": answer.target, "budget": self.options.budget,
+            "mutant_ids": [p.mutant.id for p in plan.challenged],
+            "cohorts": ["existing", "modified"], "isolation": "fresh copy of a cohort snapshot per run",
+            "started": _iso(self.started),
+        }
+        if self.options.resume:
+            previous = RunDirectory.existing(self.options.resume)
+            why = resume_mismatch(previous.manifest(), manifest)
+            if why is None:
+                for record in previous.runs():
+                    self.verdicts[(record["mutant_id"], record["cohort"])] = _verdict_from_record(record)
+                self.echo(f"Resuming {previous.id}: {len(self.verdicts)} recorded run(s) reused.")
+                return previous
+            self.echo(f"Starting over instead of resuming {previous.id}: {why}.")
+        run_dir = RunDirectory.create(session.repo.root)
+        manifest["run_id"] = run_dir.id
+        run_dir.write_manifest(manifest)
+        return run_dir
+
+    def _baselines(self, cohorts: dict[str, Cohort], root: Path, plan: Plan) -> dict[str, Baseline]:
+        baselines: dict[str, Baseline] = {}
+        for name in ("modified", "existing"):
+            cohort = cohorts[name]
+            if cohort.same_as and cohort.same_as in baselines:
+                baselines[name] = replace(baselines[cohort.same_as], cohort=name)
+                continue
+            self.echo(f"Baseline: running the {name} tests ({len(cohort.tests)} file(s)) without any mutant...")
+            baselines[name] = establish(cohort, root, _observes(plan.challenged, cohort))
+            self.echo(f"Baseline, {name}: {baselines[name].status}"
+                      + (f" ({baselines[name].reason})" if baselines[name].reason else ""))
+        return baselines
+
+    def _run_mutants(self, plan: Plan, cohorts: dict[str, Cohort], baselines: dict[str, Baseline],
+                     root: Path, run_dir: RunDirectory) -> None:
+        jobs: list[tuple[Planned, Cohort, float, tuple[str, ...]]] = []
+        for planned in plan.challenged:
+            for name in ("existing", "modified"):
+                cohort, baseline = cohorts[name], baselines[name]
+                if not baseline.usable or cohort.same_as or (planned.mutant.id, name) in self.verdicts:
+                    continue
+                timeout = timeout_for(baseline.duration or 1.0, self.options.timeout_factor)
+                jobs.append((planned, cohort, timeout, baseline.deselect))
+        progress = Progress(len(jobs), enabled=self.options.interactive)
+        pool = ThreadPoolExecutor(max_workers=self.options.jobs)
+        pending = {}
+        try:
+            for planned, cohort, timeout, deselect in jobs:
+                mutant = planned.mutant
+                future = pool.submit(run_once, cohort, root, cohort.tests, timeout,
+                                     (mutant.path, mutant.mutated_source), deselect)
+                pending[future] = (planned, cohort)
+            while pending:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    planned, cohort = pending.pop(future)
+                    result = future.result()
+                    verdict = judge(result, planned.mutant.path)
+                    self.verdicts[(planned.mutant.id, cohort.name)] = verdict
+                    run_dir.append_run(_run_record(run_dir.id, planned.mutant.id, cohort.name, result, verdict))
+                    progress.advance(planned.mutant.incident, verdict.outcome.value)
+        except BaseException:
+            for future in pending:
+                future.cancel()
+            raise
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+            progress.close()
+
+    # -- report ----------------------------------------------------------------------
+
+    def _verdict(self, mutant_id: str, name: str, cohorts_same: bool) -> Verdict | None:
+        if name == "existing" and cohorts_same:
+            return self.verdicts.get((mutant_id, "modified"))
+        return self.verdicts.get((mutant_id, name))
+
+    def _report(self, session: Session, answer: ScopeAnswer, contract: Contract, plan: Plan,
+                baselines: dict[str, Baseline], tests: tuple[str, ...], changes: tuple[str, ...],
+                run_dir: RunDirectory) -> dict:
+        change = session.change
+        same = self.cohorts_same
+        mutations, comparisons = [], []
+        for planned in plan.challenged:
+            mutant = planned.mutant
+            modified = self._verdict(mutant.id, "modified", same)
+            existing = self._verdict(mutant.id, "existing", same)
+            result = modified.outcome.value if modified else "not-run"
+            reason = modified.reason if modified and result in ("not-comparable", "inconclusive", "timeout") else None
+            if result == "not-run":
+                reason = self._not_run_reason(baselines)
+            mutations.append({
+                "id": mutant.id, "contract_id": planned.contract_id,
+                "location": {"path": mutant.path, "line": mutant.line, "end_line": mutant.end_line,
+                             "symbol": mutant.symbol if mutant.symbol != "<module>" else None},
+                "changed_intent": mutant.changed_intent, "incident": mutant.incident, "diff": mutant.diff,
+                "expected_detection": mutant.expected_detection,
+                "evidence": f"a one-place change to {mutant.symbol} that parses, compiles to different code, "
+                            "and is not in logging, messages, annotations or debug-only code",
+                "risk_rank": planned.rank, "retention_risk": planned.retention,
+                "result": result, "kill": _cohort_outcome(modified)["kill"] if result == "killed" else None,
+                "reason": reason,
+            })
+            if modified is None:
+                continue
+            existing_status = baselines.get("existing")
+            if existing is None and existing_status is not None and not existing_status.usable:
+                existing_result, existing_reason = (
+                    "not-comparable" if existing_status.status == "not-comparable" else "blocked",
+                    existing_status.reason)
+                existing_json = {"result": "not-run", "kill": None}
+            else:
+                existing_result = existing.outcome.value if existing else "inconclusive"
+                existing_reason = existing.reason if existing else "the existing cohort did not run this mutant"
+                existing_json = _cohort_outcome(existing)
+            assessment = assess(existing_result, modified.outcome.value, existing_reason, modified.reason)
+            comparisons.append({"mutation_id": mutant.id, "existing": existing_json,
+                                "modified": _cohort_outcome(modified), "assessment": assessment.assessment,
+                                "reason": assessment.reason})
+        report = {
+            "mode": "evaluate",
+            "scope": {
+                "option": answer.option,
+                "detected": {"production_files": list(change.production_files),
+                             "test_files_added": list(change.tests_added),
+                             "test_files_modified": list(change.tests_modified),
+                             "test_files_deleted": list(change.tests_deleted),
+                             "related_tests": list(change.related_tests)},
+                "target": answer.target,
+                "excluded": list(session.excluded) + [f"{p}: not Python production code" for p in change.paths("other")],
+                "reason": answer.reason,
+            },
+            "snapshots": {
+                "base": {"rev": session.revisions.base_rev, "sha": session.revisions.base_sha},
+                "head": {"rev": session.revisions.head_rev, "sha": session.revisions.head_sha,
+                         "worktree": session.revisions.head_is_worktree},
+                "worktree_fingerprint": session.before.digest(),
+                "derivation": "\n".join(session.revisions.narration),
+            },
+            "contract": {"source": contract.source, "provisional": contract.provisional, "path": contract.path,
+                         "items": contract.to_json()["items"]},
+            "baseline": {name: _baseline_json(b) for name, b in baselines.items()},
+            "budget": {"limit": self.options.budget, "source": "explicit" if self.options.budget_explicit else "default"},
+            "execution": {"test_command": "python -m pytest -p elenchus.plugin " + " ".join(tests),
+                          "isolation": "a fresh copy of the cohort snapshot per run, outside the working tree",
+                          "jobs": self.options.jobs},
+            "mutations": mutations,
+            "not_challenged": [{"id": p.mutant.id, "rank": p.rank, "contract_id": p.contract_id,
+                                "location": {"path": p.mutant.path, "line": p.mutant.line,
+                                             "end_line": p.mutant.end_line, "symbol": p.mutant.symbol},
+                                "changed_intent": p.mutant.changed_intent, "incident": p.mutant.incident,
+                                "reason": f"beyond the mutation budget of {plan.budget}"}
+                               for p in plan.not_challenged],
+            "rejected": [{"location": {"path": r.path, "line": r.line, "end_line": r.line, "symbol": r.symbol},
+                          "changed_intent": r.changed_intent, "reason": r.reason} for r in plan.rejected],
+            "comparisons": comparisons,
+            "test_quality": self._quality(session, tests, baselines),
+            "notes": self._notes(contract, baselines),
+            "post_flight": {"worktree_unchanged": not changes, "changes": list(changes)},
+            "tool": {"name": "elenchus", "version": __version__},
+            "run": {"id": run_dir.id, "directory": str(run_dir.path), "started": _iso(self.started),
+                    "finished": _iso()},
+        }
+        return report
+
+    def _not_run_reason(self, baselines: dict[str, Baseline]) -> str:
+        if self.interrupted:
+            return "the run was interrupted before this mutant ran"
+        modified = baselines.get("modified")
+        if modified is not None and not modified.usable:
+            return f"not run: the modified baseline is {modified.status}"
+        existing = baselines.get("existing")
+        if existing is not None and existing.status == "baseline-red":
+            return "not run: the existing baseline is baseline-red"
+        return "not run"
+
+    def _quality(self, session: Session, tests: tuple[str, ...], baselines: dict[str, Baseline]) -> list[dict]:
+        change = session.change
+        paths = sorted(set(tests) | set(change.tests_deleted))
+        files = [quality.TestFile(p, session.head.read(p), session.base.read(p)) for p in paths]
+        concerns = list(quality.analyze(files))
+        for baseline in baselines.values():
+            for nodeid in baseline.flaky_tests:
+                concerns.append(quality.flaky_concern(nodeid))
+        unique = {(c.path, c.line, c.kind, c.test): c for c in concerns}
+        return [{"path": c.path, "line": c.line, "test": c.test, "concern": str(c.kind), "why": c.why}
+                for c in sorted(unique.values(), key=lambda c: (c.path, c.line or 0, str(c.kind)))]
+
+    def _notes(self, contract: Contract, baselines: dict[str, Baseline]) -> list[str]:
+        notes = list(self.notes)
+        if contract.provisional:
+            notes.append("Every contract item is provisional (derived, not confirmed): a caught incident shows "
+                         "that behaviour is detected, not that it is the intended behaviour. Outcomes that "
+                         "depend on intent are decisions for Maieutic.")
+        for name, baseline in baselines.items():
+            if baseline.status == "baseline-red":
+                notes.append(f"Classification stopped: the {name} baseline is red; fix or exclude "
+                             f"{', '.join(baseline.failing_tests)} and run again.")
+            elif baseline.status in ("not-comparable", "blocked", "inconclusive") and name == "existing":
+                notes.append(f"The existing cohort is {baseline.status}: {baseline.reason}. Its comparisons are "
+                             "not read as protection gained or lost.")
+        return notes
+
+    def _write(self, report: dict, session: Session, run_dir: RunDirectory) -> ExitCode:
+        validate("mutation-report", report)
+        json_path = run_dir.write_json("report.json", report)
+        markdown = render_markdown(report)
+        md_path = run_dir.write_text("report.md", markdown)
+        self.echo("")
+        self.echo(markdown)
+        self.echo(f"Report: {md_path} (JSON: {json_path})")
+        if self.options.json_path:
+            Path(self.options.json_path).write_text(json.dumps(report, indent=2) + "\n")
+            self.echo(f"JSON copy written to {self.options.json_path}")
+        if self.options.save:
+            target = session.repo.root / ".socratic" / "elenchus-report.json"
+            target.parent.mkdir(exist_ok=True)
+            target.write_text(json.dumps(report, indent=2) + "\n")
+            self.echo(f"Saved {target} (--save), after the post-flight check.")
+        blocked = [b for b in report["baseline"].values() if b["status"] == "baseline-red"]
+        if blocked or (report["baseline"] and report["baseline"].get("modified", {}).get("status") == "blocked"):
+            return ExitCode.BLOCKED
+        if self.options.fail_on:
+            found = {c["assessment"] for c in report["comparisons"]} & set(self.options.fail_on)
+            if found:
+                self.echo(f"--fail-on: found {', '.join(sorted(found))}")
+                return ExitCode.FINDINGS
+        return ExitCode.OK
+
+
+def run(options: Options, echo: Callable[[str], None], ask: Callable[[str, str], str]) -> ExitCode:
+    if options.json_path and Path(options.json_path).resolve().is_dir():
+        raise ElenchusError(f"--json {options.json_path} is a directory; pass a file path")
+    return Evaluation(options, echo, ask).run()

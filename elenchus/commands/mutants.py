@@ -1,0 +1,55 @@
+"""`elenchus mutants`: what would be challenged, with incidents and diffs; runs no test."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from elenchus.contract import derive_provisional, load_contract
+from elenchus.errors import InputGuardError
+from elenchus.exit_codes import ExitCode
+from elenchus.fingerprint import post_flight_sentence
+from elenchus.scope import SCOPES
+from elenchus.select import plan
+from elenchus.session import open_session
+
+
+def run(repo: str, base: str | None, head: str | None, scope: str, target: str | None, budget: int,
+        contract_path: str | None, change_id: str | None, intent: str | None,
+        echo: Callable[[str], None]) -> ExitCode:
+    if scope not in SCOPES:
+        raise InputGuardError("scope", f"expected one of {', '.join(SCOPES)}, got {scope!r}")
+    with open_session(repo, base, head, allow_empty=scope == "target") as session:
+        for line in session.revisions.narration:
+            echo(line)
+        contract = load_contract(session.repo.root, contract_path, change_id) \
+            or derive_provisional(session.change, session.head, intent)
+        planned = plan(scope, session.change, session.base, session.head, contract, budget, target)
+        echo(f"Contract: {contract.source}" + (" (provisional)" if contract.provisional else ""))
+        for item in contract.items:
+            echo(f"  {item.id} [{item.status}, {item.risk} risk] {item.behaviour}")
+        echo(f"Planned mutants ({len(planned.challenged)} of budget {budget}):")
+        for number, p in enumerate(planned.challenged, start=1):
+            m = p.mutant
+            tags = [f"rank {p.rank}"]
+            if p.contract_id:
+                tags.append(p.contract_id)
+            if m.in_changed_lines:
+                tags.append("changed line")
+            if p.retention:
+                tags.append("retention risk")
+            echo(f"{number}. {m.path}:{m.line} {m.symbol} ({', '.join(tags)})")
+            echo(f"   Incident: {m.incident}")
+            echo(f"   Misunderstanding: {m.changed_intent}")
+            echo(f"   Caught by: {m.expected_detection}")
+            for line in m.diff.rstrip("\n").splitlines():
+                echo(f"   {line}")
+        echo(f"Not challenged ({len(planned.not_challenged)}, beyond the budget):" +
+             ("" if planned.not_challenged else " none"))
+        for p in planned.not_challenged:
+            echo(f"  rank {p.rank}: {p.mutant.path}:{p.mutant.line} {p.mutant.symbol}: {p.mutant.incident}")
+        echo(f"Rejected before running ({len(planned.rejected)}):" + ("" if planned.rejected else " none"))
+        for r in planned.rejected:
+            echo(f"  {r.path}:{r.line} {r.symbol}: {r.reason} ({r.changed_intent})")
+        changes = session.close()
+    echo(post_flight_sentence(changes) or "Post-flight found changes: " + "; ".join(changes))
+    return ExitCode.OK

@@ -1,0 +1,192 @@
+"""The intent contract: what the change is supposed to do (SPEC 3).
+
+Loaded from an explicit path or the repository's ``.socratic`` directory and
+validated against its schema. Without one, a provisional evaluation contract is
+derived from the change itself: one item per changed public function, worded
+from its docstring, its name, README mentions and the user's ``--intent``.
+It is never derived from test assertions, and the implementation is never
+treated as confirmed intent: every derived item is ``provisional``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from elenchus.discover import ChangeSet, ChangedFunction
+from elenchus.errors import ContractError, ElenchusError
+from elenchus.snapshot import Snapshot
+
+FLAT_CONTRACT = Path(".socratic/intent-contract.json")
+CONTRACTS_DIR = Path(".socratic/contracts")
+HIGH_RISK_WORDS = ("valid", "check", "auth", "permission", "verify", "save", "write", "store", "persist",
+                   "delete", "remove", "pay", "charge", "price", "money", "lock", "commit", "parse", "limit",
+                   "clamp", "bound")
+
+
+@dataclass(frozen=True, slots=True)
+class Anchor:
+    path: str
+    symbol: str
+    lines: tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class ContractItem:
+    id: str
+    behaviour: str
+    anchors: tuple[Anchor, ...]
+    risk: str  # high | medium | low
+    status: str  # provisional | needs-decision | confirmed | tested
+    evidence: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Contract:
+    source: str  # explicit | socratic | provisional-derived
+    path: str | None
+    change_id: str | None
+    items: tuple[ContractItem, ...]
+
+    @property
+    def provisional(self) -> bool:
+        return any(item.status in ("provisional", "needs-decision") for item in self.items)
+
+    def item_for(self, path: str, symbol: str) -> ContractItem | None:
+        """The item anchored at ``symbol`` in ``path`` (a method matches its class anchor too)."""
+        for item in self.items:
+            for anchor in item.anchors:
+                if anchor.path == path and (anchor.symbol == symbol or symbol.startswith(anchor.symbol + ".")):
+                    return item
+        return None
+
+    def to_json(self) -> dict:
+        return {
+            "change_id": self.change_id,
+            "source": self.source,
+            "items": [
+                {"id": i.id, "behaviour": i.behaviour, "risk": i.risk, "status": i.status,
+                 "anchors": [{"path": a.path, "symbol": a.symbol, "lines": list(a.lines)} for a in i.anchors],
+                 "evidence": list(i.evidence)}
+                for i in self.items
+            ],
+        }
+
+
+def _from_json(document: dict, source: str, path: str) -> Contract:
+    items = tuple(
+        ContractItem(
+            id=item["id"], behaviour=item["behaviour"], risk=item.get("risk", "medium"), status=item["status"],
+            anchors=tuple(Anchor(a["path"], a["symbol"], (a["lines"][0], a["lines"][1]))
+                          for a in item.get("anchors", ())),
+            evidence=tuple(item.get("evidence", ())),
+        )
+        for item in document.get("items", ())
+    )
+    return Contract(source, path, document.get("change_id"), items)
+
+
+def _read_validated(path: Path, source: str) -> Contract:
+    from elenchus import schemas
+
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ContractError(f"contract file not found: {path}; check the --contract path") from None
+    except json.JSONDecodeError as error:
+        raise ContractError(f"contract {path} is not valid JSON ({error}); fix the file") from None
+    try:
+        schemas.validate("intent-contract", document)
+    except ElenchusError as error:
+        raise ContractError(f"contract {path} was refused: {error.message}") from None
+    return _from_json(document, source, str(path))
+
+
+def load_contract(repo_root: Path, explicit: str | None = None, change_id: str | None = None) -> Contract | None:
+    """The explicit contract, else the repository's .socratic one, else None."""
+    if explicit:
+        return _read_validated(Path(explicit), "explicit")
+    flat = repo_root / FLAT_CONTRACT
+    if flat.is_file():
+        contract = _read_validated(flat, "socratic")
+        if change_id is None or contract.change_id in (None, change_id):
+            return contract
+    if change_id:
+        if not re.fullmatch(r"[A-Za-z0-9._-]+", change_id) or change_id.startswith("."):
+            raise ContractError(f"--change-id {change_id!r} may only hold letters, digits, '.', '_' and '-'")
+        specific = repo_root / CONTRACTS_DIR / f"{change_id}.json"
+        if specific.is_file():
+            return _read_validated(specific, "socratic")
+    return None
+
+
+def _readme_mentions(head: Snapshot, name: str) -> list[str]:
+    mentions = []
+    for readme in ("README.md", "README.rst", "README.txt", "README"):
+        text = head.read(readme)
+        if not text:
+            continue
+        for line in text.splitlines():
+            if re.search(rf"\b{re.escape(name)}\b", line):
+                mentions.append(f"{readme}: {line.strip()[:160]}")
+    return mentions[:3]
+
+
+def _behaviour(fn: ChangedFunction) -> tuple[str, str]:
+    """(statement, where it came from): docstring first, then the name."""
+    if fn.docstring:
+        first = fn.docstring.strip().splitlines()[0].strip()
+        return f"`{fn.qualname}`: {first}", "docstring"
+    words = fn.qualname.split(".")[-1].strip("_").replace("_", " ")
+    return f"`{fn.qualname}` does what its name says: {words}", "name"
+
+
+def _risk(fn: ChangedFunction, source: str) -> str:
+    body = "\n".join(source.splitlines()[fn.start - 1:fn.end])
+    lowered = fn.qualname.lower()
+    if "raise " in body or any(word in lowered for word in HIGH_RISK_WORDS):
+        return "high"
+    return "medium"
+
+
+def derive_provisional(change: ChangeSet, head: Snapshot, intent: str | None = None) -> Contract:
+    """One provisional item per changed public function or method still present at Head."""
+    items = []
+    for fn in change.functions:
+        if fn.status == "deleted" or not fn.public:
+            continue
+        statement, origin = _behaviour(fn)
+        evidence = [f"{origin} of {fn.path}:{fn.start}"] + _readme_mentions(head, fn.qualname.split(".")[-1])
+        if intent:
+            evidence.append(f"request (--intent): {intent}")
+        items.append(ContractItem(
+            id=f"C{len(items) + 1}", behaviour=statement,
+            anchors=(Anchor(fn.path, fn.qualname, (fn.start, fn.end)),),
+            risk=_risk(fn, head.read(fn.path) or ""), status="provisional", evidence=tuple(evidence),
+        ))
+    return Contract("provisional-derived", None, None, tuple(items))
+
+
+def require_for_hardening(contract: Contract | None) -> None:
+    """Hardening challenges only confirmed intent (SPEC 3)."""
+    if contract is None:
+        raise ContractError("Hardening needs an intent contract; pass --contract PATH or run Maieutic first")
+    weak = [i.id for i in contract.items if i.status not in ("confirmed", "tested")]
+    if weak:
+        raise ContractError(
+            f"Hardening needs confirmed or tested items; {', '.join(weak)} are not; confirm them first")
+
+
+def require_for_capture(contract: Contract | None, reference: str | None, proposed: str | None) -> None:
+    """Capture accepts provisional intent only when both revisions are identified (SPEC 3)."""
+    if not reference or not proposed:
+        raise ContractError(
+            "Capture needs both the reference revision and the proposed diff; pass --reference and --proposed")
+    if contract is None:
+        return  # a provisional contract will be derived from the proposed diff
+    allowed = ("provisional", "needs-decision", "confirmed", "tested")
+    bad = [i.id for i in contract.items if i.status not in allowed]
+    if bad:
+        raise ContractError(f"contract items {', '.join(bad)} have an unknown status")

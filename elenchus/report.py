@@ -1,0 +1,192 @@
+"""The evaluation report: one JSON document (valid against the report schema) and its Markdown.
+
+The Markdown is rendered from the JSON document alone, so the two can never
+disagree. Sections, in order: Evaluation Scope, Existing Protection, Modified
+Test Contribution, Still At Risk, Test Quality Concerns. No score, no merge
+recommendation: each result is told as the incident it represents.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from elenchus.fingerprint import POST_FLIGHT_SENTENCE
+
+SCOPE_LABELS = {
+    "current-change": "Current change: existing and modified tests",
+    "changed-tests": "Changed tests only",
+    "target": "Broader target",
+}
+_RESULT_WORDS = {
+    "killed": "caught", "survived": "not caught", "timeout": "timed out", "not-comparable": "not comparable",
+    "inconclusive": "inconclusive", "not-run": "not run",
+}
+
+
+def _where(location: dict) -> str:
+    symbol = f" in `{location['symbol']}`" if location.get("symbol") else ""
+    return f"{location['path']}:{location['line']}{symbol}"
+
+
+def _kill_text(outcome: dict) -> str:
+    kill = outcome.get("kill")
+    if kill:
+        how = {"assertion": "an assertion failed",
+               "expected-exception-not-raised": "the expected exception was not raised",
+               "unexpected-exception": "an exception crossed the mutated code",
+               "timeout": "timed out"}.get(kill["kind"], kill["kind"])
+        return f"`{kill['test']}` ({how})"
+    return _RESULT_WORDS.get(outcome["result"], outcome["result"])
+
+
+def _diff_block(diff: str | None) -> list[str]:
+    return ["", "```diff", diff.rstrip("\n"), "```"] if diff else []
+
+
+def _incident_block(mutation: dict, lines: list[str], caught_by: str | None = None,
+                    why_not: str | None = None) -> None:
+    contract = f" [{mutation['contract_id']}]" if mutation.get("contract_id") else ""
+    retention = " (retention risk: pre-existing behaviour)" if mutation.get("retention_risk") else ""
+    lines.append(f"### {mutation['incident']}")
+    lines.append("")
+    lines.append(f"- Where: {_where(mutation['location'])}{contract}{retention}")
+    lines.append(f"- Misunderstanding: {mutation['changed_intent']}")
+    if caught_by:
+        lines.append(f"- Caught by: {caught_by}")
+    if why_not:
+        lines.append(f"- Why no test caught it: {why_not}")
+    lines += _diff_block(mutation.get("diff"))
+    lines.append("")
+
+
+def render_markdown(report: dict) -> str:
+    mutations = {m["id"]: m for m in report["mutations"]}
+    comparisons = report["comparisons"]
+    by_assessment: dict[str, list[dict]] = {}
+    for comparison in comparisons:
+        by_assessment.setdefault(comparison["assessment"], []).append(comparison)
+    scope = report["scope"]
+    snapshots = report["snapshots"]
+    lines = ["# Elenchus evaluation", ""]
+
+    # -- Evaluation Scope
+    lines += ["## Evaluation Scope", ""]
+    lines.append(f"- Option: {SCOPE_LABELS[scope['option']]}"
+                 + (f" (target `{scope['target']}`)" if scope.get("target") else "") + f". {scope['reason']}")
+    for line in snapshots.get("derivation", "").split("\n"):
+        if line:
+            lines.append(f"- {line}")
+    detected = scope["detected"]
+    for label, key in (("Production files changed", "production_files"), ("Tests added", "test_files_added"),
+                       ("Tests modified", "test_files_modified"), ("Tests deleted", "test_files_deleted"),
+                       ("Related existing tests", "related_tests")):
+        values = detected[key]
+        lines.append(f"- {label}: " + (", ".join(f"`{v}`" for v in values) if values else "none"))
+    contract = report["contract"]
+    kind = "provisional, derived from docstrings, names, README and --intent" \
+        if contract["source"] == "provisional-derived" else f"{contract['source']} ({contract['path']})"
+    lines.append(f"- Intent contract: {kind}")
+    for item in contract["items"]:
+        lines.append(f"  - {item['id']} ({item['status']}, {item['risk']} risk): {item['behaviour']}")
+    budget = report.get("budget", {})
+    lines.append(f"- Mutants: {len(report['mutations'])} challenged (budget {budget.get('limit', '?')}), "
+                 f"{len(report['not_challenged'])} not challenged, {len(report['rejected'])} rejected before running")
+    reasons = Counter(r["reason"].split(":")[0] for r in report["rejected"])
+    if reasons:
+        lines.append("  - Rejected: " + "; ".join(f"{count} {reason}" for reason, count in sorted(reasons.items())))
+    for name, baseline in report["baseline"].items():
+        text = f"- Baseline, {name} tests: {baseline['status']}"
+        if baseline.get("duration_seconds") is not None:
+            text += f" ({baseline['duration_seconds']:.2f} s)"
+        if baseline.get("failing_tests"):
+            text += "; failing: " + ", ".join(f"`{t}`" for t in baseline["failing_tests"])
+        if baseline.get("flaky_tests"):
+            text += "; flaky: " + ", ".join(f"`{t}`" for t in baseline["flaky_tests"])
+        if baseline.get("reason"):
+            text += f". {baseline['reason']}"
+        lines.append(text)
+    if scope["excluded"]:
+        lines.append("- Excluded: " + "; ".join(scope["excluded"]))
+    lines.append("")
+
+    # -- Existing Protection
+    lines += ["## Existing Protection", ""]
+    existing = by_assessment.get("existing-protection", [])
+    if not existing:
+        lines += ["No challenged incident was caught by the tests that existed before the change.", ""]
+    for comparison in existing:
+        _incident_block(mutations[comparison["mutation_id"]], lines, caught_by=_kill_text(comparison["existing"]))
+
+    # -- Modified Test Contribution
+    lines += ["## Modified Test Contribution", ""]
+    if not (detected["test_files_added"] or detected["test_files_modified"] or detected["test_files_deleted"]):
+        lines += ["No test file changed, so the change adds and removes no protection.", ""]
+    else:
+        incremental = by_assessment.get("incremental-protection", [])
+        regressions = by_assessment.get("protection-regression", [])
+        lines += ["### Incremental protection", ""]
+        if not incremental:
+            lines += ["The test changes catch no incident that the existing tests missed.", ""]
+        for comparison in incremental:
+            _incident_block(mutations[comparison["mutation_id"]], lines,
+                            caught_by=_kill_text(comparison["modified"]) + ", added by this change")
+        lines += ["### Neutral overlap", ""]
+        if existing:
+            lines.append(f"{len(existing)} incident(s) are caught both before and after the test change; "
+                         "overlap is neutral unless it is costly to maintain.")
+        else:
+            lines.append("None.")
+        lines += ["", "### Protection regressions", ""]
+        if not regressions:
+            lines += ["None: every incident the old tests caught is still caught.", ""]
+        for comparison in regressions:
+            _incident_block(mutations[comparison["mutation_id"]], lines,
+                            caught_by=f"only the old tests: {_kill_text(comparison['existing'])}",
+                            why_not="the test change removed or loosened the check that caught it")
+
+    # -- Still At Risk
+    lines += ["## Still At Risk", ""]
+    unprotected = by_assessment.get("unprotected", [])
+    if unprotected:
+        lines += ["### Not caught by any test", ""]
+    for comparison in unprotected:
+        mutation = mutations[comparison["mutation_id"]]
+        _incident_block(mutation, lines, why_not=f"every selected test passed with this mutant in place. "
+                                                   f"To notice it: {mutation['expected_detection']}")
+    unsettled = [c for c in comparisons if c["assessment"] in ("blocked", "inconclusive", "not-comparable")]
+    if unsettled:
+        lines += ["### Blocked, inconclusive or not comparable", ""]
+        for comparison in unsettled:
+            mutation = mutations[comparison["mutation_id"]]
+            lines.append(f"- {mutation['incident']} ({_where(mutation['location'])}): "
+                         f"{comparison['assessment']}; {comparison['reason']}")
+        lines.append("")
+    if report["not_challenged"]:
+        lines += ["### Not challenged (beyond the budget)", ""]
+        for item in report["not_challenged"]:
+            lines.append(f"- rank {item['rank']}: {item['incident']} ({_where(item['location'])})")
+        lines.append("")
+    if not (unprotected or unsettled or report["not_challenged"]):
+        lines += ["Nothing: every challenged incident was caught and nothing was left beyond the budget.", ""]
+
+    # -- Test Quality Concerns
+    lines += ["## Test Quality Concerns", ""]
+    if not report["test_quality"]:
+        lines += ["None found in the evaluated tests.", ""]
+    for concern in report["test_quality"]:
+        where = f"{concern['path']}:{concern['line']}" if concern.get("line") else concern["path"]
+        test = f" `{concern['test']}`" if concern.get("test") else ""
+        lines.append(f"- {where}{test} ({concern['concern']}): {concern['why']}")
+    lines.append("")
+
+    if report["notes"]:
+        lines += ["## Notes", ""] + [f"- {note}" for note in report["notes"]] + [""]
+    post = report["post_flight"]
+    if post["worktree_unchanged"] is True:
+        lines.append(POST_FLIGHT_SENTENCE)
+    elif post["worktree_unchanged"] is False:
+        lines.append("Post-flight found changes to the repository during this run: " + "; ".join(post["changes"]))
+    else:
+        lines.append("Post-flight could not be taken; no claim is made about the working tree.")
+    lines.append("")
+    return "\n".join(lines)

@@ -1,0 +1,234 @@
+"""Choose what to challenge: scope of mutation, risk ranking and the budget.
+
+Risks are ranked before any test assertion is read (SPEC 4.4): changed lines
+first, then validation, error handling and persistence above cosmetic code,
+public API above private helpers. Every changed function gets a mutant before
+any function gets a second one, at least one retention risk (pre-existing
+behaviour not tailored to an added test) is kept when the budget allows, and
+every candidate beyond the budget is recorded as not challenged with its rank.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+import libcst as cst
+
+from elenchus.contract import Contract
+from elenchus.discover import ChangeSet, function_spans
+from elenchus.errors import ElenchusError
+from elenchus.families import FAMILIES
+from elenchus.mutate import FunctionSpan, Mutant, Rejected, generate
+from elenchus.scope import SCOPES
+from elenchus.snapshot import Snapshot
+
+RISKY_NAME_WORDS = ("valid", "check", "auth", "permission", "verify", "save", "write", "store", "persist",
+                    "delete", "remove", "pay", "charge", "price", "lock", "commit", "limit", "bound")
+
+
+@dataclass(frozen=True, slots=True)
+class Planned:
+    mutant: Mutant
+    rank: int  # 1 = riskiest candidate
+    contract_id: str | None
+    retention: bool  # pre-existing behaviour, not tailored to an added test
+    score: int
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    scope: str
+    target: str | None
+    spans: tuple[tuple[str, tuple[FunctionSpan, ...]], ...]  # (path, spans) that were mutated
+    challenged: tuple[Planned, ...]
+    not_challenged: tuple[Planned, ...]
+    rejected: tuple[Rejected, ...]
+    budget: int
+
+
+# -- what the tests exercise (static) ------------------------------------------------
+
+
+class _CalledNames(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Name):
+            self.names.add(func.value)
+        elif isinstance(func, cst.Attribute):
+            self.names.add(func.attr.value)
+
+    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
+        name = cst.helpers.get_full_name_for_node(node.name)
+        if name:
+            self.names.add(name.split(".")[-1])
+
+
+def names_used_by_tests(sources: Iterable[str]) -> set[str]:
+    names: set[str] = set()
+    for source in sources:
+        try:
+            module = cst.parse_module(source)
+        except cst.ParserSyntaxError:
+            continue
+        collector = _CalledNames()
+        module.visit(collector)
+        names |= collector.names
+    return names
+
+
+def _changed_test_sources(change: ChangeSet, base: Snapshot, head: Snapshot) -> list[str]:
+    sources = []
+    for path in change.changed_tests:
+        for snapshot in (base, head):
+            text = snapshot.read(path)
+            if text:
+                sources.append(text)
+    return sources
+
+
+def _exercised_spans(change: ChangeSet, base: Snapshot, head: Snapshot) -> dict[str, list[FunctionSpan]]:
+    """Head production functions called (or imported) by the changed or deleted tests."""
+    names = names_used_by_tests(_changed_test_sources(change, base, head))
+    spans: dict[str, list[FunctionSpan]] = {}
+    for path in head.files:
+        if change.settings.kind_of(path) != "production":
+            continue
+        for span in function_spans(head.read(path) or ""):
+            if span.qualname.split(".")[-1] in names:
+                spans.setdefault(path, []).append(FunctionSpan(span.qualname, span.start, span.end))
+    return spans
+
+
+# -- scope ------------------------------------------------------------------------
+
+
+def spans_for_scope(scope: str, change: ChangeSet, base: Snapshot, head: Snapshot,
+                    target: str | None = None) -> dict[str, list[FunctionSpan] | None]:
+    """{path: spans} to mutate; None means the whole file."""
+    if scope not in SCOPES:
+        raise ElenchusError(f"unknown scope {scope!r}; choose one of {', '.join(SCOPES)}")
+    chosen: dict[str, list[FunctionSpan] | None] = {}
+    if scope == "target":
+        if not target:
+            raise ElenchusError("the target scope needs a module or path: pass --target PATH "
+                                "(use --target . for the whole repository)")
+        prefix = PurePosixPath(target.strip("/")) if target not in (".", "./") else None
+        for path in head.files:
+            if change.settings.kind_of(path) != "production":
+                continue
+            pure = PurePosixPath(path)
+            if prefix is None or pure == prefix or prefix in pure.parents or \
+                    pure.with_suffix("").as_posix().replace("/", ".").endswith(target):
+                chosen[path] = None
+        if not chosen:
+            raise ElenchusError(f"--target {target!r} matches no production Python file at Head; "
+                                "pass a file, a directory or a dotted module name")
+        return chosen
+    if scope == "current-change":
+        for fn in change.functions:
+            if fn.status != "deleted":
+                chosen.setdefault(fn.path, []).append(  # type: ignore[union-attr]
+                    FunctionSpan(fn.qualname, fn.start, fn.end, fn.changed_lines))
+    for path, spans in _exercised_spans(change, base, head).items():
+        existing = chosen.setdefault(path, [])
+        known = {s.qualname for s in existing}  # type: ignore[union-attr]
+        existing.extend(s for s in spans if s.qualname not in known)  # type: ignore[union-attr]
+    return chosen
+
+
+# -- ranking --------------------------------------------------------------------------
+
+
+def _score(mutant: Mutant, contract: Contract | None) -> int:
+    score = 100 if mutant.in_changed_lines else 0
+    family = FAMILIES.get(mutant.family)
+    score += 10 * (family.risk_weight if family else 1)
+    leaf = mutant.symbol.split(".")[-1].lower()
+    if any(word in leaf for word in RISKY_NAME_WORDS):
+        score += 15
+    score += -10 if any(part.startswith("_") and not part.endswith("__") for part in mutant.symbol.split(".")) else 10
+    item = contract.item_for(mutant.path, mutant.symbol) if contract else None
+    if item is not None and item.risk == "high":
+        score += 10
+    return score
+
+
+def _is_retention(mutant: Mutant, change: ChangeSet) -> bool:
+    """Pre-existing behaviour: not on a changed line and in a function that existed at Base."""
+    if mutant.in_changed_lines:
+        return False
+    added = {(f.path, f.qualname) for f in change.functions if f.status == "added"}
+    return (mutant.path, mutant.symbol) not in added
+
+
+def plan(scope: str, change: ChangeSet, base: Snapshot, head: Snapshot, contract: Contract | None,
+         budget: int, target: str | None = None) -> Plan:
+    chosen = spans_for_scope(scope, change, base, head, target)
+    candidates: list[Mutant] = []
+    rejected: list[Rejected] = []
+    for path in sorted(chosen):
+        spans = chosen[path]
+        made, refused = generate(path, head.read(path) or "", spans)
+        candidates.extend(made)
+        rejected.extend(refused)
+    scored = sorted(candidates, key=lambda m: (-_score(m, contract), m.path, m.line, m.col, m.family, m.id))
+    ranked = {m.id: rank for rank, m in enumerate(scored, start=1)}
+
+    picked: list[Mutant] = []
+    seen_functions: set[tuple[str, str]] = set()
+    for mutant in scored:  # first pass: the riskiest mutant of each function
+        key = (mutant.path, mutant.symbol)
+        if key not in seen_functions and len(picked) < budget:
+            seen_functions.add(key)
+            picked.append(mutant)
+    used_families: dict[tuple[str, str], int] = {}
+    for mutant in picked:
+        used_families[(mutant.symbol, mutant.family)] = 1
+    rest = [m for m in scored if m not in picked]
+    rest.sort(key=lambda m: (used_families.get((m.symbol, m.family), 0), ranked[m.id]))
+    picked.extend(rest[: max(0, budget - len(picked))])
+
+    if budget >= 2 and not any(_is_retention(m, change) for m in picked):
+        retention = next((m for m in scored if m not in picked and _is_retention(m, change)), None)
+        if retention is not None:
+            if len(picked) >= budget:
+                picked.pop()
+            picked.append(retention)
+    picked.sort(key=lambda m: ranked[m.id])
+    chosen_ids = {m.id for m in picked}
+
+    def planned(m: Mutant) -> Planned:
+        item = contract.item_for(m.path, m.symbol) if contract else None
+        return Planned(m, ranked[m.id], item.id if item else None, _is_retention(m, change), _score(m, contract))
+
+    spans = tuple((path, tuple(s or ())) for path, s in sorted(chosen.items()))
+    return Plan(scope, target, spans,
+                tuple(planned(m) for m in picked),
+                tuple(planned(m) for m in scored if m.id not in chosen_ids),
+                tuple(rejected), budget)
+
+
+def names_by_test(source: str) -> dict[str, set[str]]:
+    """{test name (``test_x`` or ``TestC::test_x``): names it calls}, for the baseline's flaky check."""
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError:
+        return {}
+    found: dict[str, set[str]] = {}
+
+    def visit(body: Iterable[cst.CSTNode], prefix: str) -> None:
+        for node in body:
+            if isinstance(node, cst.FunctionDef) and node.name.value.startswith("test"):
+                collector = _CalledNames()
+                node.visit(collector)
+                found[prefix + node.name.value] = collector.names
+            elif isinstance(node, cst.ClassDef):
+                visit(node.body.body, f"{prefix}{node.name.value}::")
+
+    visit(module.body, "")
+    return found
