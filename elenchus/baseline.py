@@ -10,6 +10,7 @@ A flaky or pre-existing failure is never evidence of a kill or a survival.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,6 +61,11 @@ def run_once(cohort: Cohort, root: Path, tests: tuple[str, ...], timeout: float,
         verify_unchanged(cohort.template, cohort.digest)
 
 
+def _plain(message: str | None) -> str:
+    """A message without the disposable workspace prefix, which means nothing to the reader."""
+    return re.sub(r"/\S*?/ws-[^/\s]+/", "", message or "")
+
+
 def _failed(result: RunResult) -> list[TestRecord]:
     return [r for r in result.records if r.is_failure]
 
@@ -81,7 +87,7 @@ def establish(cohort: Cohort, root: Path, observes: Callable[[frozenset[str]], b
     collection = [r for r in failures if r.failure_kind is FailureKind.COLLECTION_ERROR]
     if collection:
         names = tuple(r.nodeid for r in collection)
-        detail = "; ".join(f"{r.nodeid}: {r.message or r.exception_type}" for r in collection[:3])
+        detail = "; ".join(f"{r.nodeid}: {_plain(r.message) or r.exception_type}" for r in collection[:3])
         if cohort.name == "existing":
             return Baseline(cohort.name, "not-comparable", (), (), None, first.duration,
                             f"the pre-change tests cannot be collected against Head ({detail})", first.records)

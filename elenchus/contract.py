@@ -52,6 +52,8 @@ class Contract:
 
     @property
     def provisional(self) -> bool:
+        if self.source == "provisional-derived":
+            return True
         return any(item.status in ("provisional", "needs-decision") for item in self.items)
 
     def item_for(self, path: str, symbol: str) -> ContractItem | None:

@@ -44,10 +44,10 @@ def _diff_block(diff: str | None) -> list[str]:
 
 
 def _incident_block(mutation: dict, lines: list[str], caught_by: str | None = None,
-                    why_not: str | None = None) -> None:
+                    why_not: str | None = None, level: str = "###") -> None:
     contract = f" [{mutation['contract_id']}]" if mutation.get("contract_id") else ""
     retention = " (retention risk: pre-existing behaviour)" if mutation.get("retention_risk") else ""
-    lines.append(f"### {mutation['incident']}")
+    lines.append(f"{level} {mutation['incident']}")
     lines.append("")
     lines.append(f"- Where: {_where(mutation['location'])}{contract}{retention}")
     lines.append(f"- Misunderstanding: {mutation['changed_intent']}")
@@ -102,8 +102,8 @@ def render_markdown(report: dict) -> str:
             text += "; failing: " + ", ".join(f"`{t}`" for t in baseline["failing_tests"])
         if baseline.get("flaky_tests"):
             text += "; flaky: " + ", ".join(f"`{t}`" for t in baseline["flaky_tests"])
-        if baseline.get("reason"):
-            text += f". {baseline['reason']}"
+        if baseline.get("reason") and not baseline.get("failing_tests"):
+            text += f": {baseline['reason']}"
         lines.append(text)
     if scope["excluded"]:
         lines.append("- Excluded: " + "; ".join(scope["excluded"]))
@@ -129,7 +129,7 @@ def render_markdown(report: dict) -> str:
             lines += ["The test changes catch no incident that the existing tests missed.", ""]
         for comparison in incremental:
             _incident_block(mutations[comparison["mutation_id"]], lines,
-                            caught_by=_kill_text(comparison["modified"]) + ", added by this change")
+                            caught_by=_kill_text(comparison["modified"]) + ", added by this change", level="####")
         lines += ["### Neutral overlap", ""]
         if existing:
             lines.append(f"{len(existing)} incident(s) are caught both before and after the test change; "
@@ -142,7 +142,7 @@ def render_markdown(report: dict) -> str:
         for comparison in regressions:
             _incident_block(mutations[comparison["mutation_id"]], lines,
                             caught_by=f"only the old tests: {_kill_text(comparison['existing'])}",
-                            why_not="the test change removed or loosened the check that caught it")
+                            why_not="the test change removed or loosened the check that caught it", level="####")
 
     # -- Still At Risk
     lines += ["## Still At Risk", ""]
@@ -152,7 +152,7 @@ def render_markdown(report: dict) -> str:
     for comparison in unprotected:
         mutation = mutations[comparison["mutation_id"]]
         _incident_block(mutation, lines, why_not=f"every selected test passed with this mutant in place. "
-                                                   f"To notice it: {mutation['expected_detection']}")
+                                                   f"To notice it: {mutation['expected_detection']}", level="####")
     unsettled = [c for c in comparisons if c["assessment"] in ("blocked", "inconclusive", "not-comparable")]
     if unsettled:
         lines += ["### Blocked, inconclusive or not comparable", ""]

@@ -69,15 +69,15 @@ def resolve_scope(scope: str | None, target: str | None, change: ChangeSet, budg
                   ask: Callable[[str, str], str], echo: Callable[[str], None]) -> ScopeAnswer:
     """The user's answer: from ``--scope``, from the terminal, or a stop with exit 3."""
     choices = options(change, budget)
-    recommended = "Recommended because it covers both the existing protection around the changed code " \
-                  "and what the test changes add or remove."
+    recommended = ("Recommended: it covers both the existing protection around the changed code "
+                   "and what the test changes add or remove.")
     if scope is not None:
         if scope not in SCOPES:
             raise InputGuardError("scope", f"expected one of {', '.join(SCOPES)}, got {scope!r}")
         if scope == "target" and not target:
             raise InputGuardError("target", "--scope target needs --target PATH (use . for the whole repository)")
         return ScopeAnswer(scope, target if scope == "target" else None,
-                           "given by --scope" + ("" if scope != "current-change" else f"; {recommended}"), False)
+                           "Chosen with --scope." + ("" if scope != "current-change" else f" {recommended}"), False)
     if not interactive:
         echo(question_text(choices))
         raise DecisionNeeded("the evaluation scope must be chosen before any mutant is generated; "
@@ -92,4 +92,4 @@ def resolve_scope(scope: str | None, target: str | None, change: ChangeSet, budg
     if option == "target" and not target:
         target = ask("Which module or path? (. for the whole repository)", ".").strip() or "."
     return ScopeAnswer(option, target if option == "target" else None,
-                       recommended if option == "current-change" else "chosen at the prompt", True)
+                       "Chosen at the prompt." + (f" {recommended}" if option == "current-change" else ""), True)

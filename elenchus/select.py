@@ -81,19 +81,55 @@ def names_used_by_tests(sources: Iterable[str]) -> set[str]:
     return names
 
 
-def _changed_test_sources(change: ChangeSet, base: Snapshot, head: Snapshot) -> list[str]:
-    sources = []
+def _test_functions(source: str | None) -> dict[str, tuple[str, set[str]]]:
+    """{test name: (its code, the names it calls)}."""
+    if not source:
+        return {}
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError:
+        return {}
+    found: dict[str, tuple[str, set[str]]] = {}
+
+    def visit(body: Iterable[cst.CSTNode], prefix: str) -> None:
+        for node in body:
+            if isinstance(node, cst.FunctionDef) and node.name.value.startswith("test"):
+                collector = _CalledNames()
+                node.visit(collector)
+                found[prefix + node.name.value] = (module.code_for_node(node), collector.names)
+            elif isinstance(node, cst.ClassDef):
+                visit(node.body.body, f"{prefix}{node.name.value}::")
+
+    visit(module.body, "")
+    return found
+
+
+def names_by_test(source: str) -> dict[str, set[str]]:
+    """{test name (``test_x`` or ``TestC::test_x``): the names it calls}."""
+    return {name: used for name, (_, used) in _test_functions(source).items()}
+
+
+def names_used_by_changed_tests(change: ChangeSet, base: Snapshot, head: Snapshot) -> set[str]:
+    """Names called by the test functions that the change added, modified or deleted.
+
+    A changed conftest.py counts whole: a fixture change can affect every test.
+    """
+    names: set[str] = set()
     for path in change.changed_tests:
-        for snapshot in (base, head):
-            text = snapshot.read(path)
-            if text:
-                sources.append(text)
-    return sources
+        old, new = base.read(path), head.read(path)
+        if change.settings.kind_of(path) == "infrastructure":
+            names |= names_used_by_tests(text for text in (old, new) if text)
+            continue
+        before, after = _test_functions(old), _test_functions(new)
+        for test in before.keys() | after.keys():
+            if before.get(test, ("",))[0] != after.get(test, ("",))[0]:
+                names |= before.get(test, ("", set()))[1] | after.get(test, ("", set()))[1]
+    return names
 
 
 def _exercised_spans(change: ChangeSet, base: Snapshot, head: Snapshot) -> dict[str, list[FunctionSpan]]:
-    """Head production functions called (or imported) by the changed or deleted tests."""
-    names = names_used_by_tests(_changed_test_sources(change, base, head))
+    """Head production functions called by the added, modified or deleted tests."""
+    names = names_used_by_changed_tests(change, base, head)
     spans: dict[str, list[FunctionSpan]] = {}
     for path in head.files:
         if change.settings.kind_of(path) != "production":
@@ -212,23 +248,3 @@ def plan(scope: str, change: ChangeSet, base: Snapshot, head: Snapshot, contract
                 tuple(planned(m) for m in scored if m.id not in chosen_ids),
                 tuple(rejected), budget)
 
-
-def names_by_test(source: str) -> dict[str, set[str]]:
-    """{test name (``test_x`` or ``TestC::test_x``): names it calls}, for the baseline's flaky check."""
-    try:
-        module = cst.parse_module(source)
-    except cst.ParserSyntaxError:
-        return {}
-    found: dict[str, set[str]] = {}
-
-    def visit(body: Iterable[cst.CSTNode], prefix: str) -> None:
-        for node in body:
-            if isinstance(node, cst.FunctionDef) and node.name.value.startswith("test"):
-                collector = _CalledNames()
-                node.visit(collector)
-                found[prefix + node.name.value] = collector.names
-            elif isinstance(node, cst.ClassDef):
-                visit(node.body.body, f"{prefix}{node.name.value}::")
-
-    visit(module.body, "")
-    return found

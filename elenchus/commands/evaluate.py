@@ -201,8 +201,9 @@ class Evaluation:
                 except KeyboardInterrupt:
                     self.interrupted = True
                     self.notes.append("The run was interrupted (Ctrl-C); mutants not yet run are 'not-run'.")
+        concerns = self._quality(session, tests, baselines)  # reads the snapshots: before they are removed
         changes = session.close()
-        report = self._report(session, answer, contract, plan, baselines, tests, changes, run_dir)
+        report = self._report(session, answer, contract, plan, baselines, tests, concerns, changes, run_dir)
         exit_code = self._write(report, session, run_dir)
         if self.interrupted:
             raise KeyboardInterrupt
@@ -292,8 +293,8 @@ class Evaluation:
         return self.verdicts.get((mutant_id, name))
 
     def _report(self, session: Session, answer: ScopeAnswer, contract: Contract, plan: Plan,
-                baselines: dict[str, Baseline], tests: tuple[str, ...], changes: tuple[str, ...],
-                run_dir: RunDirectory) -> dict:
+                baselines: dict[str, Baseline], tests: tuple[str, ...], concerns: list[dict],
+                changes: tuple[str, ...], run_dir: RunDirectory) -> dict:
         change = session.change
         same = self.cohorts_same
         mutations, comparisons = [], []
@@ -370,7 +371,7 @@ class Evaluation:
             "rejected": [{"location": {"path": r.path, "line": r.line, "end_line": r.line, "symbol": r.symbol},
                           "changed_intent": r.changed_intent, "reason": r.reason} for r in plan.rejected],
             "comparisons": comparisons,
-            "test_quality": self._quality(session, tests, baselines),
+            "test_quality": concerns,
             "notes": self._notes(contract, baselines),
             "post_flight": {"worktree_unchanged": not changes, "changes": list(changes)},
             "tool": {"name": "elenchus", "version": __version__},
