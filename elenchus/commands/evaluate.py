@@ -400,7 +400,7 @@ class Evaluation:
             for nodeid in baseline.flaky_tests:
                 concerns.append(quality.flaky_concern(nodeid))
         unique = {(c.path, c.line, c.kind, c.test): c for c in concerns}
-        return [{"path": c.path, "line": c.line, "test": c.test, "concern": str(c.kind), "why": c.why}
+        return [{"path": c.path, "line": c.line or None, "test": c.test, "concern": str(c.kind), "why": c.why}
                 for c in sorted(unique.values(), key=lambda c: (c.path, c.line or 0, str(c.kind)))]
 
     def _notes(self, contract: Contract, baselines: dict[str, Baseline]) -> list[str]:
