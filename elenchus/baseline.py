@@ -32,6 +32,7 @@ class Baseline:
     duration: float | None  # seconds of the first full run; None when not measured
     reason: str | None
     records: tuple[TestRecord, ...] = ()
+    empty: bool = False  # a cohort with no relevant test: every mutant survives it without a run
 
     @property
     def usable(self) -> bool:
@@ -74,6 +75,10 @@ def establish(cohort: Cohort, root: Path, observes: Callable[[frozenset[str]], b
     """Apply the policy to ``cohort``; ``observes(excluded)`` says whether the tests left after
     excluding ``excluded`` still observe every challenged behaviour."""
     if not cohort.tests:
+        if cohort.name == "existing":  # the change brought the only relevant tests: nothing protected before
+            return Baseline(cohort.name, "green", (), (), None, None,
+                            "no pre-change test relates to the evaluated code, so nothing caught it before",
+                            empty=True)
         return Baseline(cohort.name, "blocked", (), (), None, None,
                         "no runnable tests: no test file in this cohort relates to the evaluated code")
     first = run_once(cohort, root, cohort.tests, BASELINE_TIMEOUT_SECONDS)

@@ -257,6 +257,10 @@ class Evaluation:
                 cohort, baseline = cohorts[name], baselines[name]
                 if not baseline.usable or cohort.same_as or (planned.mutant.id, name) in self.verdicts:
                     continue
+                if baseline.empty:
+                    self.verdicts[(planned.mutant.id, name)] = Verdict(
+                        Outcome.SURVIVED, None, "no test of this cohort relates to the mutated code")
+                    continue
                 timeout = timeout_for(baseline.duration or 1.0, self.options.timeout_factor)
                 jobs.append((planned, cohort, timeout, baseline.deselect))
         progress = Progress(len(jobs), enabled=self.options.interactive)
