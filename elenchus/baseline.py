@@ -10,6 +10,7 @@ A flaky or pre-existing failure is never evidence of a kill or a survival.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -56,10 +57,16 @@ def run_once(cohort: Cohort, root: Path, tests: tuple[str, ...], timeout: float,
         argv = list(tests)
         for nodeid in deselect:
             argv += ["--deselect", nodeid]
-        return run_pytest(workspace, argv, timeout, mutated_file=mutant[0] if mutant else None)
+        return run_pytest(workspace, argv, timeout, mutated_file=mutant[0] if mutant else None, env=_run_env())
     finally:
         remove_tree(workspace)
         verify_unchanged(cohort.template, cohort.digest)
+
+
+def _run_env() -> dict[str, str]:
+    """The caller's environment without PYTHONPATH, which could make the tests import the user's
+    real source tree instead of the mutated copy."""
+    return {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
 
 
 def _plain(message: str | None) -> str:

@@ -202,6 +202,25 @@ def _is_retention(mutant: Mutant, change: ChangeSet) -> bool:
     return (mutant.path, mutant.symbol) not in added
 
 
+def _nearby_retention(chosen: dict[str, list[FunctionSpan] | None], change: ChangeSet, head: Snapshot,
+                      contract: Contract | None) -> Mutant | None:
+    """The riskiest mutant of an unchanged function in the changed files: pre-existing behaviour
+    that the change's own tests were not written for."""
+    best: tuple[int, Mutant] | None = None
+    for path in sorted(p for p in change.production_files if head.read(p) is not None):
+        taken = {s.qualname for s in chosen.get(path) or ()}
+        source = head.read(path) or ""
+        spans = [FunctionSpan(s.qualname, s.start, s.end) for s in function_spans(source)
+                 if s.qualname not in taken]
+        if not spans:
+            continue
+        for mutant in generate(path, source, spans)[0]:
+            score = _score(mutant, contract)
+            if best is None or score > best[0]:
+                best = (score, mutant)
+    return best[1] if best else None
+
+
 def plan(scope: str, change: ChangeSet, base: Snapshot, head: Snapshot, contract: Contract | None,
          budget: int, target: str | None = None) -> Plan:
     chosen = spans_for_scope(scope, change, base, head, target)
@@ -231,6 +250,11 @@ def plan(scope: str, change: ChangeSet, base: Snapshot, head: Snapshot, contract
 
     if budget >= 2 and not any(_is_retention(m, change) for m in picked):
         retention = next((m for m in scored if m not in picked and _is_retention(m, change)), None)
+        if retention is None:
+            retention = _nearby_retention(chosen, change, head, contract)
+            if retention is not None:
+                scored.append(retention)
+                ranked[retention.id] = len(scored)
         if retention is not None:
             if len(picked) >= budget:
                 picked.pop()

@@ -362,7 +362,7 @@ class Evaluation:
                          "items": contract.to_json()["items"]},
             "baseline": {name: _baseline_json(b) for name, b in baselines.items()},
             "budget": {"limit": self.options.budget, "source": "explicit" if self.options.budget_explicit else "default"},
-            "execution": {"test_command": "python -m pytest -p elenchus.plugin " + " ".join(tests),
+            "execution": {"test_command": "pytest " + " ".join(tests) + " (with the Elenchus recorder plugin)",
                           "isolation": "a fresh copy of the cohort snapshot per run, outside the working tree",
                           "jobs": self.options.jobs},
             "mutations": mutations,

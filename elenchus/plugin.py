@@ -1,0 +1,391 @@
+"""The Elenchus pytest plugin: one JSON line per test, with the kind of each failure.
+
+Loaded with ``-p elenchus.plugin`` and active only when ``--elenchus-record PATH`` is
+given. ``elenchus.run`` loads this same file under a private module name so that a
+workspace holding its own ``elenchus`` package (Elenchus mutating itself) cannot
+shadow it: keep this module self-contained (standard library and pytest only).
+
+Records are keyed by nodeid and phase (``report.when``), so a fixture error is never
+mistaken for an assertion failure. unittest runs setUp/tearDown/cleanups inside
+pytest's "call" phase; a failure there is recognised by unittest's own frames in the
+traceback and recorded as a "setup-error" too. Each test line holds::
+
+    {"nodeid", "outcome", "duration", "failure_kind", "crossed_files",
+     "exception_type", "message"}
+
+``outcome`` is one of ``OUTCOMES``; ``failure_kind`` is null or one of
+``FAILURE_KINDS``. A failed collection yields one line for the collector's nodeid
+(the module) with outcome "error" and kind "collection-error". The file ends with one
+``{"session": {...}}`` line (exit status, rootdir, and the test that was running if
+the session was interrupted), so a reader can tell a complete file from a cut one.
+The file is written at ``pytest_sessionfinish`` (which pytest also runs after a
+KeyboardInterrupt), atomically, through a temporary sibling and a rename. While
+recording, a SIGTERM (the runner's timeout) is turned into a KeyboardInterrupt when no
+other handler is installed, so a killed run still names the test it was stuck in.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import threading
+from collections.abc import Generator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+RECORD_OPTION = "--elenchus-record"
+
+OUTCOMES = ("passed", "failed", "skipped", "error", "xfailed", "xpassed")
+FAILURE_KINDS = (
+    "assertion",
+    "expected-exception-not-raised",
+    "unexpected-exception",
+    "collection-error",
+    "setup-error",
+    "timeout",
+)
+
+#: Attribute set on each failed TestReport by the makereport wrapper. A plain report
+#: attribute survives xdist's report serialisation (TestReport keeps unknown keys).
+_FAILURE_ATTR = "elenchus_failure"
+
+_MESSAGE_LIMIT = 300
+# unittest: "ValueError not raised", "ValueError not raised by f", "... : custom msg".
+_UNITTEST_NOT_RAISED = re.compile(r"^\S+ not raised( by \S+)?( : .*)?$", re.DOTALL)
+_PYTEST_NOT_RAISED = "DID NOT RAISE"
+# pytest-timeout fails a test through pytest.fail("Timeout (>1.0s) from pytest-timeout.")
+_PLUGIN_TIMEOUT = re.compile(r"^Timeout\b.*pytest-timeout", re.DOTALL)
+# unittest runs setUp/tearDown/cleanups inside pytest's "call" phase; these frames of
+# unittest/case.py (and async_case.py) show that the failure came from one of them.
+_UNITTEST_FIXTURE_FRAMES = frozenset({"_callSetUp", "_callTearDown", "_callCleanup", "doCleanups"})
+_UNITTEST_DIR = os.path.dirname(os.path.abspath(__import__("unittest").__file__)) + os.sep
+_INTERNAL_DIRS = tuple(
+    os.path.dirname(os.path.abspath(mod.__file__)) + os.sep
+    for mod in (pytest, __import__("_pytest"), __import__("pluggy"))
+    if getattr(mod, "__file__", None)
+)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("elenchus", "Elenchus mutation-testing recorder")
+    group.addoption(
+        RECORD_OPTION,
+        dest="elenchus_record",
+        metavar="PATH",
+        default=None,
+        help="write one JSON line per test (outcome, failure kind, crossed files) to PATH",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    path = config.getoption("elenchus_record", None)
+    if not path:
+        return
+    # Workers annotate their reports; only the controller (or a plain session) writes.
+    is_xdist_worker = hasattr(config, "workerinput")
+    recorder = Recorder(Path(path), config.rootpath, persist=not is_xdist_worker)
+    config.pluginmanager.register(recorder, "elenchus-recorder")
+
+
+# ---------------------------------------------------------------------------
+# classification
+
+
+def classify_exception(exc: BaseException) -> str:
+    """The failure kind of an exception raised while a test body ran."""
+    message = str(exc)
+    if isinstance(exc, pytest.fail.Exception):
+        if message.startswith(_PYTEST_NOT_RAISED):
+            return "expected-exception-not-raised"
+        if _PLUGIN_TIMEOUT.match(message):
+            return "timeout"
+        return "assertion"  # an explicit pytest.fail() (or "DID NOT WARN") is the test's own check
+    if isinstance(exc, AssertionError):
+        # pytest's rewritten asserts and unittest's assert* methods both raise it.
+        if _UNITTEST_NOT_RAISED.match(message):
+            return "expected-exception-not-raised"
+        return "assertion"
+    return "unexpected-exception"
+
+
+def _exception_type(exc: BaseException) -> str:
+    cls = type(exc)
+    if cls.__module__ == "builtins":
+        return cls.__qualname__
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def _short_message(text: str) -> str:
+    for line in text.splitlines():
+        if line.strip():
+            text = line.strip()
+            break
+    else:
+        text = text.strip()
+    if len(text) > _MESSAGE_LIMIT:
+        text = text[: _MESSAGE_LIMIT - 1] + "\u2026"
+    return text
+
+
+def _crossed_files(excinfo: pytest.ExceptionInfo[BaseException], item_path: Path | None) -> list[str]:
+    """Absolute source files of the failure's frames, outermost first, deduplicated.
+
+    Frames above the test's own file (pytest's runner) and frames inside pytest or
+    pluggy are left out; frames in the standard library stay (they were crossed).
+    """
+    traceback = excinfo.traceback
+    if item_path is not None:
+        cut = traceback.cut(path=item_path)
+        if len(cut):
+            traceback = cut
+    files: list[str] = []
+    for entry in traceback:
+        raw = str(entry.path)
+        if raw.startswith("<"):  # <string>, <frozen ...>
+            continue
+        path = os.path.abspath(raw)
+        if path.startswith(_INTERNAL_DIRS):
+            continue
+        if path not in files:
+            files.append(path)
+    return files
+
+
+def _in_unittest_fixture(excinfo: pytest.ExceptionInfo[BaseException]) -> bool:
+    return any(
+        entry.name in _UNITTEST_FIXTURE_FRAMES and os.path.abspath(str(entry.path)).startswith(_UNITTEST_DIR)
+        for entry in excinfo.traceback
+    )
+
+
+def _failure_from_excinfo(
+    excinfo: pytest.ExceptionInfo[BaseException], when: str, item_path: Path | None
+) -> dict[str, Any]:
+    exc = excinfo.value
+    if when != "call" or _in_unittest_fixture(excinfo):
+        kind = "setup-error"
+    else:
+        kind = classify_exception(exc)
+    return {
+        "failure_kind": kind,
+        "exception_type": _exception_type(exc),
+        "message": _short_message(str(exc)) or _exception_type(exc),
+        "crossed_files": _crossed_files(excinfo, item_path),
+    }
+
+
+def _collection_failure(report: pytest.CollectReport, excinfo: Any) -> dict[str, Any]:
+    exception_type = None
+    message = ""
+    if excinfo is not None:
+        exc = excinfo.value
+        cause = exc.__cause__ if isinstance(exc, pytest.Collector.CollectError) else None
+        shown = cause if cause is not None else exc
+        exception_type = _exception_type(shown)
+        message = _short_message(str(shown))
+    if not message:
+        # The longrepr ends with "E   ModuleNotFoundError: No module named 'x'" lines.
+        text = str(report.longrepr or "")
+        for line in reversed(text.splitlines()):
+            found = re.match(r"^E\s+([A-Za-z_][\w.]*(?:Error|Exception)):\s*(.*)$", line)
+            if found:
+                exception_type = exception_type or found.group(1)
+                message = _short_message(found.group(2))
+                break
+        else:
+            message = _short_message(text.splitlines()[-1] if text.strip() else "collection failed")
+    return {
+        "nodeid": report.nodeid or ".",
+        "outcome": "error",
+        "duration": 0.0,
+        "failure_kind": "collection-error",
+        "crossed_files": [],
+        "exception_type": exception_type,
+        "message": message,
+    }
+
+
+# ---------------------------------------------------------------------------
+# aggregation of the phases of one test
+
+
+class _TestPhases:
+    """Reports of one nodeid, by phase; a test with subtests has several "call" reports."""
+
+    __slots__ = ("nodeid", "reports")
+
+    def __init__(self, nodeid: str) -> None:
+        self.nodeid = nodeid
+        self.reports: dict[str, list[pytest.TestReport]] = {}
+
+    def add(self, report: pytest.TestReport) -> None:
+        self.reports.setdefault(report.when, []).append(report)
+
+    @property
+    def complete(self) -> bool:
+        return "teardown" in self.reports
+
+    def record(self) -> dict[str, Any]:
+        setup = self.reports.get("setup", [])
+        calls = self.reports.get("call", [])
+        teardown = self.reports.get("teardown", [])
+        duration = sum(r.duration for rs in self.reports.values() for r in rs)
+        outcome = "passed"
+        failure: dict[str, Any] | None = None
+
+        failed_setup = next((r for r in setup if r.failed), None)
+        failed_call = next((r for r in calls if r.failed), None)
+        failed_teardown = next((r for r in teardown if r.failed), None)
+        if failed_setup is not None:
+            outcome, failure = "error", self._failure(failed_setup, "setup-error")
+        elif failed_call is not None:
+            if str(failed_call.longrepr or "").startswith("[XPASS(strict)]"):
+                outcome = "xpassed"  # pytest counts it failed; no exception was raised
+            else:
+                failure = self._failure(failed_call, "unexpected-exception")
+                # A unittest setUp/tearDown failure is an error, as a fixture's would be.
+                outcome = "error" if failure["failure_kind"] == "setup-error" else "failed"
+        elif calls:
+            outcome = self._plain_outcome(calls[-1])
+        elif setup:
+            outcome = self._plain_outcome(setup[-1])
+        if failed_teardown is not None and outcome not in ("failed", "error"):
+            outcome, failure = "error", self._failure(failed_teardown, "setup-error")
+
+        return {
+            "nodeid": self.nodeid,
+            "outcome": outcome,
+            "duration": round(duration, 6),
+            "failure_kind": failure["failure_kind"] if failure else None,
+            "crossed_files": failure["crossed_files"] if failure else [],
+            "exception_type": failure["exception_type"] if failure else None,
+            "message": failure["message"] if failure else None,
+        }
+
+    @staticmethod
+    def _plain_outcome(report: pytest.TestReport) -> str:
+        xfail = hasattr(report, "wasxfail")
+        if report.skipped:
+            return "xfailed" if xfail else "skipped"
+        if report.passed and xfail:
+            return "xpassed"
+        return "passed"
+
+    @staticmethod
+    def _failure(report: pytest.TestReport, fallback_kind: str) -> dict[str, Any]:
+        found = getattr(report, _FAILURE_ATTR, None)
+        if isinstance(found, dict):
+            return found
+        # No exception was captured for this report (e.g. a plugin set it failed).
+        return {
+            "failure_kind": fallback_kind if report.when == "call" else "setup-error",
+            "exception_type": None,
+            "message": _short_message(str(report.longrepr or "")) or None,
+            "crossed_files": [],
+        }
+
+
+# ---------------------------------------------------------------------------
+# the plugin object
+
+
+class Recorder:
+    """Registered by ``pytest_configure`` when ``--elenchus-record`` is given."""
+
+    def __init__(self, path: Path, rootdir: Path, *, persist: bool = True) -> None:
+        self.path = path
+        self.rootdir = rootdir
+        self.persist = persist
+        self.tests: dict[str, _TestPhases] = {}
+        self.collection_errors: list[dict[str, Any]] = []
+        self._collect_excinfo: dict[str, Any] = {}
+        self._running: str | None = None
+        self._previous_sigterm: Any = None
+
+    # -- a SIGTERM (the runner's timeout) ends the session like Ctrl-C, so the
+    #    records of the tests that finished are still written.
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        if not self.persist or threading.current_thread() is not threading.main_thread():
+            return
+        if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+            self._previous_sigterm = signal.signal(signal.SIGTERM, _sigterm_to_interrupt)
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        if self._previous_sigterm is not None:
+            signal.signal(signal.SIGTERM, self._previous_sigterm)
+            self._previous_sigterm = None
+
+    # -- annotation (runs in every process, xdist workers included)
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> Generator[None, Any, None]:
+        outcome = yield
+        report = outcome.get_result()
+        if report.failed and call.excinfo is not None:
+            item_path = getattr(item, "path", None)
+            setattr(report, _FAILURE_ATTR, _failure_from_excinfo(call.excinfo, call.when, item_path))
+
+    def pytest_exception_interact(self, node: Any, call: Any, report: Any) -> None:
+        if isinstance(node, pytest.Collector) and call is not None:
+            self._collect_excinfo[node.nodeid] = call.excinfo
+
+    # -- recording (controller only)
+    def pytest_runtest_logstart(self, nodeid: str, location: Any) -> None:
+        self._running = nodeid
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if not self.persist:
+            return
+        phases = self.tests.get(report.nodeid)
+        if phases is None:
+            phases = self.tests[report.nodeid] = _TestPhases(report.nodeid)
+        phases.add(report)
+
+    def pytest_runtest_logfinish(self, nodeid: str, location: Any) -> None:
+        self._running = None
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if not self.persist or not report.failed:
+            return
+        excinfo = self._collect_excinfo.pop(report.nodeid, None)
+        line = _collection_failure(report, excinfo)
+        if all(seen["nodeid"] != line["nodeid"] for seen in self.collection_errors):  # xdist: once per worker
+            self.collection_errors.append(line)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if not self.persist:
+            return
+        lines = list(self.collection_errors)
+        incomplete = []
+        for phases in self.tests.values():
+            if phases.complete:
+                lines.append(phases.record())
+            else:
+                incomplete.append(phases.nodeid)
+        lines.append(
+            {
+                "session": {
+                    "exitstatus": int(exitstatus),
+                    "rootdir": str(self.rootdir),
+                    "interrupted_at": self._running,
+                    "incomplete": incomplete,
+                }
+            }
+        )
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        partial = self.path.with_name(self.path.name + ".partial")
+        with open(partial, "w", encoding="utf-8") as handle:
+            for line in lines:
+                handle.write(json.dumps(line, sort_keys=True) + "\n")
+        os.replace(partial, self.path)
+
+
+def _sigterm_to_interrupt(signum: int, frame: Any) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second SIGTERM ends the process
+    raise KeyboardInterrupt("SIGTERM received (Elenchus run timeout)")

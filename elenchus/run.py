@@ -1,0 +1,630 @@
+"""Run pytest in a subprocess inside a workspace and judge what the run proves.
+
+``run_pytest`` never raises for anything the tests do: a failing, hanging or crashing
+suite comes back as a ``RunResult`` whose ``execution`` says whether the run happened
+properly (completed / timed-out / infrastructure-error) and whose ``records`` say what
+each test did (one ``TestRecord`` per test, from the Elenchus pytest plugin).
+``judge`` turns a mutant's ``RunResult`` into a ``Verdict`` (killed / survived /
+timeout / not-comparable / inconclusive). A kill is *attributed* only when the
+failure reached a behavioural assertion, an expected exception that was not raised,
+or an unexpected exception whose traceback crossed the mutated file. Collection,
+import and setup errors are never kills.
+
+The subprocess runs in its own session (process group) with stdin closed, output
+sent to files, bytecode writing off, pytest's cache off and the environment scrubbed
+of secret-looking variables. On timeout the whole group gets SIGTERM, then SIGKILL
+after a short grace; nothing is left behind.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from enum import StrEnum
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from elenchus import plugin as _plugin
+from elenchus.errors import InputGuardError
+
+MAX_TIMEOUT_FACTOR = 100.0
+DEFAULT_TIMEOUT_CONSTANT = 5.0
+KILL_GRACE_SECONDS = 1.0
+TAIL_CHARS = 4000
+
+#: The plugin is loaded from its file under this private name, so a workspace that
+#: contains its own ``elenchus`` package (Elenchus evaluating itself) cannot shadow it.
+PLUGIN_MODULE = "_elenchus_record_plugin"
+
+
+# ---------------------------------------------------------------------------
+# outcomes: two axes, string enums
+
+
+class Execution(StrEnum):
+    """Did the run happen properly?"""
+
+    COMPLETED = "completed"  # pytest ran to its end and the record file was read
+    TIMED_OUT = "timed-out"  # the process group was killed at the timeout
+    INFRASTRUCTURE_ERROR = "infrastructure-error"  # pytest could not run or report (exit 3/4, no records)
+
+
+class TestOutcome(StrEnum):
+    """What one test did (pytest's own vocabulary)."""
+
+    __test__ = False
+
+    PASSED = "passed"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+    ERROR = "error"  # setup/teardown or collection failure
+    XFAILED = "xfailed"
+    XPASSED = "xpassed"
+
+
+class FailureKind(StrEnum):
+    ASSERTION = "assertion"  # AssertionError (rewritten assert, unittest assert*), pytest.fail()
+    EXPECTED_EXCEPTION_NOT_RAISED = "expected-exception-not-raised"  # pytest.raises / assertRaises
+    UNEXPECTED_EXCEPTION = "unexpected-exception"  # any other exception in the test body
+    COLLECTION_ERROR = "collection-error"  # the test module could not be collected (import errors)
+    SETUP_ERROR = "setup-error"  # a fixture / setUp / teardown failed
+    TIMEOUT = "timeout"  # a per-test timeout plugin (pytest-timeout) failed the test
+
+
+class Outcome(StrEnum):
+    """What a mutant run proves."""
+
+    KILLED = "killed"
+    SURVIVED = "survived"
+    TIMEOUT = "timeout"
+    NOT_COMPARABLE = "not-comparable"
+    INCONCLUSIVE = "inconclusive"
+
+
+# ---------------------------------------------------------------------------
+# records
+
+
+@dataclass(frozen=True, slots=True)
+class TestRecord:
+    """One test as the plugin saw it; ``crossed_files`` are workspace-relative when inside it."""
+
+    __test__ = False
+
+    nodeid: str
+    outcome: TestOutcome
+    duration: float
+    failure_kind: FailureKind | None
+    crossed_files: tuple[str, ...]
+    exception_type: str | None
+    message: str | None
+
+    @property
+    def is_failure(self) -> bool:
+        return self.outcome in (TestOutcome.FAILED, TestOutcome.ERROR)
+
+
+@dataclass(frozen=True, slots=True)
+class RunResult:
+    execution: Execution
+    records: tuple[TestRecord, ...]
+    exit_code: int | None  # pytest's exit status; None when it never exited on its own
+    started: str  # ISO 8601, UTC
+    finished: str
+    duration: float  # seconds, wall clock
+    passed: int | None  # None when not measured (timed out, no records)
+    failed: int | None  # failed + errored tests; None when not measured
+    stdout_tail: str
+    stderr_tail: str
+    command: tuple[str, ...]
+    workspace: str
+    mutated_file: str | None
+    timeout: float | None
+    pid: int | None  # also the process-group id of the run
+    interrupted_at: str | None = None  # the test running when the session was interrupted
+    detail: str | None = None  # why the execution was not "completed"
+
+
+@dataclass(frozen=True, slots=True)
+class Kill:
+    nodeid: str
+    kind: FailureKind
+    attributed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    outcome: Outcome
+    kill: Kill | None
+    reason: str
+
+
+# ---------------------------------------------------------------------------
+# guards and timeouts
+
+
+def validate_timeout_factor(value: object) -> float:
+    """Return the factor as a float, or raise ``InputGuardError('timeout-factor')``. Never clamps."""
+    if isinstance(value, bool):
+        raise InputGuardError("timeout-factor", f"expected a number, got {value!r}")
+    if isinstance(value, str):
+        try:
+            number = float(value.strip())
+        except ValueError:
+            raise InputGuardError(
+                "timeout-factor", f"expected a number such as 3 or 2.5, got {value!r}"
+            ) from None
+    elif isinstance(value, (int, float)):
+        number = float(value)
+    else:
+        raise InputGuardError("timeout-factor", f"expected a number, got {type(value).__name__} {value!r}")
+    if not math.isfinite(number):
+        raise InputGuardError("timeout-factor", f"expected a finite number, got {value!r}")
+    if number <= 0:
+        raise InputGuardError("timeout-factor", f"expected a number above 0, got {value!r}")
+    if number > MAX_TIMEOUT_FACTOR:
+        raise InputGuardError(
+            "timeout-factor",
+            f"expected at most {MAX_TIMEOUT_FACTOR:g}, got {value!r}; a larger factor only delays "
+            "reporting a hung mutant",
+        )
+    return number
+
+
+def timeout_for(baseline_seconds: float, factor: float, constant: float = DEFAULT_TIMEOUT_CONSTANT) -> float:
+    """The per-run timeout: ``factor * baseline + constant`` seconds."""
+    factor = validate_timeout_factor(factor)
+    if not math.isfinite(baseline_seconds) or baseline_seconds < 0:
+        raise ValueError(f"baseline duration must be a finite number >= 0, got {baseline_seconds!r}")
+    if not math.isfinite(constant) or constant < 0:
+        raise ValueError(f"timeout constant must be a finite number >= 0, got {constant!r}")
+    return factor * baseline_seconds + constant
+
+
+# ---------------------------------------------------------------------------
+# environment
+
+
+_SECRET_FRAGMENTS = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL")
+_SECRET_SEGMENTS = frozenset({"KEY", "KEYS", "PAT", "AUTH", "COOKIE", "COOKIES", "PRIVATE", "SIGNATURE"})
+_SECRET_PREFIXES = ("AWS_", "AZURE_", "GCP_", "VAULT_", "GNUPG", "GPG_", "SSH_")
+_SECRET_NAMES = frozenset({"NETRC", "KUBECONFIG", "DOCKER_CONFIG", "PGPASSFILE", "GIT_ASKPASS", "SSH_ASKPASS"})
+# scheme://user:password@host  -- a credential inside a URL
+_URL_WITH_PASSWORD = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@]*:[^/\s@]+@")
+
+
+def is_secret_variable(name: str, value: str = "") -> bool:
+    """True when an environment variable looks like it carries or points at a credential."""
+    upper = name.upper()
+    if upper in _SECRET_NAMES or upper.startswith(_SECRET_PREFIXES):
+        return True
+    if any(fragment in upper for fragment in _SECRET_FRAGMENTS):
+        return True
+    segments = [s for s in upper.split("_") if s]
+    key_like = any(s in _SECRET_SEGMENTS or (s.endswith("KEY") and len(s) > 3) for s in segments)
+    path_like = upper.endswith("PATH")  # PATH, PYTHONPATH, ... are kept even next to "KEY"
+    if key_like and not path_like:
+        return True
+    if _URL_WITH_PASSWORD.search(value) or "-----BEGIN" in value:
+        return True
+    return False
+
+
+def scrub_environment(env: Mapping[str, str]) -> dict[str, str]:
+    """A copy of ``env`` without secret-looking variables (names or values)."""
+    return {name: value for name, value in env.items() if not is_secret_variable(name, value)}
+
+
+# ---------------------------------------------------------------------------
+# running
+
+
+def _bootstrap_code() -> str:
+    plugin_file = str(Path(_plugin.__file__).resolve())
+    return (
+        "import importlib.util, sys\n"
+        f"spec = importlib.util.spec_from_file_location({PLUGIN_MODULE!r}, {plugin_file!r})\n"
+        "module = importlib.util.module_from_spec(spec)\n"
+        f"sys.modules[{PLUGIN_MODULE!r}] = module\n"
+        "spec.loader.exec_module(module)\n"
+        "import pytest\n"
+        "sys.stdout.flush()\n"
+        "raise SystemExit(int(pytest.main(sys.argv[1:], plugins=[module])))\n"
+    )
+
+
+def _selection(tests: Sequence[str] | None, deselect: Sequence[str]) -> tuple[str, ...]:
+    """Paths and node ids, plus ``--deselect NODEID`` pairs; any other option is refused.
+
+    Selectors come from repository content (test names), so an option-like one such as
+    ``-p evil`` must not reach pytest's command line.
+    """
+    selected: list[str] = []
+    items = list(tests or ())
+    position = 0
+    while position < len(items):
+        item = items[position]
+        if item == "--deselect" and position + 1 < len(items):
+            deselect = (*deselect, items[position + 1])
+            position += 2
+            continue
+        if item.startswith("-"):
+            raise ValueError(f"a test selector must be a path or node id, got option-like {item!r}")
+        selected.append(item)
+        position += 1
+    for nodeid in deselect:
+        if nodeid.startswith("-"):
+            raise ValueError(f"a deselected test must be a node id, got option-like {nodeid!r}")
+        selected += ["--deselect", nodeid]
+    return tuple(selected)
+
+
+def pytest_command(record_path: Path, tests: Sequence[str] | None, python: str = sys.executable,
+                   deselect: Sequence[str] = ()) -> tuple[str, ...]:
+    """The exact argv ``run_pytest`` executes (recorded as the focused test command)."""
+    selected = _selection(tests, deselect)
+    return (
+        python,
+        "-c",
+        _bootstrap_code(),
+        _plugin.RECORD_OPTION,
+        str(record_path),
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "--continue-on-collection-errors",
+        *selected,
+    )
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def _is_within(path: Path, parent: Path) -> bool:
+    try:
+        path.resolve().relative_to(parent.resolve())
+    except ValueError:
+        return False
+    return True
+
+
+def _kill_group(pgid: int, sig: int) -> None:
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _stop(proc: subprocess.Popen[bytes], grace: float) -> None:
+    """SIGTERM the whole group, SIGKILL it after ``grace`` seconds, and reap the leader."""
+    _kill_group(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        pass
+    _kill_group(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+
+def _tail(path: Path, limit: int = TAIL_CHARS) -> str:
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            size = handle.tell()
+            handle.seek(max(0, size - limit * 4))
+            data = handle.read()
+    except OSError:
+        return ""
+    return data.decode("utf-8", errors="replace")[-limit:]
+
+
+def _relative_to_workspace(path: str, workspace_real: str) -> str:
+    real = os.path.realpath(path)
+    if real == workspace_real or real.startswith(workspace_real + os.sep):
+        return PurePosixPath(Path(os.path.relpath(real, workspace_real))).as_posix()
+    return path
+
+
+def _parse_records(record_path: Path, workspace: Path) -> tuple[tuple[TestRecord, ...], dict[str, Any] | None]:
+    """Records and the session trailer; raises ValueError on a corrupt file."""
+    workspace_real = os.path.realpath(workspace)
+    records: list[TestRecord] = []
+    session: dict[str, Any] | None = None
+    with open(record_path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                data = json.loads(line)
+                if "session" in data:
+                    session = dict(data["session"])
+                    continue
+                kind = data.get("failure_kind")
+                records.append(
+                    TestRecord(
+                        nodeid=str(data["nodeid"]),
+                        outcome=TestOutcome(data["outcome"]),
+                        duration=float(data.get("duration") or 0.0),
+                        failure_kind=FailureKind(kind) if kind else None,
+                        crossed_files=tuple(
+                            _relative_to_workspace(str(f), workspace_real) for f in data.get("crossed_files") or ()
+                        ),
+                        exception_type=data.get("exception_type"),
+                        message=data.get("message"),
+                    )
+                )
+            except (KeyError, TypeError, ValueError) as error:
+                raise ValueError(f"{record_path} line {number}: {error}") from None
+    return tuple(records), session
+
+
+def run_pytest(
+    workspace: Path,
+    tests: Sequence[str] | None,
+    timeout: float | None,
+    mutated_file: str | None = None,
+    env: Mapping[str, str] | None = None,
+    python: str = sys.executable,
+    *,
+    artifacts_dir: Path | None = None,
+    kill_grace: float = KILL_GRACE_SECONDS,
+    deselect: Sequence[str] = (),
+) -> RunResult:
+    """Run pytest once in ``workspace`` and report what happened; never raises for test outcomes.
+
+    ``tests`` are node ids or paths (None: pytest's own default selection), optionally
+    with ``--deselect NODEID`` pairs (or pass ``deselect``); no other option is accepted
+    there. ``env`` is the base environment (default ``os.environ``); it is scrubbed of
+    secrets either way.
+    The record file, stdout and stderr go to ``artifacts_dir`` (kept) or to a private
+    temporary directory (removed); neither may be inside the workspace.
+    """
+    workspace = Path(workspace)
+    if timeout is not None and (not math.isfinite(timeout) or timeout <= 0):
+        raise InputGuardError("timeout", f"expected a number of seconds above 0, got {timeout!r}")
+
+    command_tests = _selection(tests, deselect)  # refuse option-like selectors before any work
+    if artifacts_dir is not None and _is_within(Path(artifacts_dir), workspace):
+        raise ValueError(f"run artifacts must live outside the workspace, got {artifacts_dir} inside {workspace}")
+
+    keep = artifacts_dir is not None
+    run_dir = Path(artifacts_dir) if keep else Path(tempfile.mkdtemp(prefix="elenchus-run-"))
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        if _is_within(run_dir, workspace):
+            raise ValueError(f"run artifacts must live outside the workspace, got {run_dir} inside {workspace}")
+        return _run(workspace, command_tests, timeout, mutated_file, env, python, run_dir, kill_grace)
+    finally:
+        if not keep:
+            shutil.rmtree(run_dir, ignore_errors=True)
+
+
+def _run(
+    workspace: Path,
+    tests: Sequence[str] | None,
+    timeout: float | None,
+    mutated_file: str | None,
+    env: Mapping[str, str] | None,
+    python: str,
+    run_dir: Path,
+    kill_grace: float,
+) -> RunResult:
+    record_path = run_dir / "records.jsonl"
+    stdout_path = run_dir / "stdout.txt"
+    stderr_path = run_dir / "stderr.txt"
+    record_path.unlink(missing_ok=True)
+    command = pytest_command(record_path, tests, python)
+    run_env = scrub_environment(os.environ if env is None else env)
+    run_env["PYTHONDONTWRITEBYTECODE"] = "1"
+
+    started = _now()
+    clock = time.monotonic()
+    exit_code: int | None = None
+    timed_out = False
+    pid: int | None = None
+    launch_error: str | None = None
+    with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
+        try:
+            proc = subprocess.Popen(
+                command,
+                cwd=workspace,
+                env=run_env,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=err,
+                start_new_session=True,
+                close_fds=True,
+            )
+        except OSError as error:
+            launch_error = f"could not start pytest in {workspace}: {error}"
+        else:
+            pid = proc.pid
+            try:
+                exit_code = proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                timed_out = True
+                _stop(proc, kill_grace)
+            except BaseException:  # KeyboardInterrupt in the caller: leave nothing behind
+                _stop(proc, 0.0)
+                raise
+            finally:
+                # Whatever the leader did, stragglers in its group (grandchildren) go too.
+                _kill_group(proc.pid, signal.SIGKILL)
+    finished = _now()
+    duration = time.monotonic() - clock
+
+    def result(execution: Execution, records: tuple[TestRecord, ...] = (), *, detail: str | None = None,
+               session: dict[str, Any] | None = None) -> RunResult:
+        measured = execution is Execution.COMPLETED
+        return RunResult(
+            execution=execution,
+            records=records,
+            exit_code=None if timed_out else exit_code,
+            started=started,
+            finished=finished,
+            duration=round(duration, 6),
+            passed=sum(r.outcome is TestOutcome.PASSED for r in records) if measured else None,
+            failed=sum(r.is_failure for r in records) if measured else None,
+            stdout_tail=_tail(stdout_path),
+            stderr_tail=_tail(stderr_path),
+            command=command,
+            workspace=str(workspace),
+            mutated_file=mutated_file,
+            timeout=timeout,
+            pid=pid,
+            interrupted_at=(session or {}).get("interrupted_at"),
+            detail=detail,
+        )
+
+    if launch_error is not None:
+        return result(Execution.INFRASTRUCTURE_ERROR, detail=launch_error)
+
+    records: tuple[TestRecord, ...] = ()
+    session: dict[str, Any] | None = None
+    parse_error: str | None = None
+    if record_path.exists():
+        try:
+            records, session = _parse_records(record_path, workspace)
+        except (OSError, ValueError) as error:
+            parse_error = f"the Elenchus record file is corrupt: {error}"
+
+    if timed_out:
+        return result(Execution.TIMED_OUT, records, session=session,
+                      detail=f"no result within {timeout:g} s; the process group was killed")
+    assert exit_code is not None
+    if exit_code < 0:
+        return result(Execution.INFRASTRUCTURE_ERROR, records, session=session,
+                      detail=f"pytest was killed by signal {-exit_code}")
+    if exit_code == 3:
+        return result(Execution.INFRASTRUCTURE_ERROR, records, session=session,
+                      detail="pytest stopped on an internal error (exit 3)")
+    if exit_code == 4:
+        return result(Execution.INFRASTRUCTURE_ERROR, records, session=session,
+                      detail="pytest rejected its command line (exit 4): see stderr")
+    if parse_error is not None:
+        return result(Execution.INFRASTRUCTURE_ERROR, detail=parse_error)
+    if not record_path.exists() or session is None:
+        return result(Execution.INFRASTRUCTURE_ERROR, records, session=session,
+                      detail=f"pytest exited {exit_code} without a complete Elenchus record file")
+    if exit_code not in (0, 1, 2, 5):
+        return result(Execution.INFRASTRUCTURE_ERROR, records, session=session,
+                      detail=f"pytest exited with unexpected status {exit_code}")
+    return result(Execution.COMPLETED, records, session=session)
+
+
+# ---------------------------------------------------------------------------
+# judging
+
+_NEVER_A_KILL_EXCEPTIONS = frozenset({"ImportError", "ModuleNotFoundError", "SyntaxError", "IndentationError", "TabError"})
+
+
+def _normalise(path: str) -> str:
+    text = path.replace("\\", "/")
+    while text.startswith("./"):
+        text = text[2:]
+    return str(PurePosixPath(text))
+
+
+def _same_file(crossed: str, mutated: str) -> bool:
+    a, b = _normalise(crossed), _normalise(mutated)
+    if a == b:
+        return True
+    a_abs, b_abs = a.startswith("/"), b.startswith("/")
+    if a_abs != b_abs:  # only one side could not be made workspace-relative: compare by suffix
+        longer, shorter = (a, b) if a_abs else (b, a)
+        return longer.endswith("/" + shorter)
+    return False
+
+
+def _mutated_relative(mutated_file: str | None, workspace: str) -> str | None:
+    if not mutated_file:
+        return None
+    if os.path.isabs(mutated_file) and workspace:
+        return _relative_to_workspace(mutated_file, os.path.realpath(workspace))
+    return mutated_file
+
+
+def is_attributed(record: TestRecord, mutated_file: str | None) -> bool:
+    """Did this failure reach behaviour (and so count as a kill of the mutant)?"""
+    if not record.is_failure:
+        return False
+    if record.failure_kind in (FailureKind.ASSERTION, FailureKind.EXPECTED_EXCEPTION_NOT_RAISED):
+        return True
+    if record.failure_kind is FailureKind.UNEXPECTED_EXCEPTION and mutated_file:
+        if (record.exception_type or "").rsplit(".", 1)[-1] in _NEVER_A_KILL_EXCEPTIONS:
+            return False
+        return any(_same_file(crossed, mutated_file) for crossed in record.crossed_files)
+    return False
+
+
+def _is_structural(record: TestRecord) -> bool:
+    """A failure that says the mutant broke the harness, not the behaviour."""
+    if record.failure_kind in (FailureKind.COLLECTION_ERROR, FailureKind.SETUP_ERROR):
+        return True
+    return (record.exception_type or "").rsplit(".", 1)[-1] in _NEVER_A_KILL_EXCEPTIONS
+
+
+def _describe(record: TestRecord) -> str:
+    kind = record.failure_kind.value if record.failure_kind else record.outcome.value
+    detail = ": ".join(part for part in (record.exception_type, record.message) if part)
+    return f"{record.nodeid} ({kind}{': ' + detail if detail else ''})"
+
+
+def judge(result: RunResult, mutated_file: str | None = None) -> Verdict:
+    """What the run proves about the mutant of ``mutated_file`` (default: the run's own)."""
+    mutated = _mutated_relative(mutated_file or result.mutated_file, result.workspace)
+
+    if result.execution is Execution.TIMED_OUT:
+        where = f" (running {result.interrupted_at})" if result.interrupted_at else ""
+        return Verdict(Outcome.TIMEOUT, None, f"{result.detail or 'timed out'}{where}")
+    if result.execution is Execution.INFRASTRUCTURE_ERROR:
+        return Verdict(Outcome.INCONCLUSIVE, None, result.detail or "infrastructure error")
+    if result.exit_code == 5:
+        return Verdict(Outcome.NOT_COMPARABLE, None, "pytest collected no tests (exit 5)")
+
+    failures = [r for r in result.records if r.is_failure]
+    for record in failures:
+        if is_attributed(record, mutated):
+            assert record.failure_kind is not None
+            return Verdict(Outcome.KILLED, Kill(record.nodeid, record.failure_kind, True),
+                           f"killed at {_describe(record)}")
+    timeouts = [r for r in failures if r.failure_kind is FailureKind.TIMEOUT]
+    if timeouts:
+        return Verdict(Outcome.TIMEOUT, None, f"a per-test timeout fired: {_describe(timeouts[0])}")
+    if failures:
+        if all(_is_structural(r) for r in failures):
+            listed = "; ".join(_describe(r) for r in failures[:3])
+            more = f" and {len(failures) - 3} more" if len(failures) > 3 else ""
+            return Verdict(
+                Outcome.NOT_COMPARABLE, None,
+                f"every failure is a collection, import or setup error, never a kill: {listed}{more}",
+            )
+        runtime = next(r for r in failures if not _is_structural(r))
+        assert runtime.failure_kind is not None
+        where = f" never crossed {mutated}" if mutated else " cannot be tied to a mutated file"
+        return Verdict(
+            Outcome.INCONCLUSIVE, Kill(runtime.nodeid, runtime.failure_kind, False),
+            f"a test failed but not at a behavioural assertion: {_describe(runtime)};"
+            f" the exception{where}",
+        )
+    if result.exit_code == 2:
+        return Verdict(Outcome.INCONCLUSIVE, None, "the pytest session was interrupted (exit 2)")
+    if result.exit_code != 0:
+        return Verdict(Outcome.INCONCLUSIVE, None,
+                       f"pytest exited {result.exit_code} but recorded no failing test (a strict xpass?)")
+    if not any(r.outcome is TestOutcome.PASSED for r in result.records):
+        return Verdict(Outcome.NOT_COMPARABLE, None, "no test ran to completion (all skipped or xfailed)")
+    passed = sum(r.outcome is TestOutcome.PASSED for r in result.records)
+    return Verdict(Outcome.SURVIVED, None, f"all {passed} selected tests passed")

@@ -1,0 +1,136 @@
+"""End to end: the real CLI on fixture repositories, real pytest subprocesses, real reports."""
+
+import json
+
+import pytest
+
+from elenchus.schemas import validate
+
+from tests.conftest import run_cli
+from tests.e2e.conftest import by_assessment, mutation, no_process_mentions
+
+pytestmark = pytest.mark.slow
+
+SECTIONS = ["## Evaluation Scope", "## Existing Protection", "## Modified Test Contribution", "## Still At Risk",
+            "## Test Quality Concerns"]
+
+
+def test_evaluate_demo_reports_incremental_protection_and_unprotected_incidents(evaluate):
+    done, report, _, runs = evaluate("demo", "--scope", "current-change", "--budget", "8")
+    assert done.returncode == 0, done.stderr
+    validate("mutation-report", report)
+    found = by_assessment(report)
+    assert found.get("incremental-protection") and found.get("unprotected")
+    for comparison in found["incremental-protection"]:
+        assert comparison["modified"]["kill"]["test"].startswith("tests/test_tags.py::")
+    markdown = (runs / report["run"]["id"] / "report.md").read_text()
+    assert [markdown.index(s) for s in SECTIONS] == sorted(markdown.index(s) for s in SECTIONS)
+    assert "The working tree was not modified during this Review-only run." in done.stdout
+    assert report["post_flight"] == {"worktree_unchanged": True, "changes": []}
+    for word in ("score", "ROR", "AOR", "merge"):
+        assert word not in markdown
+    lines = (runs / report["run"]["id"] / "runs.jsonl").read_text().splitlines()
+    assert len(lines) == 2 * len(report["mutations"])  # one line per mutant x cohort
+
+
+def test_evaluate_loosened_and_deleted_tests_yield_protection_regressions_attributed_to_them(evaluate):
+    done, report, _, _ = evaluate("weakened-test", "--scope", "current-change", "--budget", "8")
+    assert done.returncode == 0, done.stderr
+    regressions = by_assessment(report)["protection-regression"]
+    killers = {c["existing"]["kill"]["test"] for c in regressions}
+    assert "tests/test_core.py::test_chunks_keeps_every_element_in_order" in killers
+    assert "tests/test_core.py::test_chunks_rejects_a_zero_size" in killers
+    incidents = [mutation(report, c["mutation_id"])["incident"] for c in regressions]
+    assert any("drops the last element" in incident for incident in incidents)
+    concerns = {(q["concern"], q["test"]) for q in report["test_quality"]}
+    assert ("weak-assertion", "test_chunks_keeps_every_element_in_order") in concerns
+    assert ("removed-test", "test_chunks_rejects_a_zero_size") in concerns
+
+
+def test_evaluate_api_rename_is_not_comparable_never_a_regression(evaluate):
+    done, report, _, _ = evaluate("api-rename", "--scope", "current-change", "--budget", "4")
+    assert done.returncode == 0, done.stderr
+    assert report["baseline"]["existing"]["status"] == "not-comparable"
+    assessments = {c["assessment"] for c in report["comparisons"]}
+    assert assessments == {"not-comparable"}
+    assert "cannot import name 'chunks'" in report["comparisons"][0]["reason"]
+
+
+def test_evaluate_baseline_red_names_the_failing_test_and_classifies_nothing(evaluate):
+    done, report, _, _ = evaluate("baseline-red", "--scope", "current-change", "--budget", "4")
+    assert done.returncode == 4
+    assert report["baseline"]["modified"]["status"] == "baseline-red"
+    assert report["baseline"]["modified"]["failing_tests"] == [
+        "tests/test_core.py::test_normalize_tag_ignores_case_and_spaces"]
+    assert report["comparisons"] == []
+    assert {m["result"] for m in report["mutations"]} == {"not-run"}
+
+
+def test_evaluate_flaky_test_is_reported_and_never_counted_as_a_kill(evaluate, tmp_path):
+    state = tmp_path / "flaky-state"
+    state.mkdir()
+    done, report, _, _ = evaluate("flaky-test", "--scope", "current-change", "--budget", "4",
+                                  env={"BATCHING_FLAKY_STATE": str(state)})
+    assert done.returncode == 0, done.stderr
+    flaky = "tests/test_timing.py::test_chunks_of_a_large_batch_arrive_in_time"
+    assert report["baseline"]["modified"]["status"] == "flaky"
+    assert report["baseline"]["modified"]["flaky_tests"] == [flaky]
+    kills = [c[side]["kill"]["test"] for c in report["comparisons"] for side in ("existing", "modified")
+             if c[side]["kill"]]
+    assert kills and flaky not in kills
+    assert ("flaky", "test_chunks_of_a_large_batch_arrive_in_time") in {
+        (q["concern"], q["test"]) for q in report["test_quality"]}
+
+
+def test_evaluate_endless_loop_mutant_times_out_within_its_bound_and_leaves_no_process(evaluate):
+    done, report, _, runs = evaluate("endless-loop", "--scope", "current-change", "--budget", "30",
+                                     "--timeout-factor", "1")
+    assert done.returncode == 0, done.stderr
+    timeouts = [m for m in report["mutations"] if m["result"] == "timeout"]
+    assert timeouts, "no mutant timed out"
+    assert all(m["kill"] is None for m in timeouts)
+    bound = 1 * report["baseline"]["modified"]["duration_seconds"] + 5.0
+    records = [json.loads(line) for line in (runs / report["run"]["id"] / "runs.jsonl").read_text().splitlines()]
+    timed = [r for r in records if r["outcome"] == "timeout"]
+    assert timed and all(r["duration"] <= bound + 3.0 for r in timed)
+    assert no_process_mentions("elenchus-") or no_process_mentions(report["run"]["id"])
+    comparisons = {c["mutation_id"]: c for c in report["comparisons"]}
+    assert all(comparisons[m["id"]]["assessment"] == "inconclusive" for m in timeouts)
+
+
+def test_evaluate_without_a_terminal_or_scope_prints_the_question_and_exits_3(evaluate):
+    done, report, _, runs = evaluate("demo")
+    assert done.returncode == 3
+    assert "Which scope should Elenchus evaluate?" in done.stdout
+    assert "1. Current change: existing and modified tests (Recommended)" in done.stdout
+    assert report is None and not runs.exists()
+
+
+def test_evaluate_save_and_json_write_only_where_asked(build_scenario, tmp_path):
+    repo = build_scenario("endless-loop")
+    copy = tmp_path / "copy.json"
+    done = run_cli("evaluate", "--repo", str(repo), "--scope", "current-change", "--budget", "2", "--save",
+                   "--json", str(copy), env={"ELENCHUS_RUNS_DIR": str(tmp_path / "runs")})
+    assert done.returncode == 0, done.stderr
+    saved = json.loads((repo / ".socratic" / "elenchus-report.json").read_text())
+    assert saved == json.loads(copy.read_text())
+    validate("mutation-report", saved)
+
+
+def test_evaluate_resume_reuses_recorded_runs_and_starts_over_when_the_repo_changed(build_scenario, tmp_path):
+    repo = build_scenario("endless-loop")
+    env = {"ELENCHUS_RUNS_DIR": str(tmp_path / "runs")}
+    args = ("evaluate", "--repo", str(repo), "--scope", "current-change", "--budget", "3")
+    first = run_cli(*args, env=env)
+    assert first.returncode == 0, first.stderr
+    run_id = next((tmp_path / "runs").iterdir()).name
+    runs_file = tmp_path / "runs" / run_id / "runs.jsonl"
+    recorded = runs_file.read_text()
+    again = run_cli(*args, "--resume", run_id, env=env)
+    assert again.returncode == 0, again.stderr
+    assert f"Resuming {run_id}: " in again.stdout
+    assert runs_file.read_text() == recorded  # nothing was rerun
+    (repo / "notes.txt").write_text("an untracked file changes the working tree\n")
+    third = run_cli(*args, "--head", "HEAD", "--base", "HEAD~1", "--resume", run_id, env=env)
+    assert third.returncode == 0, third.stderr
+    assert f"Starting over instead of resuming {run_id}: the worktree fingerprint differs" in third.stdout

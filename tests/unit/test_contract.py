@@ -1,0 +1,71 @@
+import json
+
+import pytest
+
+from elenchus.contract import (derive_provisional, load_contract, require_for_capture,
+                               require_for_hardening)
+from elenchus.errors import ContractError
+from elenchus.session import open_session
+
+from tests.conftest import run_cli
+
+VALID_ITEM = {"id": "C1", "behaviour": "chunks never drops an element", "risk": "high", "status": "confirmed",
+              "anchors": [{"path": "src/batching/core.py", "symbol": "chunks", "lines": [4, 8]}]}
+
+
+def test_provisional_contract_lists_every_changed_public_function_with_anchors(build_scenario):
+    with open_session(build_scenario("demo"), None, None) as session:
+        contract = derive_provisional(session.change, session.head, intent="clamp may go without an upper bound")
+    assert contract.source == "provisional-derived" and contract.provisional
+    assert [(i.anchors[0].symbol, i.status) for i in contract.items] == [
+        ("clamp", "provisional"), ("dedupe_tags", "provisional")]
+    clamp = contract.items[0]
+    assert clamp.anchors[0].path == "src/batching/core.py" and clamp.anchors[0].lines == (11, 19)
+    assert clamp.behaviour.startswith("`clamp`: Limit value to the closed range")
+    assert any(e.startswith("README.md:") for e in clamp.evidence)
+    assert "request (--intent): clamp may go without an upper bound" in clamp.evidence
+    from elenchus.schemas import validate
+
+    validate("intent-contract", contract.to_json())
+
+
+def test_provisional_contract_is_never_derived_from_test_assertions(build_scenario):
+    with open_session(build_scenario("weakened-test"), None, None) as session:
+        contract = derive_provisional(session.change, session.head)
+    assert contract.items == ()
+
+
+def test_explicit_contract_failing_the_schema_is_refused_with_the_json_path(build_scenario, tmp_path):
+    repo = build_scenario("demo")
+    bad = tmp_path / "contract.json"
+    bad.write_text(json.dumps({"change_id": None, "source": "explicit",
+                               "items": [{**VALID_ITEM, "status": "maybe"}]}))
+    done = run_cli("mutants", "--repo", str(repo), "--contract", str(bad))
+    assert done.returncode == 2
+    assert "$.items[0].status" in done.stderr and "refused" in done.stderr
+
+
+def test_contract_for_another_change_falls_back_to_the_change_id_file(tmp_path):
+    socratic = tmp_path / ".socratic"
+    (socratic / "contracts").mkdir(parents=True)
+    (socratic / "intent-contract.json").write_text(json.dumps(
+        {"change_id": "other", "source": "socratic", "items": [VALID_ITEM]}))
+    (socratic / "contracts" / "mine.json").write_text(json.dumps(
+        {"change_id": "mine", "source": "socratic", "items": [{**VALID_ITEM, "id": "C7"}]}))
+    assert load_contract(tmp_path, None, "mine").items[0].id == "C7"
+    assert load_contract(tmp_path, None, "other").items[0].id == "C1"
+    assert load_contract(tmp_path, None, None).items[0].id == "C1"
+    with pytest.raises(ContractError, match="--change-id"):
+        load_contract(tmp_path, None, "../escape")
+
+
+def test_hardening_requires_confirmed_items_and_capture_requires_both_revisions(build_scenario):
+    with open_session(build_scenario("demo"), None, None) as session:
+        provisional = derive_provisional(session.change, session.head)
+    with pytest.raises(ContractError, match="C1, C2 are not"):
+        require_for_hardening(provisional)
+    with pytest.raises(ContractError, match="pass --contract"):
+        require_for_hardening(None)
+    require_for_capture(provisional, "HEAD~1", "HEAD")
+    with pytest.raises(ContractError, match="--reference and --proposed"):
+        require_for_capture(provisional, "HEAD~1", None)

@@ -1,0 +1,56 @@
+import pytest
+
+from elenchus import guards
+from elenchus.errors import InputGuardError
+
+from tests.conftest import run_cli
+
+
+@pytest.mark.parametrize("raw", ["0", "-1", "abc", "1.5", "257", ""])
+def test_budget_guard_rejects_values_outside_1_to_256(raw):
+    with pytest.raises(InputGuardError, match="input guard 'budget' fired"):
+        guards.budget(raw)
+
+
+def test_guards_accept_defaults_and_bounds():
+    assert guards.budget(None) == 16 and guards.budget("1") == 1 and guards.budget("256") == 256
+    assert guards.jobs(None, 2) == 2 and guards.jobs("64", 2) == 64
+    assert guards.timeout_factor(None) == 3.0 and guards.timeout_factor("0.5") == 0.5
+
+
+@pytest.mark.parametrize("option, value, guard", [
+    ("--budget", "0", "budget"), ("--budget", "-3", "budget"), ("--budget", "x", "budget"),
+    ("--budget", "500", "budget"), ("--jobs", "0", "jobs"), ("--jobs", "2.5", "jobs"), ("--jobs", "65", "jobs"),
+    ("--timeout-factor", "0", "timeout-factor"), ("--timeout-factor", "-1", "timeout-factor"),
+    ("--timeout-factor", "nan", "timeout-factor"), ("--timeout-factor", "1000", "timeout-factor"),
+    ("--fail-on", "everything", "fail-on"),
+])
+def test_each_input_guard_fires_with_its_name_and_exit_2(option, value, guard, build_scenario):
+    repo = build_scenario("demo")
+    done = run_cli("evaluate", "--repo", str(repo), "--scope", "current-change", option, value)
+    assert done.returncode == 2
+    assert f"input guard '{guard}' fired" in done.stderr
+    assert "Baseline" not in done.stdout
+
+
+def test_not_a_git_repository_unknown_revision_and_empty_diff_are_one_line_errors(tmp_path, build_scenario):
+    done = run_cli("changes", "--repo", str(tmp_path))
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "not a git repository" in done.stderr
+    repo = build_scenario("demo")
+    done = run_cli("changes", "--repo", str(repo), "--base", "no-such-rev")
+    assert done.returncode == 2 and "unknown revision 'no-such-rev'" in done.stderr
+    done = run_cli("changes", "--repo", str(repo), "--base", "HEAD", "--head", "HEAD")
+    assert done.returncode == 2 and "empty diff" in done.stderr and "--scope target" in done.stderr
+
+
+def test_unbuilt_subcommands_say_not_implemented_yet():
+    done = run_cli("capture")
+    assert done.returncode == 1 and "not implemented yet (issue 6)" in done.stderr
+    assert "internal error" not in done.stderr
+
+
+def test_help_lists_the_subcommands_the_spec_names():
+    done = run_cli("--help")
+    assert done.returncode == 0
+    for name in ("evaluate", "replx", "capture", "host", "harden", "validate", "mutants"):
+        assert name in done.stdout

@@ -1,0 +1,346 @@
+"""Mutant generation: minimal edits, stable ids, and rejections recorded with their reason."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import textwrap
+
+import libcst as cst
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from elenchus.mutate import FunctionSpan, Mutant, Rejected, generate, generate_exhaustive
+
+OPERATOR_VOCABULARY = re.compile(
+    r"\b(ROR|AOR|COR|LCR|SDL|UOI|operators?|mutation operators?)\b", re.IGNORECASE)
+
+
+def src(text: str) -> str:
+    return textwrap.dedent(text).lstrip("\n")
+
+
+def reasons(rejected, family=None) -> list[str]:
+    return [r.reason for r in rejected if family is None or r.family == family]
+
+
+def edit_stays_within(before: str, after: str, line: int, end_line: int) -> bool:
+    """Whether ``after`` keeps every line of ``before`` outside lines ``line..end_line``."""
+    old, new = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    kept_tail = len(old) - end_line
+    return (new[: line - 1] == old[: line - 1]
+            and new[len(new) - kept_tail:] == old[end_line:]
+            and len(new) >= (line - 1) + kept_tail)
+
+
+# ----------------------------------------------------------------------------- records
+
+def test_mutate_records_are_frozen_slotted_and_keep_the_agreed_field_names():
+    assert [f.name for f in dataclasses.fields(Mutant)] == [
+        "id", "path", "symbol", "line", "end_line", "col", "family", "changed_intent",
+        "incident", "expected_detection", "diff", "mutated_source", "in_changed_lines"]
+    assert [f.name for f in dataclasses.fields(Rejected)] == [
+        "path", "symbol", "line", "family", "changed_intent", "reason"]
+    assert [f.name for f in dataclasses.fields(FunctionSpan)] == [
+        "qualname", "start", "end", "changed_lines"]
+    span = FunctionSpan("f", 1, 2)
+    assert span.changed_lines == ()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        span.start = 3  # type: ignore[misc]
+    assert not hasattr(span, "__dict__")
+
+
+CLAMP = src('''
+    def clamp(value, lo, hi):
+        """Keep value within [lo, hi]."""
+        if value < lo:
+            return lo
+        if value > hi:
+            return hi
+        return value
+''')
+
+
+def test_mutate_reports_the_clamp_boundary_as_an_incident_with_a_two_line_context_diff():
+    mutants, _ = generate("pkg/clamp.py", CLAMP)
+    boundary = [m for m in mutants if m.family == "boundary-inclusivity"]
+    assert [m.incident for m in boundary] == [
+        "`clamp` now treats `value` equal to `lo` as if it were below `lo`: "
+        "`value < lo` became `value <= lo`",
+        "`clamp` now treats `value` equal to `hi` as if it were above `hi`: "
+        "`value > hi` became `value >= hi`",
+    ]
+    first = boundary[0]
+    assert (first.symbol, first.line, first.col) == ("clamp", 3, 14)
+    assert first.diff.startswith("--- a/pkg/clamp.py\n+++ b/pkg/clamp.py\n@@ -1,5 +1,5 @@\n")
+    assert "-    if value < lo:\n+    if value <= lo:\n" in first.diff
+    assert re.fullmatch(r"[0-9a-f]{12}", first.id)
+    assert first.expected_detection == (
+        "a test that calls `clamp` with `value` exactly equal to `lo` and checks the result")
+
+
+def test_mutate_output_is_sorted_by_line_column_and_family_and_identical_across_calls():
+    first = generate("pkg/clamp.py", CLAMP)
+    second = generate("pkg/clamp.py", CLAMP)
+    assert first == second
+    keys = [(m.line, m.col, m.family) for m in first[0]]
+    assert keys == sorted(keys)
+    assert len({m.id for m in first[0]}) == len(first[0])
+
+
+# -------------------------------------------------------------------------- rejections
+
+def test_mutate_rejects_sites_inside_logging_and_print_calls_as_arid():
+    source = src('''
+        import logging
+        log = logging.getLogger(__name__)
+
+        def f(x, y):
+            log.info("moved %s to %s", x, y)
+            print("done", x == 1)
+            return x
+    ''')
+    mutants, rejected = generate("arid.py", source)
+    assert not [m for m in mutants if m.line in (5, 6)]
+    assert "arid: inside the logging or output call `log.info(...)`" in reasons(rejected)
+    assert "arid: inside the logging or output call `print(...)`" in reasons(rejected)
+
+
+def test_mutate_rejects_docstrings_and_exception_messages_as_arid():
+    source = src('''
+        def f(x):
+            """"""
+            if x is None:
+                raise ValueError("")
+            return x
+    ''')
+    _, rejected = generate("doc.py", source)
+    assert ("constant-drift", 2, "arid: docstring") in [(r.family, r.line, r.reason) for r in rejected]
+    assert ("constant-drift", 4, "arid: message text of a raised exception") in [
+        (r.family, r.line, r.reason) for r in rejected]
+
+
+def test_mutate_rejects_type_annotations_as_arid():
+    source = src('''
+        from typing import Literal
+
+        def mode(flag: Literal[True]) -> Literal[0]:
+            return flag
+    ''')
+    mutants, rejected = generate("ann.py", source)
+    assert [m.family for m in mutants] == ["default-return"]  # `return flag` itself is live code
+    assert reasons(rejected, "constant-drift") == ["arid: type annotation"] * 2
+
+
+def test_mutate_rejects_repr_bodies_as_display_only():
+    source = src('''
+        class Point:
+            def __repr__(self):
+                return "Point(%d, %d)" % (self.x, self.y) if self.x >= 0 else "Point(?)"
+    ''')
+    mutants, rejected = generate("repr.py", source)
+    assert mutants == ()
+    assert set(reasons(rejected)) == {"arid: inside `__repr__`, which only formats text for display"}
+
+
+@pytest.mark.parametrize("flag", ["DEBUG", "TYPE_CHECKING", "__debug__", "settings.DEBUG"])
+def test_mutate_rejects_debug_only_branches_as_arid(flag):
+    source = src(f'''
+        def f(items):
+            if {flag}:
+                items.append(0)
+            return items
+    ''')
+    mutants, rejected = generate("debug.py", source)
+    assert not [m for m in mutants if m.line in (2, 3)]
+    assert f"arid: debug-only branch `if {flag}:`" in reasons(rejected)
+
+
+def test_mutate_rejects_the_script_block_as_unreachable_by_clients():
+    source = src('''
+        def main(argv):
+            return len(argv)
+
+        if __name__ == "__main__":
+            main([0])
+    ''')
+    mutants, rejected = generate("script.py", source)
+    assert all(m.line < 4 for m in mutants)
+    assert reasons(rejected) and all(r.startswith("unreachable by clients") for r in reasons(rejected))
+
+
+def test_mutate_rejects_a_mutant_the_compiler_makes_identical_to_the_original():
+    source = src('''
+        def f(x):
+            if False:
+                return x < 5
+            return x
+    ''')
+    _, rejected = generate("dead.py", source)
+    assert ("boundary-inclusivity", "equivalent: compiles to the same code as the original") in [
+        (r.family, r.reason) for r in rejected]
+
+
+def test_mutate_rejects_a_mutant_that_does_not_compile():
+    source = src('''
+        async def fetch_all(pages):
+            for page in pages:
+                if page is None:
+                    raise ValueError("missing page")
+                yield page
+    ''')
+    mutants, rejected = generate("agen.py", source)
+    swallowed = [r for r in rejected if r.family == "swallowed-exception"]
+    assert len(swallowed) == 1
+    assert swallowed[0].reason.startswith("invalid: the mutated file does not compile")
+    assert "return" in swallowed[0].reason
+    assert not [m for m in mutants if m.family == "swallowed-exception"]
+
+
+def test_mutate_reports_a_file_that_does_not_parse_as_one_rejection_and_no_mutant():
+    mutants, rejected = generate("broken.py", "def f(:\n    pass\n")
+    assert mutants == ()
+    assert len(rejected) == 1 and rejected[0].reason.startswith("invalid: the file does not parse")
+
+
+def test_mutate_rejects_a_second_family_making_the_same_change_as_a_duplicate():
+    source = "def f(xs):\n    return xs[0:2]\n"
+    mutants, rejected = generate("dup.py", source)
+    sources = [m.mutated_source for m in mutants]
+    assert len(sources) == len(set(sources))
+    assert all(r.reason.startswith("duplicate: the same code change as mutant ")
+               for r in rejected if r.reason.startswith("duplicate"))
+
+
+# ------------------------------------------------------------------ spans and identity
+
+TWO_FUNCTIONS = src('''
+    def helper(a, b):
+        return a < b
+
+
+    def target(xs, n):
+        total = 0
+        for x in xs[:n]:
+            if x > 0:
+                total += x
+        return total
+''')
+
+
+def test_mutate_span_restriction_only_mutates_inside_the_given_function():
+    span = FunctionSpan("target", 5, 10, changed_lines=(8,))
+    mutants, rejected = generate("two.py", TWO_FUNCTIONS, [span])
+    assert mutants
+    assert {m.symbol for m in mutants} == {"target"}
+    assert all(5 <= m.line <= 10 for m in mutants)
+    assert all(r.symbol == "target" for r in rejected)
+    assert {m.line for m in mutants if m.in_changed_lines} == {8}
+
+
+def test_mutate_ids_survive_an_unrelated_edit_above_the_function():
+    edited = TWO_FUNCTIONS.replace(
+        "def helper(a, b):\n    return a < b\n",
+        "def helper(a, b):\n    # now documented\n    if a is None:\n        return False\n"
+        "    return a < b\n")
+    shift = 3
+    before, _ = generate("two.py", TWO_FUNCTIONS, [FunctionSpan("target", 5, 10)])
+    after, _ = generate("two.py", edited, [FunctionSpan("target", 5 + shift, 10 + shift)])
+    assert [m.id for m in before] == [m.id for m in after]
+    assert [m.line + shift for m in before] == [m.line for m in after]
+
+    whole_before, _ = generate("two.py", TWO_FUNCTIONS)
+    whole_after, _ = generate("two.py", edited)
+    target_ids = lambda ms: [m.id for m in ms if m.symbol == "target"]  # noqa: E731
+    assert target_ids(whole_before) == target_ids(whole_after)
+
+
+def test_mutate_without_spans_names_methods_by_qualified_name_and_module_code_as_module():
+    source = src('''
+        LIMIT = 0
+
+        class Stack:
+            def push(self, item):
+                self.items.append(item)
+    ''')
+    mutants, _ = generate("stack.py", source)
+    assert {m.symbol for m in mutants} == {"<module>", "Stack.push"}
+    pushed = [m for m in mutants if m.family == "lost-side-effect"]
+    assert pushed[0].incident == (
+        "`Stack.push` never adds to `self.items`: `self.items.append(item)` was dropped")
+
+
+# ------------------------------------------------------------------- property checks
+
+_FRAGMENTS = (
+    "if {a} {cmp} {k}:\n    raise ValueError('bad {a}')",
+    "total = {k}",
+    "total += len({a}[{k}:{b}])",
+    "for item in {a}:\n    total += item",
+    "result.append({a} if {b} {cmp} {k} else {k})",
+    "box.count = max({a}, {k})",
+    "while {a} > {k}:\n    {a} -= 1",
+    "for i in range({k}, {b}):\n    result.append(i)",
+    "if {a} is None or not {b}:\n    return {k}",
+    "flag = any(x {cmp} {k} for x in {a}) and {b}",
+    "name = {a}.strip().lower()",
+    "try:\n    total += {a}[{k}]\nexcept KeyError:\n    pass",
+    "# a note about {a}\nresult.extend(sorted({a}))",
+    "swap(result, {a}, {b})",
+)
+
+_fragment = st.builds(
+    lambda template, a, b, k, cmp: template.format(a=a, b=b, k=k, cmp=cmp),
+    st.sampled_from(_FRAGMENTS),
+    st.sampled_from(["xs", "n", "box.items"]),
+    st.sampled_from(["ys", "m"]),
+    st.integers(0, 3),
+    st.sampled_from(["<", "<=", ">", ">=", "==", "!=", "in", "not in"]),
+)
+
+
+def _program(fragments: list[str]) -> str:
+    body = "".join(textwrap.indent(f, "    ") + "\n" for f in fragments)
+    return ("def work(xs, ys, n, m, box, result, swap, flag=True):\n    total = 0\n"
+            f"{body}    return total\n")
+
+
+@settings(max_examples=25, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_fragment, min_size=1, max_size=4))
+def test_mutate_every_generated_mutant_parses_and_changes_one_region_inside_its_site(fragments):
+    source = _program(fragments)
+    mutants, rejected = generate("prop.py", source)
+    assert mutants
+    for mutant in mutants:
+        assert mutant.mutated_source != source
+        cst.parse_module(mutant.mutated_source)
+        compile(mutant.mutated_source, "prop.py", "exec")
+        assert edit_stays_within(source, mutant.mutated_source, mutant.line, mutant.end_line)
+        assert not OPERATOR_VOCABULARY.search(mutant.incident)
+    again = generate("prop.py", source)
+    assert [m.id for m in again[0]] == [m.id for m in mutants]
+    assert again[1] == rejected
+
+
+# -------------------------------------------------------------------- exhaustive scope
+
+def test_mutate_exhaustive_scope_labels_every_catalog_candidate_as_an_incident():
+    source = src('''
+        def pay(account, amount):
+            if amount <= 0:
+                raise ValueError("amount must be positive")
+            account.balance += amount
+            return account.balance * 2
+    ''')
+    mutants, rejected = generate_exhaustive("pay.py", source)
+    assert mutants
+    families = {m.family for m in mutants}
+    assert "boundary-inclusivity" in families  # matched to the intent family's own label
+    assert "arithmetic-slip" in families  # labelled by the kind of edit
+    for mutant in mutants:
+        assert mutant.incident and "`" in mutant.incident
+        assert not OPERATOR_VOCABULARY.search(mutant.incident + mutant.changed_intent)
+        compile(mutant.mutated_source, "pay.py", "exec")
+    assert all(r.reason for r in rejected)

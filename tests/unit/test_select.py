@@ -1,0 +1,64 @@
+import pytest
+
+from elenchus.contract import derive_provisional
+from elenchus.select import plan
+from elenchus.session import open_session
+
+from tests.conftest import run_cli
+
+
+def planned(repo, scope="current-change", budget=16, target=None):
+    with open_session(repo, None, None, allow_empty=scope == "target") as session:
+        contract = derive_provisional(session.change, session.head)
+        return plan(scope, session.change, session.base, session.head, contract, budget, target), session.change
+
+
+@pytest.mark.parametrize("name", ["demo", "api-rename", "baseline-red", "flaky-test", "endless-loop"])
+def test_select_challenges_each_changed_function_and_a_retention_risk(name, build_scenario):
+    result, change = planned(build_scenario(name))
+    mutated = {(p.mutant.path, p.mutant.symbol) for p in result.challenged}
+    for fn in change.functions:
+        if fn.status != "deleted":
+            assert (fn.path, fn.qualname) in mutated
+    if name != "endless-loop":  # a brand-new function has no pre-existing behaviour to retain
+        assert any(p.retention for p in result.challenged)
+    assert len(result.challenged) <= 16
+
+
+def test_select_records_not_challenged_with_rank_and_rejected_with_reason(build_scenario):
+    result, _ = planned(build_scenario("demo"), budget=4)
+    assert len(result.challenged) == 4
+    assert result.not_challenged and all(p.rank > 0 for p in result.not_challenged)
+    ranks = sorted(p.rank for p in result.challenged + result.not_challenged)
+    assert ranks == list(range(1, len(ranks) + 1))
+    assert result.rejected and all(r.reason for r in result.rejected)
+
+
+def test_select_is_identical_across_two_runs(build_scenario):
+    repo = build_scenario("demo")
+    first, _ = planned(repo)
+    second, _ = planned(repo)
+    assert [p.mutant.id for p in first.challenged] == [p.mutant.id for p in second.challenged]
+    assert [p.mutant.id for p in first.not_challenged] == [p.mutant.id for p in second.not_challenged]
+
+
+def test_select_changed_tests_scope_mutates_only_code_the_changed_tests_call(build_scenario):
+    result, _ = planned(build_scenario("weakened-test"), scope="changed-tests")
+    assert {p.mutant.symbol for p in result.challenged + result.not_challenged} == {"chunks"}
+
+
+def test_select_target_scope_mutates_the_named_module(build_scenario):
+    result, _ = planned(build_scenario("endless-loop"), scope="target", target="src/batching/core.py")
+    assert {p.mutant.path for p in result.challenged} == {"src/batching/core.py"}
+
+
+def test_mutants_command_prints_incidents_and_diffs_without_running_tests(build_scenario):
+    repo = build_scenario("demo")
+    done = run_cli("mutants", "--repo", str(repo), "--budget", "3")
+    assert done.returncode == 0, done.stderr
+    assert "Planned mutants (3 of budget 3):" in done.stdout
+    assert "Incident: `clamp`" in done.stdout and "--- a/src/batching/core.py" in done.stdout
+    assert "Not challenged (" in done.stdout and "Rejected before running (" in done.stdout
+    assert done.stdout.rstrip().endswith("The working tree was not modified during this Review-only run.")
+    for word in ("ROR", "AOR", "COR", "operator"):
+        assert word not in done.stdout
