@@ -57,7 +57,8 @@ def run_once(cohort: Cohort, root: Path, tests: tuple[str, ...], timeout: float,
         argv = list(tests)
         for nodeid in deselect:
             argv += ["--deselect", nodeid]
-        return run_pytest(workspace, argv, timeout, mutated_file=mutant[0] if mutant else None, env=_run_env())
+        return run_pytest(workspace, argv, timeout, mutated_file=mutant[0] if mutant else None, env=_run_env(),
+                          disabled_plugins=cohort.disabled_plugins)
     finally:
         remove_tree(workspace)
         verify_unchanged(cohort.template, cohort.digest)

@@ -12,7 +12,7 @@ gets its own fresh copy of it.
 from __future__ import annotations
 
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from elenchus.discover import ChangeSet, related_tests
@@ -27,6 +27,26 @@ class Cohort:
     tests: tuple[str, ...]  # test files pytest is given, relative to the template
     digest: str
     same_as: str | None = None  # the cohort whose runs this one shares (no test change)
+    disabled_plugins: tuple[str, ...] = ()  # pytest plugins this cohort's runs do without
+
+
+# Hypothesis ships a pytest plugin that pytest autoloads in every run (about 0.6 s each);
+# a suite that never mentions hypothesis does not need it.
+_HYPOTHESIS_PLUGIN = ("hypothesispytest",)
+_PYTEST_CONFIGS = ("pyproject.toml", "pytest.ini", "setup.cfg", "tox.ini")
+
+
+def unneeded_plugins(template: Path, tests: tuple[str, ...]) -> tuple[str, ...]:
+    """Autoloaded plugins the suite cannot observe: skipping them makes runs cheaper."""
+    texts = [template / name for name in _PYTEST_CONFIGS] + [template / t for t in tests]
+    texts += list(template.rglob("conftest.py"))
+    for path in texts:
+        try:
+            if "hypothesis" in path.read_text(errors="replace"):
+                return ()
+        except OSError:
+            continue
+    return _HYPOTHESIS_PLUGIN
 
 
 def selected_tests(change: ChangeSet, head: Snapshot, target_files: tuple[str, ...] = ()) -> tuple[str, ...]:
@@ -47,10 +67,11 @@ def build_cohorts(change: ChangeSet, base: Snapshot, head: Snapshot, root: Path,
                   tests: tuple[str, ...]) -> tuple[Cohort, Cohort]:
     modified_dir = _copy(head, root / "cohort-modified")
     modified_tests = tuple(t for t in tests if (modified_dir / t).is_file())
-    modified = Cohort("modified", modified_dir, modified_tests, tree_digest(modified_dir))
+    modified = Cohort("modified", modified_dir, modified_tests, tree_digest(modified_dir),
+                      disabled_plugins=unneeded_plugins(modified_dir, modified_tests))
     test_changes = [f for f in change.files if f.kind in ("test", "infrastructure")]
     if not test_changes:
-        return Cohort("existing", modified_dir, modified_tests, modified.digest, same_as="modified"), modified
+        return replace(modified, name="existing", same_as="modified"), modified
     existing_dir = _copy(head, root / "cohort-existing")
     for changed in test_changes:
         target = existing_dir / changed.path
@@ -62,4 +83,5 @@ def build_cohorts(change: ChangeSet, base: Snapshot, head: Snapshot, root: Path,
             target.unlink(missing_ok=True)
             shutil.copy2(old, target, follow_symlinks=False)
     existing_tests = tuple(t for t in tests if (existing_dir / t).is_file())
-    return Cohort("existing", existing_dir, existing_tests, tree_digest(existing_dir)), modified
+    return Cohort("existing", existing_dir, existing_tests, tree_digest(existing_dir),
+                  disabled_plugins=unneeded_plugins(existing_dir, existing_tests)), modified

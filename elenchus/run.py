@@ -271,9 +271,14 @@ def _selection(tests: Sequence[str] | None, deselect: Sequence[str]) -> tuple[st
 
 
 def pytest_command(record_path: Path, tests: Sequence[str] | None, python: str = sys.executable,
-                   deselect: Sequence[str] = ()) -> tuple[str, ...]:
+                   deselect: Sequence[str] = (), disabled_plugins: Sequence[str] = ()) -> tuple[str, ...]:
     """The exact argv ``run_pytest`` executes (recorded as the focused test command)."""
     selected = _selection(tests, deselect)
+    blocked: list[str] = []
+    for name in disabled_plugins:
+        if not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
+            raise ValueError(f"not a pytest plugin name: {name!r}")
+        blocked += ["-p", f"no:{name}"]
     return (
         python,
         "-c",
@@ -284,6 +289,7 @@ def pytest_command(record_path: Path, tests: Sequence[str] | None, python: str =
         "-p",
         "no:cacheprovider",
         "--continue-on-collection-errors",
+        *blocked,
         *selected,
     )
 
@@ -381,6 +387,7 @@ def run_pytest(
     artifacts_dir: Path | None = None,
     kill_grace: float = KILL_GRACE_SECONDS,
     deselect: Sequence[str] = (),
+    disabled_plugins: Sequence[str] = (),
 ) -> RunResult:
     """Run pytest once in ``workspace`` and report what happened; never raises for test outcomes.
 
@@ -405,7 +412,8 @@ def run_pytest(
         run_dir.mkdir(parents=True, exist_ok=True)
         if _is_within(run_dir, workspace):
             raise ValueError(f"run artifacts must live outside the workspace, got {run_dir} inside {workspace}")
-        return _run(workspace, command_tests, timeout, mutated_file, env, python, run_dir, kill_grace)
+        return _run(workspace, command_tests, timeout, mutated_file, env, python, run_dir, kill_grace,
+                    disabled_plugins)
     finally:
         if not keep:
             shutil.rmtree(run_dir, ignore_errors=True)
@@ -420,12 +428,13 @@ def _run(
     python: str,
     run_dir: Path,
     kill_grace: float,
+    disabled_plugins: Sequence[str] = (),
 ) -> RunResult:
     record_path = run_dir / "records.jsonl"
     stdout_path = run_dir / "stdout.txt"
     stderr_path = run_dir / "stderr.txt"
     record_path.unlink(missing_ok=True)
-    command = pytest_command(record_path, tests, python)
+    command = pytest_command(record_path, tests, python, disabled_plugins=disabled_plugins)
     run_env = scrub_environment(os.environ if env is None else env)
     run_env["PYTHONDONTWRITEBYTECODE"] = "1"
 
