@@ -23,7 +23,8 @@ from elenchus.baseline import Baseline, establish, run_once
 from elenchus.cohorts import Cohort, build_cohorts, selected_tests
 from elenchus.console import Progress
 from elenchus.contract import Contract, derive_provisional, load_contract
-from elenchus.errors import ElenchusError
+from elenchus.errors import Blocked, ElenchusError
+from elenchus.inspection import inspect_tree
 from elenchus.exit_codes import ExitCode
 from elenchus.matrix import assess
 from elenchus.records import RunDirectory, resume_mismatch
@@ -58,6 +59,7 @@ class Options:
     fail_on: tuple[str, ...] = ()
     demo: bool = False
     interactive: bool = False
+    allow_commands: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,6 +196,7 @@ class Evaluation:
             existing, modified = build_cohorts(session.change, session.base, session.head, root, tests)
             cohorts = {"existing": existing, "modified": modified}
             self.cohorts_same = existing.same_as is not None
+            self._inspect(cohorts)
             baselines = self._baselines(cohorts, root, plan)
             if baselines["modified"].usable and baselines["existing"].status != "baseline-red":
                 try:
@@ -235,6 +238,18 @@ class Evaluation:
         manifest["run_id"] = run_dir.id
         run_dir.write_manifest(manifest)
         return run_dir
+
+    def _inspect(self, cohorts: dict[str, Cohort]) -> None:
+        """Block before the first run when the tests would do something unsafe (SPEC 2)."""
+        for cohort in cohorts.values():
+            command = "pytest " + " ".join(cohort.tests)
+            findings = inspect_tree(cohort.template, cohort.tests)
+            if findings and command not in self.options.allow_commands:
+                listed = "\n  ".join(str(f) for f in findings[:10])
+                raise Blocked(
+                    f"blocked: unsafe command: running `{command}` ({cohort.name} tests) would execute code "
+                    f"that looks unsafe:\n  {listed}\nNothing was run. If you have checked it and want it run "
+                    f"in a disposable snapshot, pass --allow-command \"{command}\"")
 
     def _baselines(self, cohorts: dict[str, Cohort], root: Path, plan: Plan) -> dict[str, Baseline]:
         baselines: dict[str, Baseline] = {}

@@ -134,3 +134,12 @@ def test_evaluate_resume_reuses_recorded_runs_and_starts_over_when_the_repo_chan
     third = run_cli(*args, "--head", "HEAD", "--base", "HEAD~1", "--resume", run_id, env=env)
     assert third.returncode == 0, third.stderr
     assert f"Starting over instead of resuming {run_id}: the worktree fingerprint differs" in third.stdout
+
+
+def test_evaluate_blocks_a_suite_whose_conftest_phones_home_unless_that_command_is_allowed(evaluate):
+    done, report, _, runs = evaluate("unsafe-conftest", "--scope", "current-change")
+    assert done.returncode == 4
+    assert "blocked: unsafe command" in done.stderr
+    assert "tests/conftest.py:9: destructive: `subprocess.run` runs 'curl -s https://metrics" in done.stderr
+    assert '--allow-command "pytest tests/test_core.py"' in done.stderr
+    assert report is None and not list(runs.glob("*/runs.jsonl"))

@@ -1,0 +1,137 @@
+"""Inspect what a test run would execute before running it (SPEC 2).
+
+Running a repository's tests runs the repository's code. Before the first run,
+the conftest files and the selected test files are
+read (never executed) for destructive file operations, network use and
+credential access. A finding blocks the run unless the user authorized
+that exact command with ``--allow-command``. Repository content is evidence:
+a comment saying "this is safe" authorizes nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+NETWORK_MODULES = frozenset({"socket", "requests", "httpx", "urllib.request", "http.client", "smtplib",
+                             "ftplib", "paramiko", "boto3", "botocore", "aiohttp", "websocket", "websockets"})
+CREDENTIAL_MODULES = frozenset({"keyring", "netrc"})
+DESTRUCTIVE_CALLS = frozenset({"shutil.rmtree", "os.remove", "os.unlink", "os.rmdir", "os.removedirs"})
+SHELL_CALLS = frozenset({"os.system", "os.popen", "subprocess.run", "subprocess.call", "subprocess.check_call",
+                         "subprocess.check_output", "subprocess.Popen"})
+_DANGEROUS_SHELL = re.compile(r"\b(rm\s+-[a-zA-Z]*[rf]|sudo|curl|wget|ssh|scp|git\s+(push|fetch|pull|clone)"
+                              r"|pip\s+install|npm\s+(install|publish)|twine|aws\s|gcloud|kubectl|docker)\b")
+_CREDENTIAL_PATHS = re.compile(r"(\.ssh|\.aws|\.netrc|\.pypirc|\.gnupg|id_rsa|id_ed25519|\.git-credentials"
+                               r"|\.docker/config|\.kube/config)")
+_REMOTE_URL = re.compile(r"^(https?|ftp|wss?)://(?!(localhost|127\.0\.0\.1|\[::1\]|0\.0\.0\.0|example\.)).+")
+_HOME_OR_ROOT = re.compile(r"^(/|~)")
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    path: str
+    line: int
+    concern: str  # destructive | network | credentials
+    detail: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.concern}: {self.detail}"
+
+
+class _Scanner(cst.CSTVisitor):
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(self, path: str, is_conftest: bool) -> None:
+        self.path = path
+        self.is_conftest = is_conftest
+        self.findings: list[Finding] = []
+        self.network_import: int | None = None
+        self.remote_urls: list[int] = []
+
+    def _line(self, node: cst.CSTNode) -> int:
+        return self.get_metadata(PositionProvider, node).start.line
+
+    def _add(self, node: cst.CSTNode, concern: str, detail: str) -> None:
+        self.findings.append(Finding(self.path, self._line(node), concern, detail))
+
+    def _imported(self, node: cst.CSTNode, name: str) -> None:
+        top = name.split(".")[0]
+        if name in NETWORK_MODULES or top in {"requests", "httpx", "paramiko", "boto3", "aiohttp"}:
+            if self.network_import is None:
+                self.network_import = self._line(node)
+            if self.is_conftest:
+                self._add(node, "network", f"the shared test setup imports `{name}`")
+        if name in CREDENTIAL_MODULES:
+            self._add(node, "credentials", f"imports `{name}`, which reads stored credentials")
+
+    def visit_Import(self, node: cst.Import) -> None:
+        for alias in node.names:
+            self._imported(node, cst.helpers.get_full_name_for_node(alias.name) or "")
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        if node.module is not None and not node.relative:
+            self._imported(node, cst.helpers.get_full_name_for_node(node.module) or "")
+
+    def visit_SimpleString(self, node: cst.SimpleString) -> None:
+        try:
+            value = node.evaluated_value
+        except Exception:  # bytes with odd escapes: not a path or URL we can judge
+            return
+        if not isinstance(value, str):
+            return
+        if _CREDENTIAL_PATHS.search(value):
+            self._add(node, "credentials", f"refers to a credential location {value!r}")
+        if _REMOTE_URL.match(value):
+            self.remote_urls.append(self._line(node))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        name = cst.helpers.get_full_name_for_node(node.func) or ""
+        literals = [a.value for a in node.args if isinstance(a.value, cst.SimpleString)]
+        texts = []
+        for literal in literals:
+            try:
+                value = literal.evaluated_value
+            except Exception:
+                continue
+            if isinstance(value, str):
+                texts.append(value)
+        if name in DESTRUCTIVE_CALLS and any(_HOME_OR_ROOT.match(t) for t in texts):
+            self._add(node, "destructive", f"`{name}` on an absolute or home path {texts[0]!r}")
+        if name in SHELL_CALLS:
+            joined = " ".join(texts)
+            for element in node.args:
+                if isinstance(element.value, cst.List):
+                    joined += " " + " ".join(
+                        e.value.evaluated_value for e in element.value.elements
+                        if isinstance(e.value, cst.SimpleString) and isinstance(e.value.evaluated_value, str))
+            if _DANGEROUS_SHELL.search(joined):
+                self._add(node, "destructive", f"`{name}` runs {joined.strip()!r}")
+
+
+def scan_source(path: str, source: str) -> list[Finding]:
+    try:
+        wrapper = MetadataWrapper(cst.parse_module(source))
+    except cst.ParserSyntaxError:
+        return []
+    scanner = _Scanner(path, Path(path).name == "conftest.py")
+    wrapper.visit(scanner)
+    findings = list(scanner.findings)
+    if scanner.network_import is not None and scanner.remote_urls and not scanner.is_conftest:
+        findings.append(Finding(path, scanner.remote_urls[0], "network",
+                                "imports a network client and names a remote address"))
+    return findings
+
+
+def inspect_tree(root: Path, tests: tuple[str, ...]) -> tuple[Finding, ...]:
+    """Findings in the conftest files and the selected test files of ``root``."""
+    paths = sorted({p.relative_to(root).as_posix() for p in root.rglob("conftest.py")} | set(tests))
+    findings: list[Finding] = []
+    for relative in paths:
+        target = root / relative
+        if target.is_file():
+            findings += scan_source(relative, target.read_text(errors="replace"))
+    return tuple(sorted(set(findings), key=lambda f: (f.path, f.line, f.concern, f.detail)))
