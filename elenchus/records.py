@@ -103,3 +103,46 @@ def resume_mismatch(previous: dict, current: dict) -> str | None:
             return (f"the {key.replace('_', ' ')} differs from the recorded run "
                     f"({previous.get(key)!r} then, {current.get(key)!r} now)")
     return None
+
+
+class ResultCache:
+    """Results keyed by the exact content they were measured on (SPEC 6).
+
+    A key covers the cohort's template digest, the selected tests, the mutated source,
+    the timeout factor and the Python and Elenchus versions, so a repeated evaluation of
+    the same change reruns nothing, and any change to any of them misses the cache.
+    """
+
+    def __init__(self, root: Path | None = None, enabled: bool = True) -> None:
+        self.root = root or runs_root().parent / "cache"
+        self.enabled = enabled
+
+    @staticmethod
+    def key(*parts: object) -> str:
+        import hashlib
+        import sys
+
+        from elenchus import __version__
+
+        digest = hashlib.sha256(f"{__version__}\0{sys.version}".encode())
+        for part in parts:
+            digest.update(b"\0" + json.dumps(part, sort_keys=True, default=str).encode())
+        return digest.hexdigest()
+
+    def get(self, key: str) -> dict | None:
+        if not self.enabled:
+            return None
+        path = self.root / key[:2] / f"{key}.json"
+        try:
+            return json.loads(path.read_text())
+        except (OSError, json.JSONDecodeError):
+            return None
+
+    def put(self, key: str, record: dict) -> None:
+        if not self.enabled:
+            return
+        path = self.root / key[:2] / f"{key}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(".partial")
+        partial.write_text(json.dumps(record, sort_keys=True))
+        partial.replace(path)

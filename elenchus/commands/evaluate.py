@@ -27,7 +27,7 @@ from elenchus.errors import Blocked, ElenchusError
 from elenchus.inspection import inspect_tree
 from elenchus.exit_codes import ExitCode
 from elenchus.matrix import assess
-from elenchus.records import RunDirectory, resume_mismatch
+from elenchus.records import ResultCache, RunDirectory, resume_mismatch
 from elenchus.report import render_markdown
 from elenchus.run import Outcome, Verdict, judge, timeout_for
 from elenchus.schemas import validate
@@ -60,6 +60,7 @@ class Options:
     demo: bool = False
     interactive: bool = False
     allow_commands: tuple[str, ...] = ()
+    fresh: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +146,7 @@ class Evaluation:
         self.verdicts: dict[tuple[str, str], Verdict] = {}
         self.interrupted = False
         self.cohorts_same = False
+        self.cache = ResultCache(enabled=not options.fresh)
 
     # -- stages --------------------------------------------------------------------
 
@@ -258,8 +260,20 @@ class Evaluation:
             if cohort.same_as and cohort.same_as in baselines:
                 baselines[name] = replace(baselines[cohort.same_as], cohort=name)
                 continue
+            key = self.cache.key("baseline", cohort.digest, cohort.tests, [p.mutant.id for p in plan.challenged])
+            cached = self.cache.get(key)
+            if cached is not None:
+                baselines[name] = Baseline(**{**cached, "failing_tests": tuple(cached["failing_tests"]),
+                                              "flaky_tests": tuple(cached["flaky_tests"])})
+                self.echo(f"Baseline, {name}: {baselines[name].status} (reused: same content as an earlier run)")
+                continue
             self.echo(f"Baseline: running the {name} tests ({len(cohort.tests)} file(s)) without any mutant...")
             baselines[name] = establish(cohort, root, _observes(plan.challenged, cohort))
+            if baselines[name].status in ("green", "flaky", "baseline-red", "not-comparable"):
+                b = baselines[name]
+                self.cache.put(key, {"cohort": b.cohort, "status": b.status, "failing_tests": list(b.failing_tests),
+                                     "flaky_tests": list(b.flaky_tests), "reduced_scope": b.reduced_scope,
+                                     "duration": b.duration, "reason": b.reason, "empty": b.empty})
             self.echo(f"Baseline, {name}: {baselines[name].status}"
                       + (f" ({baselines[name].reason})" if baselines[name].reason else ""))
         return baselines
@@ -277,6 +291,12 @@ class Evaluation:
                         Outcome.SURVIVED, None, "no test of this cohort relates to the mutated code")
                     continue
                 timeout = timeout_for(baseline.duration or 1.0, self.options.timeout_factor)
+                key = self._run_key(planned, cohort, baseline)
+                cached = self.cache.get(key)
+                if cached is not None:
+                    self.verdicts[(planned.mutant.id, name)] = _verdict_from_record(cached)
+                    run_dir.append_run({**cached, "run": run_dir.id, "cached": True})
+                    continue
                 jobs.append((planned, cohort, timeout, baseline.deselect))
         progress = Progress(len(jobs), enabled=self.options.interactive)
         pool = ThreadPoolExecutor(max_workers=self.options.jobs)
@@ -294,7 +314,10 @@ class Evaluation:
                     result = future.result()
                     verdict = judge(result, planned.mutant.path)
                     self.verdicts[(planned.mutant.id, cohort.name)] = verdict
-                    run_dir.append_run(_run_record(run_dir.id, planned.mutant.id, cohort.name, result, verdict))
+                    record = _run_record(run_dir.id, planned.mutant.id, cohort.name, result, verdict)
+                    run_dir.append_run(record)
+                    if verdict.outcome in (Outcome.KILLED, Outcome.SURVIVED, Outcome.TIMEOUT):
+                        self.cache.put(self._run_key(planned, cohort, baselines[cohort.name]), record)
                     progress.advance(planned.mutant.incident, verdict.outcome.value)
         except BaseException:
             for future in pending:
@@ -303,6 +326,11 @@ class Evaluation:
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
             progress.close()
+
+    def _run_key(self, planned: Planned, cohort: Cohort, baseline: Baseline) -> str:
+        mutant = planned.mutant
+        return self.cache.key("run", cohort.digest, cohort.tests, baseline.deselect, mutant.path,
+                              mutant.mutated_source, self.options.timeout_factor)
 
     # -- report ----------------------------------------------------------------------
 

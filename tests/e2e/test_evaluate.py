@@ -143,3 +143,22 @@ def test_evaluate_blocks_a_suite_whose_conftest_phones_home_unless_that_command_
     assert "tests/conftest.py:9: destructive: `subprocess.run` runs 'curl -s https://metrics" in done.stderr
     assert '--allow-command "pytest tests/test_core.py"' in done.stderr
     assert report is None and not list(runs.glob("*/runs.jsonl"))
+
+
+def test_evaluate_repeated_on_the_same_change_reruns_nothing_unless_fresh(build_scenario, tmp_path):
+    repo = build_scenario("endless-loop")
+    runs = tmp_path / "runs"
+    args = ("evaluate", "--repo", str(repo), "--scope", "current-change", "--budget", "3")
+    first = run_cli(*args, env={"ELENCHUS_RUNS_DIR": str(runs)})
+    assert first.returncode == 0, first.stderr
+    second = run_cli(*args, env={"ELENCHUS_RUNS_DIR": str(runs)})
+    assert second.returncode == 0, second.stderr
+    assert "Baseline, modified: green (reused: same content as an earlier run)" in second.stdout
+    newest = sorted(runs.iterdir())[-1]
+    records = [json.loads(line) for line in (newest / "runs.jsonl").read_text().splitlines()]
+    assert records and all(r["cached"] for r in records)
+    first_report = json.loads(sorted(runs.iterdir())[0].joinpath("report.json").read_text())
+    second_report = json.loads((newest / "report.json").read_text())
+    assert first_report["comparisons"] == second_report["comparisons"]
+    fresh = run_cli(*args, "--fresh", env={"ELENCHUS_RUNS_DIR": str(runs)})
+    assert "Baseline: running the modified tests" in fresh.stdout
