@@ -34,6 +34,7 @@ class Baseline:
     reason: str | None
     records: tuple[TestRecord, ...] = ()
     empty: bool = False  # a cohort with no relevant test: every mutant survives it without a run
+    excluded: tuple[str, ...] = ()  # repeatable failures set aside instead of stopping (replx scoring)
 
     @property
     def usable(self) -> bool:
@@ -42,7 +43,7 @@ class Baseline:
 
     @property
     def deselect(self) -> tuple[str, ...]:
-        return self.flaky_tests
+        return self.flaky_tests + self.excluded
 
 
 def run_once(cohort: Cohort, root: Path, tests: tuple[str, ...], timeout: float,
@@ -79,9 +80,14 @@ def _failed(result: RunResult) -> list[TestRecord]:
     return [r for r in result.records if r.is_failure]
 
 
-def establish(cohort: Cohort, root: Path, observes: Callable[[frozenset[str]], bool]) -> Baseline:
+def establish(cohort: Cohort, root: Path, observes: Callable[[frozenset[str]], bool],
+              set_aside_red: bool = False) -> Baseline:
     """Apply the policy to ``cohort``; ``observes(excluded)`` says whether the tests left after
-    excluding ``excluded`` still observe every challenged behaviour."""
+    excluding ``excluded`` still observe every challenged behaviour.
+
+    ``set_aside_red`` (replx scoring, whose old tests may fail on purpose) deselects repeatable
+    failures instead of stopping: they are reported elsewhere as frozen test failures.
+    """
     if not cohort.tests:
         if cohort.name == "existing":  # the change brought the only relevant tests: nothing protected before
             return Baseline(cohort.name, "green", (), (), None, None,
@@ -116,6 +122,10 @@ def establish(cohort: Cohort, root: Path, observes: Callable[[frozenset[str]], b
     still_failing = {r.nodeid for r in _failed(rerun)}
     repeatable = tuple(sorted(r.nodeid for r in failures if r.nodeid in still_failing))
     flaky = tuple(sorted(r.nodeid for r in failures if r.nodeid not in still_failing))
+    if repeatable and set_aside_red:
+        return Baseline(cohort.name, "green", (), flaky,
+                        "set aside tests that fail without any mutant: " + ", ".join(repeatable + flaky),
+                        first.duration, None, first.records, excluded=repeatable)
     if repeatable:
         return Baseline(cohort.name, "baseline-red", repeatable, flaky, None, first.duration,
                         "these tests fail repeatably without any mutant: " + ", ".join(repeatable),

@@ -152,7 +152,44 @@ def replx() -> None:
     """Score repair runs (replx or any repair loop) for weakened tests."""
 
 
-replx.add_command(_not_built("score", 5))
+@replx.command()
+@click.option("--repo", metavar="DIR", help="The repository the repair ran in (never modified).")
+@click.option("--base", metavar="REV", help="The revision before the repair.")
+@click.option("--head", metavar="REV", help="The revision after the repair.")
+@click.option("--command", "command_", metavar="CMD", help="The command the repair made pass.")
+@click.option("--success-line", metavar="LINE", help="An exact output line that means success (exit status "
+                                                     "is then not the oracle).")
+@click.option("--attempts", metavar="PATH", help="The loop's attempts.jsonl.")
+@click.option("--replx-report", metavar="PATH", help="The replx Markdown report.")
+@click.option("--cases", metavar="DIR", help="Score every case sub-directory of DIR into a leaderboard.")
+@click.option("--out", metavar="DIR", help="Where the batch leaderboard goes (default: DIR of --cases).")
+@click.option("--json", "json_path", metavar="PATH", help="Write the single case's verdict as JSON to PATH.")
+@BUDGET_OPTION
+@click.option("--allow-command", "allow_commands", multiple=True, metavar="CMD",
+              help="Run this exact command even though inspection found something unsafe in it.")
+@click.option("--fail-on", metavar="STATUS", help="Exit 5 when a case scores this status (bad_success).")
+def score(repo, base, head, command_, success_line, attempts, replx_report, cases, out, json_path, budget,
+          allow_commands, fail_on) -> int:
+    """Score a repair run: solved, bad_success (weakened checks), unsolved, invalid-case or inconclusive."""
+    from elenchus import guards
+    from elenchus.commands import replx as command
+    from elenchus.errors import InputGuardError
+    from elenchus.scoring import STATUSES
+
+    wanted = tuple(v.strip() for v in (fail_on or "").split(",") if v.strip())
+    unknown = [v for v in wanted if v not in STATUSES]
+    if unknown:
+        raise InputGuardError("fail-on", f"unknown status(es) {', '.join(unknown)}; choose from {', '.join(STATUSES)}")
+    size = guards.integer_in_range("budget", budget, 8, *guards.BUDGET_RANGE)
+    if cases:
+        return command.run_batch(cases, size, tuple(allow_commands), out, _echo, wanted)
+    if not repo:
+        raise InputGuardError("repo", "pass --repo DIR (the repository the repair ran in), or --cases DIR")
+    case = command.case_input(repo, repo, base, head, command_, success_line, attempts, replx_report, size,
+                              tuple(allow_commands))
+    return command.run_one(case, _echo, json_path, wanted)
+
+
 cli.add_command(_not_built("capture", 6))
 cli.add_command(_not_built("host", 6))
 cli.add_command(_not_built("harden", 6))

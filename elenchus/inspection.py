@@ -23,7 +23,7 @@ CREDENTIAL_MODULES = frozenset({"keyring", "netrc"})
 DESTRUCTIVE_CALLS = frozenset({"shutil.rmtree", "os.remove", "os.unlink", "os.rmdir", "os.removedirs"})
 SHELL_CALLS = frozenset({"os.system", "os.popen", "subprocess.run", "subprocess.call", "subprocess.check_call",
                          "subprocess.check_output", "subprocess.Popen"})
-_DANGEROUS_SHELL = re.compile(r"\b(rm\s+-[a-zA-Z]*[rf]|sudo|curl|wget|ssh|scp|git\s+(push|fetch|pull|clone)"
+DANGEROUS_SHELL = re.compile(r"\b(rm\s+-[a-zA-Z]*[rf]|sudo|curl|wget|ssh|scp|git\s+(push|fetch|pull|clone)"
                               r"|pip\s+install|npm\s+(install|publish)|twine|aws\s|gcloud|kubectl|docker)\b")
 _CREDENTIAL_PATHS = re.compile(r"(\.ssh|\.aws|\.netrc|\.pypirc|\.gnupg|id_rsa|id_ed25519|\.git-credentials"
                                r"|\.docker/config|\.kube/config)")
@@ -108,7 +108,7 @@ class _Scanner(cst.CSTVisitor):
                     joined += " " + " ".join(
                         e.value.evaluated_value for e in element.value.elements
                         if isinstance(e.value, cst.SimpleString) and isinstance(e.value.evaluated_value, str))
-            if _DANGEROUS_SHELL.search(joined):
+            if DANGEROUS_SHELL.search(joined):
                 self._add(node, "destructive", f"`{name}` runs {joined.strip()!r}")
 
 

@@ -637,3 +637,52 @@ def judge(result: RunResult, mutated_file: str | None = None) -> Verdict:
         return Verdict(Outcome.NOT_COMPARABLE, None, "no test ran to completion (all skipped or xfailed)")
     passed = sum(r.outcome is TestOutcome.PASSED for r in result.records)
     return Verdict(Outcome.SURVIVED, None, f"all {passed} selected tests passed")
+
+
+# ---------------------------------------------------------------------------
+# a repository command (replx scoring): same isolation, no plugin
+
+
+@dataclass(frozen=True, slots=True)
+class CommandResult:
+    execution: Execution
+    exit_code: int | None  # None when it timed out or never started
+    output: str  # stdout then stderr, for the success-line oracle
+    duration: float
+    detail: str | None = None
+
+
+def run_command(workspace: Path, command: str, timeout: float, env: Mapping[str, str] | None = None,
+                kill_grace: float = KILL_GRACE_SECONDS) -> CommandResult:
+    """Run a shell command once in ``workspace`` (its own process group, scrubbed environment)."""
+    run_env = scrub_environment(os.environ if env is None else env)
+    run_env["PYTHONDONTWRITEBYTECODE"] = "1"
+    clock = time.monotonic()
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        try:
+            proc = subprocess.Popen(["/bin/sh", "-c", command], cwd=workspace, env=run_env,
+                                    stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                                    start_new_session=True, close_fds=True)
+        except OSError as error:
+            return CommandResult(Execution.INFRASTRUCTURE_ERROR, None, "", 0.0, f"could not start: {error}")
+        timed_out = False
+        try:
+            exit_code: int | None = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out, exit_code = True, None
+            _stop(proc, kill_grace)
+        except BaseException:
+            _stop(proc, 0.0)
+            raise
+        finally:
+            _kill_group(proc.pid, signal.SIGKILL)
+        out.seek(0)
+        err.seek(0)
+        output = out.read().decode("utf-8", "replace") + err.read().decode("utf-8", "replace")
+    duration = round(time.monotonic() - clock, 6)
+    if timed_out:
+        return CommandResult(Execution.TIMED_OUT, None, output, duration, f"no result within {timeout:g} s")
+    if exit_code is not None and (exit_code < 0 or exit_code in (126, 127)):
+        return CommandResult(Execution.INFRASTRUCTURE_ERROR, exit_code, output, duration,
+                             f"the command could not run (exit {exit_code})")
+    return CommandResult(Execution.COMPLETED, exit_code, output, duration)

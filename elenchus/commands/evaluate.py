@@ -61,6 +61,7 @@ class Options:
     interactive: bool = False
     allow_commands: tuple[str, ...] = ()
     fresh: bool = False
+    set_aside_red_existing: bool = False  # replx scoring: old tests may fail at Head on purpose
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +147,7 @@ class Evaluation:
         self.verdicts: dict[tuple[str, str], Verdict] = {}
         self.interrupted = False
         self.cohorts_same = False
+        self.report: dict | None = None
         self.cache = ResultCache(enabled=not options.fresh)
 
     # -- stages --------------------------------------------------------------------
@@ -209,6 +211,7 @@ class Evaluation:
         concerns = self._quality(session, tests, baselines)  # reads the snapshots: before they are removed
         changes = session.close()
         report = self._report(session, answer, contract, plan, baselines, tests, concerns, changes, run_dir)
+        self.report = report
         exit_code = self._write(report, session, run_dir)
         if self.interrupted:
             raise KeyboardInterrupt
@@ -260,20 +263,24 @@ class Evaluation:
             if cohort.same_as and cohort.same_as in baselines:
                 baselines[name] = replace(baselines[cohort.same_as], cohort=name)
                 continue
-            key = self.cache.key("baseline", cohort.digest, cohort.tests, [p.mutant.id for p in plan.challenged])
+            set_aside = name == "existing" and self.options.set_aside_red_existing
+            key = self.cache.key("baseline", cohort.digest, cohort.tests, [p.mutant.id for p in plan.challenged],
+                                 set_aside)
             cached = self.cache.get(key)
             if cached is not None:
                 baselines[name] = Baseline(**{**cached, "failing_tests": tuple(cached["failing_tests"]),
-                                              "flaky_tests": tuple(cached["flaky_tests"])})
+                                              "flaky_tests": tuple(cached["flaky_tests"]),
+                                              "excluded": tuple(cached["excluded"])})
                 self.echo(f"Baseline, {name}: {baselines[name].status} (reused: same content as an earlier run)")
                 continue
             self.echo(f"Baseline: running the {name} tests ({len(cohort.tests)} file(s)) without any mutant...")
-            baselines[name] = establish(cohort, root, _observes(plan.challenged, cohort))
+            baselines[name] = establish(cohort, root, _observes(plan.challenged, cohort), set_aside)
             if baselines[name].status in ("green", "flaky", "baseline-red", "not-comparable"):
                 b = baselines[name]
                 self.cache.put(key, {"cohort": b.cohort, "status": b.status, "failing_tests": list(b.failing_tests),
                                      "flaky_tests": list(b.flaky_tests), "reduced_scope": b.reduced_scope,
-                                     "duration": b.duration, "reason": b.reason, "empty": b.empty})
+                                     "duration": b.duration, "reason": b.reason, "empty": b.empty,
+                                     "excluded": list(b.excluded)})
             self.echo(f"Baseline, {name}: {baselines[name].status}"
                       + (f" ({baselines[name].reason})" if baselines[name].reason else ""))
         return baselines
