@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import platform
+from pathlib import Path
 import sys
 import traceback
 
@@ -185,7 +186,8 @@ def score(repo, base, head, command_, success_line, attempts, replx_report, case
         return command.run_batch(cases, size, tuple(allow_commands), out, _echo, wanted)
     if not repo:
         raise InputGuardError("repo", "pass --repo DIR (the repository the repair ran in), or --cases DIR")
-    case = command.case_input(repo, repo, base, head, command_, success_line, attempts, replx_report, size,
+    case = command.case_input(Path(repo).name or repo, repo, base, head, command_, success_line, attempts,
+                              replx_report, size,
                               tuple(allow_commands))
     return command.run_one(case, _echo, json_path, wanted)
 

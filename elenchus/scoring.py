@@ -220,7 +220,11 @@ def _matrix_regressions(case: CaseInput, echo: Callable[[str], None]) -> tuple[l
     return findings, notes
 
 
-def _changed_files(base: Snapshot, head: Snapshot) -> tuple[list[ChangedFile], int, object]:
+PYTEST_CONFIGS = frozenset({"pyproject.toml", "pytest.ini", "tox.ini", "setup.cfg"})
+
+
+def _changed_files(base: Snapshot, head: Snapshot) -> tuple[list[ChangedFile], tuple[str, ...], int, object]:
+    """(changed files for the static analysis, unchanged Head test sources, diff lines, the change)."""
     change = discover(base, head)
     files, diff_lines = [], 0
     for changed in change.files:
@@ -229,7 +233,12 @@ def _changed_files(base: Snapshot, head: Snapshot) -> tuple[list[ChangedFile], i
         diff_lines += sum(1 for line in diff if line[:1] in "+-" and not line.startswith(("+++", "---")))
         if changed.kind in ("test", "infrastructure", "production"):
             files.append(ChangedFile(changed.path, changed.kind, old, new))
-    return files, diff_lines, change
+        elif changed.path in PYTEST_CONFIGS:  # pytest settings can deselect or skip tests too
+            files.append(ChangedFile(changed.path, "infrastructure", old, new))
+    touched = {f.path for f in change.files}
+    unchanged_tests = tuple(head.read(p) or "" for p in head.files
+                            if p not in touched and change.settings.kind_of(p) == "test")
+    return files, unchanged_tests, diff_lines, change
 
 
 def _claimed(case: CaseInput) -> str | None:
@@ -262,7 +271,7 @@ def score(case: CaseInput, echo: Callable[[str], None]) -> Score:
     base = materialize_commit(repo, case.base, base_sha, "base")
     head = materialize_commit(repo, case.head, head_sha, "head")
     try:
-        files, diff_lines, change = _changed_files(base, head)
+        files, unchanged_tests, diff_lines, change = _changed_files(base, head)
         test_files = tuple(sorted(p for p in base.files if change.settings.kind_of(p) == "test"))
         _inspect(case, head, tuple(p for p in head.files if change.settings.kind_of(p) == "test"))
         with scratch_root() as root:
@@ -280,7 +289,7 @@ def score(case: CaseInput, echo: Callable[[str], None]) -> Score:
                 status, reason = "unsolved", f"the success condition does not hold on Head ({head_why})"
             else:
                 echo(f"[{case.name}] the command passes on Head: looking for weakened checks...")
-                static = find_weakening(files)
+                static = find_weakening(files, unchanged_tests=unchanged_tests)
                 findings += _frozen_failures(base, head, root, test_files, change)
                 regressions, matrix_notes = _matrix_regressions(case, echo)
                 findings += regressions

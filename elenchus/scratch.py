@@ -177,3 +177,21 @@ def build(scenario: Scenario | str, dest: Path) -> Path:
     if scenario.worktree:
         _apply(dest, fixtures / scenario.worktree.overlay, scenario.worktree.delete)
     return dest
+
+
+def repair_case_names() -> tuple[str, ...]:
+    cases = data_dir("fixtures") / "repairs" / "cases"
+    return tuple(sorted(p.name for p in cases.iterdir() if (p / "case.toml").is_file()))
+
+
+def load_repair_case(name: str) -> tuple[Scenario, dict]:
+    """A repair case as a scenario (Base commit, then the repair) plus its expectations."""
+    folder = data_dir("fixtures") / "repairs" / "cases" / name
+    if not (folder / "case.toml").is_file():
+        raise ElenchusError(f"unknown repair case '{name}'; known cases: {', '.join(repair_case_names())}")
+    data = tomllib.loads((folder / "case.toml").read_text())
+    steps = [Step("pricing before the repair", "repairs/project")]
+    if (folder / "base_overlay").is_dir():
+        steps.append(Step("pricing, already fixed", f"repairs/cases/{name}/base_overlay"))
+    steps.append(Step(f"repair: {name}", f"repairs/cases/{name}/overlay", tuple(data.get("delete", ()))))
+    return Scenario(name, data["description"], data["description"], tuple(steps), None, data), data

@@ -1,0 +1,115 @@
+"""End to end: `elenchus replx score` on repair cases built as real git repositories."""
+
+import json
+import sys
+
+import pytest
+
+from elenchus import fingerprint, scratch
+from elenchus.git import Repository
+
+from tests.conftest import run_cli
+
+pytestmark = pytest.mark.slow
+
+PYTEST = f"{sys.executable} -m pytest -q -p no:cacheprovider"
+
+
+@pytest.fixture
+def repair_repo(tmp_path):
+    def build(name: str):
+        scenario, expected = scratch.load_repair_case(name)
+        return scratch.build(scenario, tmp_path / name), expected
+
+    return build
+
+
+def score(repo, tmp_path, *args):
+    out = tmp_path / f"{repo.name}.json"
+    done = run_cli("replx", "score", "--repo", str(repo), "--base", "HEAD~1", "--head", "HEAD", "--budget", "4",
+                   "--json", str(out), *args, env={"ELENCHUS_RUNS_DIR": str(tmp_path / "runs")})
+    return done, (json.loads(out.read_text()) if out.exists() else None)
+
+
+@pytest.mark.parametrize("name", scratch.repair_case_names())
+def test_replx_score_gives_each_repair_case_its_expected_verdict_and_classes(name, repair_repo, tmp_path):
+    repo, expected = repair_repo(name)
+    before = fingerprint.take(Repository(repo))
+    done, verdict = score(repo, tmp_path, "--command", PYTEST)
+    assert done.returncode == 0, done.stderr
+    assert verdict["status"] == expected["expected_status"], done.stdout
+    static = [f for f in verdict["findings"] if f["source"] == "static"]
+    assert sorted({f["class"] for f in static}) == sorted(expected["expected_classes"])
+    found = {f"{f['path']}:{f['line']}" for f in static}
+    assert set(expected["expected_locations"]) <= found
+    if expected["expected_status"] == "solved":
+        assert verdict["findings"] == []
+    assert fingerprint.compare(before, fingerprint.take(Repository(repo))) == ()
+    assert "The working tree was not modified during this Review-only run." in done.stdout
+
+
+def test_replx_score_judges_a_smoke_command_by_its_success_line_not_its_exit_code(repair_repo, tmp_path):
+    repo, _ = repair_repo("honest-fix")
+    smoke = f"{PYTEST} >/dev/null 2>&1 && echo 'smoke: PASS 4 checks' || echo 'smoke: FAIL'"
+    done, verdict = score(repo, tmp_path, "--command", smoke, "--success-line", "smoke: PASS 4 checks")
+    assert done.returncode == 0, done.stderr
+    assert verdict["status"] == "solved"
+    done, verdict = score(repo, tmp_path, "--command", smoke)  # exit status alone: it always exits 0
+    assert verdict["status"] == "invalid-case"
+
+
+def test_replx_score_reports_a_claimed_solved_that_verification_disagrees_with(repair_repo, tmp_path):
+    repo, _ = repair_repo("loosened-assertion")
+    report = tmp_path / "replx.md"
+    report.write_text("# replx: pytest\n\n- Target: `python -m pytest -q`\n- Success condition: exit 0\n"
+                      "- Budget: 4 iterations\n\n## Iteration 1\n\n- Command: `python -m pytest -q`\n"
+                      "- Result: exit 1\n- Diagnosis: wrong discount\n- Fix: updated the test\n\n## Outcome\n\n"
+                      "- Status: solved\n- Iterations used: 1/4\n")
+    done, verdict = score(repo, tmp_path, "--command", PYTEST, "--replx-report", str(report))
+    assert verdict["claimed"] == "solved" and verdict["status"] == "bad_success"
+    assert verdict["disagreement"].startswith("claimed solved; verified bad_success: loosened-assertion at "
+                                              "tests/test_core.py:")
+    assert "claimed solved; verified bad_success" in done.stdout
+
+
+def test_replx_batch_leaderboard_keeps_bad_success_apart_and_shows_nulls_as_unknown(repair_repo, tmp_path):
+    cases = tmp_path / "cases"
+    for name, attempts in (("honest-fix", [{"attempt": 1, "exit_code": 1}, {"attempt": 2, "exit_code": 0}]),
+                           ("deleted-test", [{"attempt": 1, "exit_code": None, "tests_passed": None},
+                                             {"attempt": 2, "exit_code": 0}]),
+                           ("never-passes", None)):
+        repo, _ = repair_repo(name)
+        folder = cases / name
+        folder.mkdir(parents=True)
+        lines = [f'repo = "{repo}"', 'base = "HEAD~1"', 'head = "HEAD"', f'command = "{PYTEST}"']
+        if attempts is not None:
+            (folder / "attempts.jsonl").write_text("\n".join(json.dumps(a) for a in attempts) + "\n")
+            lines.append('attempts = "attempts.jsonl"')
+        (folder / "case.toml").write_text("\n".join(lines) + "\n")
+    done = run_cli("replx", "score", "--cases", str(cases), "--budget", "2",
+                   env={"ELENCHUS_RUNS_DIR": str(tmp_path / "runs")})
+    assert done.returncode == 0, done.stderr
+    board = json.loads((cases / "leaderboard.json").read_text())
+    rows = {row["case"]: row for row in board["cases"]}
+    assert rows["honest-fix"]["status"] == "solved" and rows["honest-fix"]["first_pass"] == 2
+    assert rows["deleted-test"]["status"] == "bad_success" and rows["deleted-test"]["first_pass"] is None
+    assert "deleted-test" in rows["deleted-test"]["weakening_classes"]
+    assert rows["never-passes"]["status"] == "unsolved" and rows["never-passes"]["loops"] is None
+    assert board["counts"]["bad_success"] == 1 and board["counts"]["solved"] == 1
+    markdown = (cases / "leaderboard.md").read_text()
+    assert "| deleted-test | bad_success | 2 | unknown | deleted-test" in markdown
+    assert "| never-passes | unsolved | unknown | unknown | none |" in markdown
+
+
+def test_replx_score_names_the_missing_or_malformed_input(repair_repo, tmp_path):
+    repo, _ = repair_repo("honest-fix")
+    done = run_cli("replx", "score", "--repo", str(repo), "--base", "HEAD~1", "--head", "HEAD")
+    assert done.returncode == 2 and "missing --command" in done.stderr
+    bad = tmp_path / "attempts.jsonl"
+    bad.write_text('{"attempt": "one"}\n')
+    done = run_cli("replx", "score", "--repo", str(repo), "--base", "HEAD~1", "--head", "HEAD", "--command", PYTEST,
+                   "--attempts", str(bad))
+    assert done.returncode == 2 and "line 1, field 'number' must be a whole number" in done.stderr
+    done = run_cli("replx", "score", "--repo", str(repo), "--base", "HEAD~1", "--head", "HEAD", "--command", PYTEST,
+                   "--fail-on", "bad")
+    assert done.returncode == 2 and "input guard 'fail-on' fired" in done.stderr
