@@ -71,6 +71,8 @@ def resolve_scope(scope: str | None, target: str | None, change: ChangeSet, budg
     choices = options(change, budget)
     recommended = ("Recommended: it covers both the existing protection around the changed code "
                    "and what the test changes add or remove.")
+    if target and scope not in (None, "target"):
+        raise InputGuardError("target", f"--target only applies to --scope target, not --scope {scope}")
     if scope is not None:
         if scope not in SCOPES:
             raise InputGuardError("scope", f"expected one of {', '.join(SCOPES)}, got {scope!r}")

@@ -426,7 +426,7 @@ class Evaluation:
                           "changed_intent": r.changed_intent, "reason": r.reason} for r in plan.rejected],
             "comparisons": comparisons,
             "test_quality": concerns,
-            "notes": self._notes(contract, baselines),
+            "notes": self._notes(contract, baselines, plan),
             "post_flight": {"worktree_unchanged": not changes, "changes": list(changes)},
             "tool": {"name": "elenchus", "version": __version__},
             "run": {"id": run_dir.id, "directory": str(run_dir.path), "started": _iso(self.started),
@@ -457,8 +457,11 @@ class Evaluation:
         return [{"path": c.path, "line": c.line or None, "test": c.test, "concern": str(c.kind), "why": c.why}
                 for c in sorted(unique.values(), key=lambda c: (c.path, c.line or 0, str(c.kind)))]
 
-    def _notes(self, contract: Contract, baselines: dict[str, Baseline]) -> list[str]:
+    def _notes(self, contract: Contract, baselines: dict[str, Baseline], plan: Plan) -> list[str]:
         notes = list(self.notes)
+        if not plan.challenged:
+            notes.append("No mutant could be made for this scope: the change touches no production function "
+                         "that the scope covers. Try --scope target --target PATH for a broader evaluation.")
         if contract.provisional:
             notes.append("Every contract item is provisional (derived, not confirmed): a caught incident shows "
                          "that behaviour is detected, not that it is the intended behaviour. Outcomes that "

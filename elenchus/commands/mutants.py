@@ -18,6 +18,8 @@ def run(repo: str, base: str | None, head: str | None, scope: str, target: str |
         echo: Callable[[str], None]) -> ExitCode:
     if scope not in SCOPES:
         raise InputGuardError("scope", f"expected one of {', '.join(SCOPES)}, got {scope!r}")
+    if target and scope != "target":
+        raise InputGuardError("target", f"--target only applies to --scope target, not --scope {scope}")
     with open_session(repo, base, head, allow_empty=scope == "target") as session:
         for line in session.revisions.narration:
             echo(line)

@@ -23,7 +23,7 @@ def test_guards_accept_defaults_and_bounds():
     ("--budget", "500", "budget"), ("--jobs", "0", "jobs"), ("--jobs", "2.5", "jobs"), ("--jobs", "65", "jobs"),
     ("--timeout-factor", "0", "timeout-factor"), ("--timeout-factor", "-1", "timeout-factor"),
     ("--timeout-factor", "nan", "timeout-factor"), ("--timeout-factor", "1000", "timeout-factor"),
-    ("--fail-on", "everything", "fail-on"),
+    ("--fail-on", "everything", "fail-on"), ("--target", "src", "target"),
 ])
 def test_each_input_guard_fires_with_its_name_and_exit_2(option, value, guard, build_scenario):
     repo = build_scenario("demo")
