@@ -191,10 +191,10 @@ class Evaluation:
         self.echo(f"Scope: {answer.option}{' ' + answer.target if answer.target else ''}; "
                   f"{len(plan.challenged)} mutant(s) to challenge, {len(plan.not_challenged)} beyond the budget, "
                   f"{len(plan.rejected)} rejected before running.")
-        run_dir = self._run_directory(session, answer, plan)
-        self.echo(f"Run directory: {run_dir.path}")
         target_files = tuple(path for path, _ in plan.spans) if answer.option == "target" else ()
         tests = selected_tests(session.change, session.head, target_files)
+        run_dir = self._run_directory(session, answer, plan, tests)
+        self.echo(f"Run directory: {run_dir.path}")
         baselines: dict[str, Baseline] = {}
         with scratch_root() as root:
             existing, modified = build_cohorts(session.change, session.base, session.head, root, tests)
@@ -202,6 +202,9 @@ class Evaluation:
             self.cohorts_same = existing.same_as is not None
             self._inspect(cohorts)
             baselines = self._baselines(cohorts, root, plan)
+            manifest = run_dir.manifest()
+            manifest["baseline"] = {name: _baseline_json(b) for name, b in baselines.items()}
+            run_dir.write_manifest(manifest)
             if baselines["modified"].usable and baselines["existing"].status != "baseline-red":
                 try:
                     self._run_mutants(plan, cohorts, baselines, root, run_dir)
@@ -217,7 +220,8 @@ class Evaluation:
             raise KeyboardInterrupt
         return exit_code
 
-    def _run_directory(self, session: Session, answer: ScopeAnswer, plan: Plan) -> RunDirectory:
+    def _run_directory(self, session: Session, answer: ScopeAnswer, plan: Plan,
+                       tests: tuple[str, ...]) -> RunDirectory:
         manifest = {
             "run_id": None, "tool": {"name": "elenchus", "version": __version__},
             "repository": str(session.repo.root),
@@ -228,6 +232,7 @@ class Evaluation:
             "scope": answer.option, "target": answer.target, "budget": self.options.budget,
             "mutant_ids": [p.mutant.id for p in plan.challenged],
             "cohorts": ["existing", "modified"], "isolation": "fresh copy of a cohort snapshot per run",
+            "test_command": "pytest " + " ".join(tests), "baseline": None,
             "started": _iso(self.started),
         }
         if self.options.resume:
