@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from elenchus.discover import ChangeSet, ChangedFunction
+from elenchus.discover import ChangedFunction, ChangeSet
 from elenchus.errors import ContractError, ElenchusError
 from elenchus.snapshot import Snapshot
 
@@ -77,7 +77,7 @@ class Contract:
         }
 
 
-def _from_json(document: dict, source: str, path: str) -> Contract:
+def contract_from_json(document: dict, source: str, path: str | None) -> Contract:
     items = tuple(
         ContractItem(
             id=item["id"], behaviour=item["behaviour"], risk=item.get("risk", "medium"), status=item["status"],
@@ -103,7 +103,7 @@ def _read_validated(path: Path, source: str) -> Contract:
         schemas.validate("intent-contract", document)
     except ElenchusError as error:
         raise ContractError(f"contract {path} was refused: {error.message}") from None
-    return _from_json(document, source, str(path))
+    return contract_from_json(document, source, str(path))
 
 
 def load_contract(repo_root: Path, explicit: str | None = None, change_id: str | None = None) -> Contract | None:

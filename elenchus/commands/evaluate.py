@@ -22,7 +22,7 @@ from elenchus import __version__, quality
 from elenchus.baseline import Baseline, establish, run_once
 from elenchus.cohorts import Cohort, build_cohorts, selected_tests
 from elenchus.console import Progress
-from elenchus.contract import Contract, derive_provisional, load_contract
+from elenchus.contract import Contract, contract_from_json, derive_provisional, load_contract
 from elenchus.errors import Blocked, ElenchusError
 from elenchus.inspection import inspect_tree
 from elenchus.exit_codes import ExitCode
@@ -30,7 +30,6 @@ from elenchus.matrix import assess
 from elenchus.records import ResultCache, RunDirectory, resume_mismatch
 from elenchus.report import render_markdown
 from elenchus.run import Outcome, Verdict, judge, timeout_for
-from elenchus.schemas import validate
 from elenchus.scope import ScopeAnswer, resolve_scope
 from elenchus.select import Plan, Planned, names_by_test, plan as plan_mutants
 from elenchus.session import Session, open_session
@@ -62,6 +61,8 @@ class Options:
     allow_commands: tuple[str, ...] = ()
     fresh: bool = False
     set_aside_red_existing: bool = False  # replx scoring: old tests may fail at Head on purpose
+    hosted_scope_reason: str | None = None  # hosted mode: the scope is the host's, inherited
+    hosted_contract: dict | None = None  # hosted mode: the host's contract, validated by the Runner
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,8 +185,9 @@ class Evaluation:
             self.echo(line)
         answer = resolve_scope(options.scope, options.target, session.change, options.budget,
                                options.interactive, self.ask, self.echo)
-        contract = load_contract(session.repo.root, options.contract, options.change_id) \
-            or derive_provisional(session.change, session.head, options.intent)
+        if options.hosted_scope_reason is not None:
+            answer = ScopeAnswer(answer.option, answer.target, options.hosted_scope_reason, False)
+        contract = self._contract(session)
         plan = plan_mutants(answer.option, session.change, session.base, session.head, contract,
                             options.budget, answer.target)
         self.echo(f"Scope: {answer.option}{' ' + answer.target if answer.target else ''}; "
@@ -219,6 +221,13 @@ class Evaluation:
         if self.interrupted:
             raise KeyboardInterrupt
         return exit_code
+
+    def _contract(self, session: Session) -> Contract:
+        options = self.options
+        if options.hosted_contract is not None:  # the Runner validated it; schemas stay closed here
+            return contract_from_json(options.hosted_contract, "socratic", None)
+        return load_contract(session.repo.root, options.contract, options.change_id) \
+            or derive_provisional(session.change, session.head, options.intent)
 
     def _run_directory(self, session: Session, answer: ScopeAnswer, plan: Plan,
                        tests: tuple[str, ...]) -> RunDirectory:
@@ -405,6 +414,7 @@ class Evaluation:
                 "target": answer.target,
                 "excluded": list(session.excluded) + [f"{p}: not Python production code" for p in change.paths("other")],
                 "reason": answer.reason,
+                "inherited": self.options.hosted_scope_reason is not None,
             },
             "snapshots": {
                 "base": {"rev": session.revisions.base_rev, "sha": session.revisions.base_sha},
@@ -481,7 +491,10 @@ class Evaluation:
         return notes
 
     def _write(self, report: dict, session: Session, run_dir: RunDirectory) -> ExitCode:
-        validate("mutation-report", report)
+        if self.options.hosted_scope_reason is None:  # in hosted mode the Runner validates
+            from elenchus.schemas import validate
+
+            validate("mutation-report", report)
         json_path = run_dir.write_json("report.json", report)
         markdown = render_markdown(report)
         md_path = run_dir.write_text("report.md", markdown)

@@ -1,0 +1,35 @@
+"""`elenchus host`: answer a Runner scaffold from a Socratic host (references/socratic-host.md).
+
+The host's scope is inherited, never asked; only the scaffold's editable fields are
+filled; schema files are never opened in this mode (the Runner validates).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from elenchus.errors import NotImplementedYet
+from elenchus.exit_codes import ExitCode
+from elenchus.host import canonical_blocks, fill, host_scope, read_scaffold, write_answer
+
+
+def run(scaffold_path: str, out: str | None, echo: Callable[[str], None]) -> ExitCode:
+    scaffold = read_scaffold(scaffold_path)
+    settings = scaffold.host
+    scope = host_scope(scaffold)
+    if settings.mode != "evaluate":
+        raise NotImplementedYet(f"hosted {settings.mode} mode is not implemented yet; hosted evaluate is")
+    from elenchus.commands.evaluate import Evaluation, Options
+
+    options = Options(repo=settings.repo or ".", base=settings.base, head=settings.head, scope=scope.option,
+                      target=scope.target, interactive=False, hosted_scope_reason=scope.reason,
+                      hosted_contract=settings.contract)
+    evaluation = Evaluation(options, lambda line: None, lambda prompt, default: default)
+    code = evaluation.run()
+    if evaluation.report is None:
+        return code
+    document = fill(scaffold, canonical_blocks(evaluation.report))
+    write_answer(document, out)
+    if out:
+        echo(f"Answer written to {out} (run {evaluation.report['run']['id']})")
+    return code
