@@ -192,8 +192,41 @@ def score(repo, base, head, command_, success_line, attempts, replx_report, case
     return command.run_one(case, _echo, json_path, wanted)
 
 
-cli.add_command(_not_built("capture", 6))
-cli.add_command(_not_built("host", 6))
+@cli.command()
+@REPO_OPTION
+@click.option("--reference", metavar="REV", help="The reference revision (mutated to build probes).")
+@click.option("--proposed", metavar="REV", help="The proposed revision to probe.")
+@click.option("--proposed-patch", metavar="FILE", help="A unified diff against --reference, applied only in a "
+                                                       "disposable snapshot.")
+@BUDGET_OPTION
+@click.option("--probe-dir", metavar="DIR", help="Candidate probe tests written by a host, verified before use.")
+@_with(CONTRACT_OPTIONS)
+@click.option("--apply", is_flag=True, help="Write the kept probes into the repository's tests (the only write).")
+@click.option("--json", "json_path", metavar="PATH", help="Write a copy of the capture JSON to PATH.")
+def capture(repo, reference, proposed, proposed_patch, budget, probe_dir, contract, change_id, intent, apply,
+            json_path) -> int:
+    """Capture: does a proposed diff behave like one of the mistakes imagined for the code it changes?"""
+    from elenchus import guards
+    from elenchus.commands import capture as command
+    from elenchus.errors import InputGuardError
+
+    if proposed and proposed_patch:
+        raise InputGuardError("proposed", "pass either --proposed REV or --proposed-patch FILE, not both")
+    options = command.Options(repo, reference, proposed, proposed_patch, guards.integer_in_range(
+        "budget", budget, 8, *guards.BUDGET_RANGE), probe_dir, contract, change_id, intent, apply, json_path)
+    return command.run(options, _echo)
+
+
+@cli.command()
+@click.option("--scaffold", required=True, metavar="FILE", help="The Runner scaffold (JSON) from the host.")
+@click.option("--out", metavar="FILE", help="Where the filled document goes (default: standard output).")
+def host(scaffold: str, out: str | None) -> int:
+    """Hosted mode: fill a Socratic Runner scaffold's editable fields with the evaluation's evidence."""
+    from elenchus.commands import host as command
+
+    return command.run(scaffold, out, _echo)
+
+
 cli.add_command(_not_built("harden", 6))
 
 

@@ -1,0 +1,352 @@
+"""Literal calls: record them during a test run, replay them in a driver process.
+
+Two halves share one rule for what counts as a literal (``is_literal``):
+
+**The recorder** is a pytest plugin, loaded with ``-p elenchus.callrecord`` and active
+only when ``--elenchus-calls PATH`` is given with at least one
+``--elenchus-calls-target MODULE:QUALNAME`` (repeatable). While the session runs it
+notes the arguments each call of a target function actually received, keeps only
+calls whose every argument is a Python literal (``is_literal``), de-duplicates them,
+keeps at most ``MAX_SAMPLES`` per target, and writes them at session finish as JSON
+lines::
+
+    {"target": "pkg.mod:func", "args_repr": ["[1, 2]", "2"], "kwargs_repr": {"flag": "True"}}
+
+It observes only and never changes a result: it installs a profile hook
+(``sys.setprofile`` / ``threading.setprofile``) that reads the arguments of a
+matching frame the moment it starts, and patches no module, class or function. So a
+function bound early (``from pkg.mod import func`` in a conftest or a package
+``__init__``) is recorded as well. The hook slows Python calls down while the session
+runs; a test that measures time or installs its own profiler may notice that, nothing
+else can. A call matches when its code's qualified name and its module's
+``__name__`` equal the target's. Positional parameters (and ``*args``) become
+``args_repr``, keyword-only ones (and ``**kwargs``) ``kwargs_repr``; defaults are
+recorded as passed. Generators and coroutines are skipped (their frames start again
+at every resume), and so, in practice, are instance and class methods: ``self`` and
+``cls`` are never literals. On an xdist worker the file is ``PATH.<worker id>``.
+
+**The driver** (``serve``) runs in its own process inside a workspace, imports one
+module-level function by its dotted module name, and answers one JSON line per
+request on stdin: the call's literal arguments in, the observed result out (a
+literal ``repr``, an exception type, "unrepresentable" or a per-call timeout). The
+Elenchus process never imports user code; ``elenchus.probes`` starts drivers.
+
+This module is loaded from its file under a private name by ``elenchus.probes`` (so a
+workspace that contains its own ``elenchus`` package cannot shadow it): keep it
+self-contained, standard library only at import time (pytest is only needed by the
+hooks, which receive its objects).
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+import json
+import math
+import os
+import signal
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+CALLS_OPTION = "--elenchus-calls"
+TARGET_OPTION = "--elenchus-calls-target"
+
+#: Calls kept per target, after de-duplication.
+MAX_SAMPLES = 50
+#: A literal whose ``repr`` is longer than this is not kept (probes must stay readable).
+MAX_REPR_CHARS = 2000
+#: Containers with more elements than this (all levels together) are not kept.
+MAX_ELEMENTS = 500
+
+_SCALARS = (int, float, str, bytes, bool, type(None))
+_CONTAINERS = (tuple, list, dict, set)
+_SKIPPED_CODE_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+
+
+# ---------------------------------------------------------------------------
+# the literal rule
+
+
+def _plain(value: Any, budget: list[int]) -> bool:
+    """Exact builtin literal types all the way down (no subclasses), finite floats, bounded size."""
+    budget[0] -= 1
+    if budget[0] < 0:
+        return False
+    kind = type(value)
+    if kind in _SCALARS:
+        return kind is not float or math.isfinite(value)
+    if kind is list or kind is tuple or kind is set:
+        return all(_plain(item, budget) for item in value)
+    if kind is dict:
+        return all(_plain(key, budget) and _plain(item, budget) for key, item in value.items())
+    return False
+
+
+def literal_repr(value: Any) -> str | None:
+    """``repr(value)`` when it reads back as an equal Python literal, else None.
+
+    Accepted: int, float (finite), str, bytes, bool, None, and tuples, lists, dicts and
+    sets of those, of exactly these types, with a bounded size. The round trip
+    ``ast.literal_eval(repr(value)) == value`` must hold.
+    """
+    if not _plain(value, [MAX_ELEMENTS]):
+        return None
+    try:
+        text = repr(value)
+        if len(text) > MAX_REPR_CHARS:
+            return None
+        return text if ast.literal_eval(text) == value else None
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+
+
+def is_literal(value: Any) -> bool:
+    """True when ``value`` round-trips as a Python literal (see ``literal_repr``)."""
+    return literal_repr(value) is not None
+
+
+# ---------------------------------------------------------------------------
+# the recorder (pytest plugin)
+
+
+def pytest_addoption(parser: Any) -> None:
+    group = parser.getgroup("elenchus-calls", "Elenchus call recorder (observes only)")
+    group.addoption(
+        CALLS_OPTION,
+        dest="elenchus_calls",
+        metavar="PATH",
+        default=None,
+        help="write the literal arguments each target function received, one JSON line per call, to PATH",
+    )
+    group.addoption(
+        TARGET_OPTION,
+        dest="elenchus_calls_targets",
+        metavar="MODULE:QUALNAME",
+        action="append",
+        default=[],
+        help="a function whose calls are recorded (repeatable)",
+    )
+
+
+def parse_target(text: str) -> tuple[str, str]:
+    """``"pkg.mod:func"`` -> ``("pkg.mod", "func")``; raises ValueError when malformed."""
+    module, sep, qualname = text.partition(":")
+    names = module.split(".") + qualname.split(".")
+    if not sep or not all(name.isidentifier() for name in names):
+        raise ValueError(f"expected a target as MODULE:QUALNAME such as pkg.mod:func, got {text!r}")
+    return module, qualname
+
+
+def pytest_configure(config: Any) -> None:
+    path = config.getoption("elenchus_calls", None)
+    if not path:
+        return
+    targets = [parse_target(text) for text in config.getoption("elenchus_calls_targets", None) or ()]
+    worker = getattr(config, "workerinput", None)
+    if worker is not None:
+        path = f"{path}.{worker.get('workerid', 'worker')}"
+    config.pluginmanager.register(CallRecorder(Path(path), targets), "elenchus-call-recorder")
+
+
+class CallRecorder:
+    """Notes the literal arguments of target calls from session start to session finish."""
+
+    def __init__(self, path: Path, targets: Sequence[tuple[str, str]]) -> None:
+        self.path = path
+        # qualname -> module name -> "module:qualname"
+        self._wanted: dict[str, dict[str, str]] = {}
+        for module, qualname in targets:
+            self._wanted.setdefault(qualname, {})[module] = f"{module}:{qualname}"
+        self._samples: dict[str, dict[str, dict[str, Any]]] = {
+            key: {} for names in self._wanted.values() for key in names.values()
+        }
+        self._lock = threading.Lock()
+        self._previous: tuple[Any, Any] | None = None
+
+    # hooks
+
+    def pytest_sessionstart(self, session: Any) -> None:
+        self._previous = (sys.getprofile(), getattr(threading, "getprofile", lambda: None)())
+        threading.setprofile(self._profile)
+        sys.setprofile(self._profile)
+
+    def pytest_sessionfinish(self, session: Any, exitstatus: Any) -> None:
+        self.stop()
+        self.write()
+
+    # recording
+
+    def stop(self) -> None:
+        if self._previous is None:
+            return
+        previous_sys, previous_threads = self._previous
+        self._previous = None
+        sys.setprofile(previous_sys)
+        threading.setprofile(previous_threads)
+
+    def _profile(self, frame: Any, event: str, arg: Any) -> None:
+        if event != "call":
+            return
+        code = frame.f_code
+        modules = self._wanted.get(code.co_qualname)
+        if modules is None:
+            return
+        key = modules.get(frame.f_globals.get("__name__"))
+        if key is None or code.co_flags & _SKIPPED_CODE_FLAGS:
+            return
+        try:
+            self._record(key, code, frame.f_locals)
+        except Exception:  # observation must never disturb the run  # noqa: BLE001
+            pass
+
+    def _record(self, key: str, code: Any, values: dict[str, Any]) -> None:
+        samples = self._samples[key]
+        if len(samples) >= MAX_SAMPLES:
+            return
+        args, kwargs = split_arguments(code, values)
+        args_repr = [literal_repr(value) for value in args]
+        kwargs_repr = {name: literal_repr(value) for name, value in kwargs.items()}
+        if None in args_repr or None in kwargs_repr.values():
+            return
+        identity = json.dumps([args_repr, sorted(kwargs_repr.items())])
+        with self._lock:
+            if identity not in samples and len(samples) < MAX_SAMPLES:
+                samples[identity] = {"target": key, "args_repr": args_repr, "kwargs_repr": kwargs_repr}
+
+    def write(self) -> None:
+        lines = [json.dumps(sample) for samples in self._samples.values() for sample in samples.values()]
+        temporary = self.path.with_name(self.path.name + ".part")
+        temporary.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+        os.replace(temporary, self.path)
+
+
+def split_arguments(code: Any, values: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+    """The arguments of a frame that just started, as positional values and keywords."""
+    names = code.co_varnames
+    positional = code.co_argcount
+    keyword_only = code.co_kwonlyargcount
+    args = [values[name] for name in names[:positional]]
+    kwargs = {name: values[name] for name in names[positional:positional + keyword_only] if name in values}
+    rest = positional + keyword_only
+    if code.co_flags & inspect.CO_VARARGS:
+        args.extend(values.get(names[rest], ()))
+        rest += 1
+    if code.co_flags & inspect.CO_VARKEYWORDS:
+        kwargs.update(values.get(names[rest], {}))
+    return args, kwargs
+
+
+# ---------------------------------------------------------------------------
+# the driver (run in its own process by elenchus.probes)
+
+
+class _CallTimeout(BaseException):
+    """Raised inside the driver when one call overruns its time."""
+
+
+def _on_alarm(signum: int, frame: Any) -> None:
+    raise _CallTimeout()
+
+
+def exception_name(exc: BaseException) -> str:
+    """A name a probe can write in ``pytest.raises(...)``.
+
+    Builtin exceptions by their name (``ValueError``); a public module-level exception
+    class as ``pkg.mod.Name``; anything else (private, nested, not importable by that
+    name) as its nearest builtin base class.
+    """
+    for cls in type(exc).__mro__:
+        if cls.__module__ == "builtins":
+            return cls.__qualname__
+        module = sys.modules.get(cls.__module__)
+        parts = cls.__module__.split(".") + [cls.__qualname__]
+        if (module is not None and "." not in cls.__qualname__ and getattr(module, cls.__qualname__, None) is cls
+                and not any(part.startswith("_") for part in parts)):
+            return f"{cls.__module__}.{cls.__qualname__}"
+    return "BaseException"
+
+
+def observe(function: Callable[..., Any], args: list[Any], kwargs: dict[str, Any],
+            per_call: float) -> dict[str, Any]:
+    """Call ``function`` once and describe what a caller could observe."""
+    signal.setitimer(signal.ITIMER_REAL, per_call)
+    try:
+        try:
+            value = function(*args, **kwargs)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    except _CallTimeout:
+        return {"kind": "timeout"}
+    except BaseException as exc:  # SystemExit too: the caller observes it  # noqa: BLE001
+        return {"kind": "raise", "exception": exception_name(exc)}
+    text = literal_repr(value)
+    if text is None:
+        return {"kind": "unrepresentable", "type": type(value).__qualname__}
+    after = [literal_repr(arg) for arg in args]
+    return {"kind": "value", "repr": text, "args_after": after}
+
+
+def serve(argv: Sequence[str]) -> int:
+    """The driver loop: ``MODULE QUALNAME PER_CALL_SECONDS``; requests on stdin, answers on stdout.
+
+    The workspace (the current directory) and its ``src/`` come first on ``sys.path``.
+    Anything the code under test prints is discarded; it cannot read the requests.
+    """
+    module_name, qualname, per_call = argv[0], argv[1], float(argv[2])
+    answers = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
+    requests = os.fdopen(os.dup(0), "r", encoding="utf-8")
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(null, 1)
+    sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115
+    sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
+    root = os.getcwd()
+    roots = [root] + ([os.path.join(root, "src")] if os.path.isdir(os.path.join(root, "src")) else [])
+    sys.path[:0] = roots
+    signal.signal(signal.SIGALRM, _on_alarm)
+
+    def answer(data: dict[str, Any]) -> None:
+        answers.write(json.dumps(data) + "\n")
+        answers.flush()
+
+    try:
+        signal.setitimer(signal.ITIMER_REAL, max(per_call, 1.0) * 10)
+        try:
+            function: Any = importlib.import_module(module_name)
+            for part in qualname.split("."):
+                function = getattr(function, part)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        if not callable(function):
+            raise TypeError(f"{module_name}:{qualname} is not callable")
+    except BaseException as exc:  # noqa: BLE001
+        answer({"ready": False, "error": f"{type(exc).__name__}: {exc}"[:500]})
+        return 1
+    answer({"ready": True})
+    for line in requests:
+        try:
+            request = json.loads(line)
+            args = [ast.literal_eval(text) for text in request["args_repr"]]
+            kwargs = {name: ast.literal_eval(text) for name, text in request["kwargs_repr"].items()}
+        except (ValueError, KeyError, TypeError, SyntaxError) as exc:
+            answer({"kind": "bad-request", "error": str(exc)[:200]})
+            continue
+        answer(observe(function, args, kwargs, per_call))
+    return 0
+
+
+__all__ = [
+    "CALLS_OPTION",
+    "MAX_SAMPLES",
+    "TARGET_OPTION",
+    "CallRecorder",
+    "is_literal",
+    "literal_repr",
+    "parse_target",
+    "serve",
+    "split_arguments",
+]

@@ -1,0 +1,186 @@
+"""Capture mode (SPEC 9): does a proposed diff behave like a mistake we can imagine?
+
+The reference revision is mutated where the proposed diff changes it; each mutant
+becomes a probe test that passes on the reference and fails on the mutant at its
+assertion; the probes then run against the proposed revision. A probe that fails
+there behaviourally is a weak catch, told as a ready-to-copy "Behavior difference"
+comment at the changed line. Everything runs in disposable snapshots.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from elenchus import probes as probe_engine
+from elenchus.contract import Contract, derive_provisional
+from elenchus.discover import ChangeSet, function_spans, related_tests
+from elenchus.mutate import FunctionSpan, Mutant, Rejected, generate
+from elenchus.select import _score
+from elenchus.snapshot import Snapshot
+
+
+@dataclass(frozen=True, slots=True)
+class Challenge:
+    """One reference mutant and what capture learned from it."""
+
+    mutant: Mutant
+    contract_id: str | None
+    rank: int
+    probe: probe_engine.Probe | None
+    evidence: str  # the distinguishing input, or why none was found
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeResult:
+    probe: probe_engine.Probe
+    source: str  # generated | host
+    outcome: str  # weak-catch | no-catch | not-comparable | inconclusive
+    message: str
+    proposed_repr: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class BehaviorDifference:
+    path: str
+    line: int
+    contract_id: str | None
+    call: str
+    reference: str
+    proposed: str
+    incident: str
+    question: str
+    same_as_mistake: bool  # the proposal gives exactly the mutant's output
+
+    def comment(self) -> str:
+        contract = f", {self.contract_id}" if self.contract_id else ""
+        relation = ("It behaves exactly like this imagined mistake" if self.same_as_mistake else
+                    "Found by the probe built for this imagined mistake (the outputs differ from it too)")
+        return (f"**Behavior difference** ({self.path}:{self.line}{contract})\n\n"
+                f"- Input: `{self.call}`\n- Reference behaviour: `{self.reference}`\n"
+                f"- Proposed behaviour: `{self.proposed}`\n"
+                f"- {relation}: {self.incident}\n- Question: {self.question}\n")
+
+
+def reference_spans(change: ChangeSet, reference: Snapshot) -> dict[str, list[FunctionSpan]]:
+    """The reference-side spans of every function the proposed diff modifies or removes."""
+    wanted: dict[str, set[str]] = {}
+    for fn in change.functions:
+        if fn.status in ("modified", "deleted"):
+            wanted.setdefault(fn.path, set()).add(fn.qualname)
+    spans: dict[str, list[FunctionSpan]] = {}
+    for path, names in wanted.items():
+        for span in function_spans(reference.read(path) or ""):
+            if span.qualname in names and span.public:
+                spans.setdefault(path, []).append(FunctionSpan(span.qualname, span.start, span.end))
+    return spans
+
+
+def plan_reference_mutants(change: ChangeSet, reference: Snapshot, contract: Contract,
+                           budget: int) -> tuple[list[tuple[int, Mutant]], list[tuple[int, Mutant]], list[Rejected]]:
+    """(challenged, not challenged, rejected), ranked by risk; one function at a time first."""
+    candidates: list[Mutant] = []
+    rejected: list[Rejected] = []
+    for path, spans in sorted(reference_spans(change, reference).items()):
+        made, refused = generate(path, reference.read(path) or "", spans)
+        candidates += made
+        rejected += refused
+    ranked = sorted(candidates, key=lambda m: (-_score(m, contract), m.path, m.line, m.col, m.family, m.id))
+    ordered: list[Mutant] = []
+    seen: set[tuple[str, str]] = set()
+    for mutant in ranked:  # the riskiest mutant of every function before any second one
+        if (mutant.path, mutant.symbol) not in seen:
+            seen.add((mutant.path, mutant.symbol))
+            ordered.append(mutant)
+    ordered += [m for m in ranked if m not in ordered]
+    rank = {m.id: position for position, m in enumerate(ranked, start=1)}
+    chosen = ordered[:budget]
+    return ([(rank[m.id], m) for m in chosen], [(rank[m.id], m) for m in ordered[budget:]], rejected)
+
+
+def derive_capture_contract(change: ChangeSet, proposed: Snapshot, intent: str | None) -> Contract:
+    """Provisional risks mapped from the proposed diff: one item per changed behaviour."""
+    return derive_provisional(change, proposed, intent)
+
+
+def build_challenges(reference: Snapshot, change: ChangeSet, contract: Contract, chosen: list[tuple[int, Mutant]],
+                     echo: Callable[[str], None]) -> list[Challenge]:
+    tests = related_tests(reference, change.settings, tuple({m.path for _, m in chosen}))
+    targets = sorted({(probe_engine.module_name_for(m.path, reference.root), m.symbol) for _, m in chosen})
+    samples = probe_engine.record_calls(reference.root, tests, targets) if tests else {}
+    challenges = []
+    for rank, mutant in chosen:
+        item = contract.item_for(mutant.path, mutant.symbol)
+        module = probe_engine.module_name_for(mutant.path, reference.root)
+        unsupported = probe_engine.unsupported_reason(reference.root, mutant)
+        if unsupported is not None:
+            challenges.append(Challenge(mutant, item.id if item else None, rank, None,
+                                        f"no generated probe: {unsupported}"))
+            continue
+        echo(f"Probing: {mutant.incident}")
+        found = probe_engine.find_distinguishing_input(
+            reference.root, mutant, samples.get(f"{module}:{mutant.symbol}", []))
+        if found is None:
+            challenges.append(Challenge(mutant, item.id if item else None, rank, None,
+                                        "no input found whose output differs between the reference and the "
+                                        "mutant (recorded calls and a bounded input search)"))
+            continue
+        probe = probe_engine.write_probe(mutant, found, module, contract_id=item.id if item else None)
+        check = probe_engine.verify_probe(reference.root, probe, mutant)
+        evidence = f"on {probe.input_repr} the reference gives {probe.reference_repr}, the mutant {probe.mutant_repr}"
+        challenges.append(Challenge(mutant, item.id if item else None, rank, probe if check.accepted else None,
+                                    evidence if check.accepted else f"{evidence}; probe rejected: {check.reason}"))
+    return challenges
+
+
+def anchor_line(change: ChangeSet, path: str, symbol: str) -> int:
+    """The first changed line of ``symbol`` in the proposed revision (its start when unknown)."""
+    for fn in change.functions:
+        if fn.path == path and fn.qualname == symbol:
+            return fn.changed_lines[0] if fn.changed_lines and fn.status != "deleted" else fn.start
+    return 1
+
+
+def run_against_proposed(proposed: Snapshot, accepted: Sequence[tuple[probe_engine.Probe, str]]) -> list[ProbeResult]:
+    results = []
+    for probe, source in accepted:
+        outcome = probe_engine.run_probe(proposed.root, probe)
+        kind = {"behavioural-failure": "weak-catch", "passes": "no-catch"}.get(outcome.kind, outcome.kind)
+        results.append(ProbeResult(probe, source, kind, outcome.message, outcome.proposed_repr))
+    return results
+
+
+def behaviour_differences(results: list[ProbeResult], challenges: list[Challenge], change: ChangeSet,
+                          reference_rev: str) -> list[BehaviorDifference]:
+    by_mutant = {c.mutant.id: c for c in challenges}
+    differences = []
+    for result in results:
+        if result.outcome != "weak-catch":
+            continue
+        probe = result.probe
+        challenge = next((by_mutant[i] for i in probe.mutant_ids if i in by_mutant), None)
+        mutant = challenge.mutant if challenge else None
+        path = mutant.path if mutant else probe.path
+        symbol = mutant.symbol if mutant else ""
+        proposed = result.proposed_repr or result.message
+        call = probe.input_repr
+        differences.append(BehaviorDifference(
+            path, anchor_line(change, path, symbol) if mutant else 1, probe.contract_id, call,
+            probe.reference_repr, proposed, mutant.incident if mutant else "a probe written by the host",
+            f"Is it intended that `{call}` now gives `{proposed}` instead of `{probe.reference_repr}` "
+            f"(as at {reference_rev})?", proposed == probe.mutant_repr))
+    return differences
+
+
+def apply_probes(repo_root: Path, probes: Sequence[probe_engine.Probe]) -> list[str]:
+    """Write the kept probes into the user's tests (only with --apply): the one write Capture makes."""
+    written = []
+    for probe in probes:
+        target = repo_root / probe.path
+        if target.exists():
+            continue  # never overwrite a file the user has
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(probe.source)
+        written.append(probe.path)
+    return written

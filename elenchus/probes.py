@@ -1,0 +1,1225 @@
+"""Probes for Capture mode: tests that tell a reference function from one of its mutants.
+
+The engine has five steps, each a function that returns a frozen record:
+
+1. ``record_calls`` runs the reference tests once, in a fresh copy, with the
+   ``elenchus.callrecord`` plugin, and returns the literal arguments each target
+   function actually received (``CallSample``).
+2. ``find_distinguishing_input`` looks for an input on which a mutant of a
+   module-level function observably differs from the reference: first the recorded
+   samples, then a bounded, derandomized Hypothesis search over inputs built from the
+   function's signature (annotations through ``from_type``, defaults) and the values
+   seen in the samples. Calls run in two driver processes (``callrecord.serve``), one
+   in a copy of the reference and one in a copy with the mutant applied; no user code
+   is ever imported into this process. A difference counts only when a probe can fail
+   *at its assertion* on it: two unequal literal return values, or the reference
+   raising where the mutant returns. A mutant that raises, hangs or returns something
+   that is not a literal where the reference returns a value is not used.
+3. ``write_probe`` turns a ``Distinction`` into a readable pytest file that imports
+   only the public function, calls it with the literal input and asserts the
+   reference's value (or ``pytest.raises`` its exception); never call order, call
+   counts, private attributes or intermediate state.
+4. ``verify_probe`` / ``check_host_probe`` keep a probe only when it passes on the
+   reference and fails on a mutant at its assertion, and touches no private names
+   (``private_names_in``). Host-written probes go through exactly the same rules.
+5. ``run_probe`` runs a probe against a proposed revision: passes,
+   behavioural-failure (with the proposed output read by the driver),
+   not-comparable (the API no longer fits the probe) or inconclusive.
+
+Hypothesis is used here only.
+
+Limits: only module-level, public, synchronous, non-generator functions get generated
+probes (methods, nested functions, private functions and modules are reported by
+``unsupported_reason``); only return values and raised exception types are compared,
+not the final state of mutated arguments or other objects; inputs and outputs must be
+Python literals (``callrecord.literal_repr``); a bare float result is compared
+approximately (``pytest.approx`` defaults), containers of floats exactly.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import math
+import os
+import select
+import shlex
+import signal
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import libcst as cst
+from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+from hypothesis import strategies as st
+
+from elenchus import callrecord
+from elenchus.mutate import Mutant
+from elenchus.run import (
+    Execution,
+    FailureKind,
+    RunResult,
+    TestOutcome,
+    TestRecord,
+    run_command,
+    run_pytest,
+    scrub_environment,
+)
+from elenchus.workspace import fresh_copy, remove_tree, scratch_root, write_mutant
+
+__all__ = [
+    "CallSample",
+    "Distinction",
+    "Probe",
+    "ProbeCheck",
+    "ProbeOutcome",
+    "ProbeOutcomeKind",
+    "check_host_probe",
+    "find_distinguishing_input",
+    "host_probe",
+    "module_name_for",
+    "private_names_in",
+    "record_calls",
+    "run_probe",
+    "unsupported_reason",
+    "verify_probe",
+    "write_probe",
+]
+
+#: ``callrecord`` is loaded from its file under this private name in subprocesses, so a
+#: workspace that holds its own ``elenchus`` package cannot shadow it.
+CALLRECORD_MODULE = "_elenchus_callrecord"
+
+RECORD_TIMEOUT = 300.0  # seconds for the one recording run of the reference tests
+PROBE_TIMEOUT = 60.0  # seconds for one pytest run of a probe
+PER_CALL_TIMEOUT = 2.0  # seconds for one call of the function in a driver
+SEARCH_BUDGET = 200  # Hypothesis examples per mutant
+SEARCH_SECONDS = 60.0  # wall-clock budget of one search
+DRIVER_START_TIMEOUT = 30.0
+MAX_DRIVER_RESTARTS = 5
+
+_KILL_KINDS = (FailureKind.ASSERTION, FailureKind.EXPECTED_EXCEPTION_NOT_RAISED)
+#: An unexpected exception of these types means the call no longer fits the API.
+_API_MISMATCH = frozenset({"TypeError", "AttributeError", "ImportError", "ModuleNotFoundError", "NameError"})
+
+
+# ---------------------------------------------------------------------------
+# records
+
+
+@dataclass(frozen=True, slots=True)
+class CallSample:
+    """One recorded call of ``target`` (``"pkg.mod:func"``), its arguments as literal text."""
+
+    target: str
+    args_repr: tuple[str, ...]
+    kwargs_repr: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def args(self) -> tuple[Any, ...]:
+        return tuple(ast.literal_eval(text) for text in self.args_repr)
+
+    @property
+    def kwargs(self) -> dict[str, Any]:
+        return {name: ast.literal_eval(text) for name, text in self.kwargs_repr}
+
+
+@dataclass(frozen=True, slots=True)
+class Distinction:
+    """An input on which reference and mutant differ where a probe's assertion can see it.
+
+    Exactly one of ``reference_repr`` / ``reference_exception`` is set, and the same for
+    the mutant side. Exceptions are named as a probe writes them (``ValueError``,
+    ``pkg.mod.CartError``). ``origin`` is "recorded" or "search".
+    """
+
+    args_repr: tuple[str, ...]
+    kwargs_repr: tuple[tuple[str, str], ...]
+    reference_repr: str | None
+    reference_exception: str | None
+    mutant_repr: str | None
+    mutant_exception: str | None
+    origin: str = "search"
+
+
+@dataclass(frozen=True, slots=True)
+class Probe:
+    """A probe test file. ``module``/``function``/``args_repr``/``kwargs_repr`` are empty
+    for a host-written probe (then ``run_probe`` cannot read the proposed output)."""
+
+    id: str
+    path: str  # workspace-relative, POSIX
+    source: str
+    test_nodeid: str
+    contract_id: str | None
+    mutant_ids: tuple[str, ...]
+    input_repr: str  # the call as written in the probe, e.g. "chunks([1, 2, 3], 2)"
+    reference_repr: str  # the reference's value, or "raise ValueError"
+    mutant_repr: str | None
+    module: str = ""
+    function: str = ""
+    args_repr: tuple[str, ...] = ()
+    kwargs_repr: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeCheck:
+    accepted: bool
+    reason: str
+    killed: tuple[str, ...] = ()  # ids of the mutants the probe fails on at its assertion
+
+
+class ProbeOutcomeKind(StrEnum):
+    PASSES = "passes"
+    BEHAVIOURAL_FAILURE = "behavioural-failure"  # assertion, expected exception not raised, new exception
+    NOT_COMPARABLE = "not-comparable"  # import/collection error, or the call no longer fits the API
+    INCONCLUSIVE = "inconclusive"  # timeout, infrastructure, setup error, no test ran
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeOutcome:
+    kind: ProbeOutcomeKind
+    message: str
+    proposed_repr: str | None  # the proposed revision's value or "raise X" for the probe's input
+
+
+# ---------------------------------------------------------------------------
+# module names and what can be probed
+
+
+def module_name_for(path: str, root: Path | None = None) -> str:
+    """The dotted module name tests use for ``path``: ``src/pkg/mod.py`` -> ``pkg.mod``.
+
+    The import roots are the repository root and ``src/`` (src layout). A leading
+    ``src/`` is kept only when ``root/src/__init__.py`` exists (then ``src`` is itself a
+    package). ``pkg/__init__.py`` -> ``pkg``.
+    """
+    parts = list(PurePosixPath(Path(path).as_posix()).parts)
+    if not parts or not parts[-1].endswith(".py"):
+        raise ValueError(f"expected a path to a .py file, got {path!r}")
+    src_is_a_package = root is not None and (Path(root) / "src" / "__init__.py").is_file()
+    if len(parts) > 1 and parts[0] == "src" and not src_is_a_package:
+        parts = parts[1:]
+    parts[-1] = parts[-1][: -len(".py")]
+    if parts[-1] == "__init__" and len(parts) > 1:
+        parts = parts[:-1]
+    if not all(part.isidentifier() for part in parts):
+        raise ValueError(f"{path!r} is not importable as a module (parts {parts})")
+    return ".".join(parts)
+
+
+def _function_node(source: str, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    found = None
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+            found = node  # the last definition wins, as at import
+    return found
+
+
+def _is_generator(node: ast.FunctionDef) -> bool:
+    stack: list[ast.AST] = list(node.body)
+    while stack:
+        current = stack.pop()
+        if isinstance(current, (ast.Yield, ast.YieldFrom)):
+            return True
+        if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        stack.extend(ast.iter_child_nodes(current))
+    return False
+
+
+def unsupported_reason(reference_dir: Path, mutant: Mutant) -> str | None:
+    """Why no probe can be generated for ``mutant`` (None: it can)."""
+    symbol = mutant.symbol
+    if not symbol.isidentifier():
+        return f"`{symbol}` is not a module-level function (methods and nested functions are not probed)"
+    if symbol.startswith("_"):
+        return f"`{symbol}` is private; a probe calls only public API"
+    try:
+        module = module_name_for(mutant.path, reference_dir)
+    except ValueError as error:
+        return str(error)
+    private = [part for part in module.split(".") if part.startswith("_")]
+    if private:
+        return f"module {module} is private ({'.'.join(private)}); a probe imports only public modules"
+    try:
+        source = (Path(reference_dir) / mutant.path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        return f"cannot read {mutant.path} in the reference: {error}"
+    node = _function_node(source, symbol)
+    if node is None:
+        return f"`{symbol}` is not defined at module level in {mutant.path}"
+    if isinstance(node, ast.AsyncFunctionDef):
+        return f"`{symbol}` is a coroutine function; probes call synchronous functions only"
+    if _is_generator(node):
+        return f"`{symbol}` is a generator; its return value is an iterator, not a literal"
+    return None
+
+
+# ---------------------------------------------------------------------------
+# subprocess plumbing
+
+
+def _loader() -> str:
+    """Python source that loads ``callrecord`` from its file under a private name as ``module``."""
+    path = str(Path(callrecord.__file__).resolve())
+    return (
+        "import importlib.util, sys\n"
+        f"spec = importlib.util.spec_from_file_location({CALLRECORD_MODULE!r}, {path!r})\n"
+        "module = importlib.util.module_from_spec(spec)\n"
+        f"sys.modules[{CALLRECORD_MODULE!r}] = module\n"
+        "spec.loader.exec_module(module)\n"
+    )
+
+
+@contextmanager
+def _scratch(scratch: Path | None) -> Iterator[Path]:
+    if scratch is not None:
+        directory = Path(tempfile.mkdtemp(prefix="probe-", dir=scratch))
+        try:
+            yield directory
+        finally:
+            remove_tree(directory)
+    else:
+        with scratch_root() as root:
+            yield root
+
+
+def _place(workspace: Path, relpath: str, source: str) -> Path:
+    """Write ``source`` at ``workspace/relpath`` (a new test file, or replacing one)."""
+    rel = PurePosixPath(Path(relpath).as_posix())
+    if rel.is_absolute() or ".." in rel.parts or not rel.parts or rel.suffix != ".py":
+        raise ValueError(f"a probe path must be a relative .py path inside the project, got {relpath!r}")
+    target = workspace.joinpath(*rel.parts)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    root = workspace.resolve()
+    if root not in target.parent.resolve().parents and target.parent.resolve() != root:
+        raise ValueError(f"probe path {relpath!r} leaves the workspace through a symlink")
+    if target.is_symlink():
+        target.unlink()
+    target.write_text(source, encoding="utf-8")
+    return target
+
+
+class _Driver:
+    """One ``callrecord.serve`` process in a workspace, answering calls over pipes."""
+
+    def __init__(self, workspace: Path, module: str, qualname: str, per_call: float) -> None:
+        self.workspace = workspace
+        self.module = module
+        self.qualname = qualname
+        self.per_call = per_call
+        self.error: str | None = None
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._buffer = b""
+        self._starts = 0
+        self._import_failed = False
+
+    def __enter__(self) -> _Driver:
+        self._start()
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.close()
+
+    @property
+    def ready(self) -> bool:
+        return self._proc is not None
+
+    def _start(self) -> None:
+        self._starts += 1
+        env = scrub_environment(os.environ)
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+        env["PYTHONHASHSEED"] = "0"
+        code = _loader() + "raise SystemExit(module.serve(sys.argv[1:]))\n"
+        try:
+            self._proc = subprocess.Popen(
+                [sys.executable, "-P", "-c", code, self.module, self.qualname, repr(self.per_call)],
+                cwd=self.workspace, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True, bufsize=0,
+            )
+        except OSError as error:
+            self._proc, self.error = None, f"could not start the driver: {error}"
+            return
+        self._buffer = b""
+        hello = self._read(time.monotonic() + DRIVER_START_TIMEOUT)
+        if not hello or not hello.get("ready"):
+            detail = (hello or {}).get("error") or "no answer"
+            self.error = f"cannot import {self.module}:{self.qualname} in {self.workspace.name}: {detail}"
+            self._import_failed = True
+            self.close()
+
+    def _read(self, deadline: float) -> dict[str, Any] | None:
+        assert self._proc is not None and self._proc.stdout is not None
+        fd = self._proc.stdout.fileno()
+        while b"\n" not in self._buffer:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            ready, _, _ = select.select([fd], [], [], remaining)
+            if not ready:
+                return None
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                return None
+            self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        try:
+            answer = json.loads(line)
+        except ValueError:
+            return None
+        return answer if isinstance(answer, dict) else None
+
+    def call(self, args_repr: Sequence[str], kwargs_repr: Mapping[str, str]) -> dict[str, Any]:
+        """What the function did for this input: kind value/raise/unrepresentable/timeout/crashed."""
+        if self._proc is None:
+            if self._import_failed or self._starts > MAX_DRIVER_RESTARTS:
+                return {"kind": "crashed"}
+            self._start()
+            if self._proc is None:
+                return {"kind": "crashed"}
+        assert self._proc.stdin is not None
+        request = json.dumps({"args_repr": list(args_repr), "kwargs_repr": dict(kwargs_repr)}) + "\n"
+        try:
+            self._proc.stdin.write(request.encode("utf-8"))
+            self._proc.stdin.flush()
+        except OSError:
+            self.close()
+            return {"kind": "crashed"}
+        answer = self._read(time.monotonic() + self.per_call + 5.0)
+        if answer is None:  # hung beyond its own alarm, or died: start afresh next time
+            self.close(graceful=False)
+            return {"kind": "timeout"}
+        return answer
+
+    def close(self, graceful: bool = True) -> None:
+        """End the driver (end of input, then SIGKILL to its process group); nothing is left behind."""
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        try:
+            if proc.stdin is not None:
+                proc.stdin.close()
+            if graceful:
+                proc.wait(timeout=1.0)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()
+
+
+# ---------------------------------------------------------------------------
+# 1. recording the calls the reference tests make
+
+
+def record_calls(
+    reference_dir: Path,
+    tests: Sequence[str],
+    targets: Sequence[tuple[str, str]],
+    *,
+    timeout: float = RECORD_TIMEOUT,
+    scratch: Path | None = None,
+) -> dict[str, list[CallSample]]:
+    """The literal arguments each target received while ``tests`` ran on the reference.
+
+    ``targets`` are ``(dotted module, qualname)`` pairs; the result has one key
+    ``"module:qualname"`` per target (an empty list when no call was recorded, also when
+    the run could not complete). ``tests`` are paths or node ids (an empty sequence runs
+    pytest's default selection). The run happens once, in a fresh copy, under
+    ``timeout`` seconds.
+    """
+    keys = [f"{module}:{qualname}" for module, qualname in targets]
+    found: dict[str, list[CallSample]] = {key: [] for key in keys}
+    if not keys:
+        return found
+    for key in keys:
+        callrecord.parse_target(key)
+    for test in tests:
+        if test.startswith("-"):
+            raise ValueError(f"a test selector must be a path or node id, got option-like {test!r}")
+    with _scratch(scratch) as root:
+        workspace = fresh_copy(Path(reference_dir), root)
+        out_dir = Path(tempfile.mkdtemp(prefix="calls-", dir=root))
+        out = out_dir / "calls.jsonl"
+        argv = [sys.executable, "-c", _loader() + "import pytest\n"
+                "raise SystemExit(int(pytest.main(sys.argv[1:], plugins=[module])))\n",
+                callrecord.CALLS_OPTION, str(out)]
+        for key in keys:
+            argv += [callrecord.TARGET_OPTION, key]
+        argv += ["-q", "-p", "no:cacheprovider", *tests]
+        try:
+            run_command(workspace, shlex.join(argv), timeout)
+            for part in sorted(out_dir.glob("calls.jsonl*")):
+                if part.name.endswith(".part"):
+                    continue
+                _read_samples(part, found)
+        finally:
+            remove_tree(workspace)
+            remove_tree(out_dir)
+    return found
+
+
+def _read_samples(path: Path, found: dict[str, list[CallSample]]) -> None:
+    """Add the valid lines of one call file; corrupt or foreign lines are skipped."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return
+    for line in lines:
+        try:
+            data = json.loads(line)
+            target = str(data["target"])
+            args = tuple(str(text) for text in data["args_repr"])
+            kwargs = tuple(sorted((str(k), str(v)) for k, v in dict(data["kwargs_repr"]).items()))
+            for text in (*args, *(v for _, v in kwargs)):
+                ast.literal_eval(text)
+        except (ValueError, KeyError, TypeError, SyntaxError, MemoryError, RecursionError):
+            continue
+        sample = CallSample(target, args, kwargs)
+        bucket = found.get(target)
+        if bucket is not None and sample not in bucket and len(bucket) < callrecord.MAX_SAMPLES:
+            bucket.append(sample)
+
+
+# ---------------------------------------------------------------------------
+# 2. finding an input that tells reference and mutant apart
+
+
+def _same(reference: Any, mutant: Any) -> bool:
+    """Would the probe's assertion pass for the mutant's value? (approx for a bare float)"""
+    if type(reference) is float and isinstance(mutant, (int, float)) and not isinstance(mutant, bool):
+        return math.isclose(reference, mutant, rel_tol=1e-6, abs_tol=1e-12)
+    try:
+        return bool(reference == mutant)
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def _observed(answer: Mapping[str, Any]) -> tuple[str | None, str | None] | None:
+    """(value repr, exception) for a usable observation, else None."""
+    if answer.get("kind") == "value":
+        return str(answer["repr"]), None
+    if answer.get("kind") == "raise":
+        return None, str(answer["exception"])
+    return None
+
+
+def _differs(reference: tuple[str | None, str | None], mutant: tuple[str | None, str | None]) -> bool:
+    """True when a probe asserting the reference's behaviour fails *at its assertion* on the mutant."""
+    ref_value, ref_exc = reference
+    mut_value, mut_exc = mutant
+    if ref_value is not None and mut_value is not None:
+        return not _same(ast.literal_eval(ref_value), ast.literal_eval(mut_value))
+    return ref_exc is not None and mut_value is not None  # pytest.raises: DID NOT RAISE
+
+
+class _Comparer:
+    def __init__(self, reference: _Driver, mutant: _Driver, deadline: float) -> None:
+        self.reference = reference
+        self.mutant = mutant
+        self.deadline = deadline
+        self._seen: dict[str, Distinction | None] = {}
+
+    def check(self, args_repr: Sequence[str], kwargs_repr: Mapping[str, str], origin: str) -> Distinction | None:
+        key = json.dumps([list(args_repr), sorted(kwargs_repr.items())])
+        if key in self._seen:
+            return self._seen[key]
+        if time.monotonic() > self.deadline:
+            return None
+        result = None
+        reference = _observed(self.reference.call(args_repr, kwargs_repr))
+        if reference is not None:
+            mutant = _observed(self.mutant.call(args_repr, kwargs_repr))
+            if mutant is not None and _differs(reference, mutant):
+                result = Distinction(tuple(args_repr), tuple(sorted(kwargs_repr.items())), reference[0],
+                                     reference[1], mutant[0], mutant[1], origin)
+        self._seen[key] = result
+        return result
+
+    def confirm(self, found: Distinction) -> bool:
+        """The same observations again, fresh: a nondeterministic function makes no probe."""
+        kwargs = dict(found.kwargs_repr)
+        for _ in range(2):
+            reference = _observed(self.reference.call(found.args_repr, kwargs))
+            mutant = _observed(self.mutant.call(found.args_repr, kwargs))
+            if reference != (found.reference_repr, found.reference_exception) or mutant != (
+                    found.mutant_repr, found.mutant_exception):
+                return False
+        return True
+
+
+class _Found(Exception):
+    def __init__(self, distinction: Distinction) -> None:
+        super().__init__("distinguished")
+        self.distinction = distinction
+
+
+def find_distinguishing_input(
+    reference_dir: Path,
+    mutant: Mutant,
+    samples: Sequence[CallSample],
+    *,
+    search_budget: int = SEARCH_BUDGET,
+    per_call_timeout: float = PER_CALL_TIMEOUT,
+    time_budget: float = SEARCH_SECONDS,
+    scratch: Path | None = None,
+) -> Distinction | None:
+    """The first input on which ``mutant`` fails a reference-output assertion, or None.
+
+    Recorded ``samples`` (those of this function) are tried first, in order; then up to
+    ``search_budget`` Hypothesis examples (derandomized, shrunk to a small input). None
+    also when the function cannot be probed (``unsupported_reason``) or imported.
+    """
+    reference_dir = Path(reference_dir)
+    if unsupported_reason(reference_dir, mutant) is not None:
+        return None
+    module = module_name_for(mutant.path, reference_dir)
+    target = f"{module}:{mutant.symbol}"
+    mine = [s for s in samples if s.target in (target, "")]
+    source = (reference_dir / mutant.path).read_text(encoding="utf-8")
+    node = _function_node(source, mutant.symbol)
+    assert isinstance(node, ast.FunctionDef)
+    with _scratch(scratch) as root, ExitStack() as stack:
+        reference_copy = fresh_copy(reference_dir, root)
+        stack.callback(remove_tree, reference_copy)
+        mutant_copy = fresh_copy(reference_dir, root)
+        stack.callback(remove_tree, mutant_copy)
+        write_mutant(mutant_copy, mutant.path, mutant.mutated_source)
+        reference = stack.enter_context(_Driver(reference_copy, module, mutant.symbol, per_call_timeout))
+        mutated = stack.enter_context(_Driver(mutant_copy, module, mutant.symbol, per_call_timeout))
+        if not reference.ready or not mutated.ready:
+            return None
+        comparer = _Comparer(reference, mutated, time.monotonic() + time_budget)
+        for sample in mine:
+            found = comparer.check(sample.args_repr, dict(sample.kwargs_repr), "recorded")
+            if found is not None and comparer.confirm(found):
+                return found
+        if search_budget <= 0:
+            return None
+        found = _search(_Signature.of(node), mine, comparer, search_budget)
+        if found is not None and comparer.confirm(found):
+            return found
+    return None
+
+
+# --- the search space
+
+
+@dataclass(frozen=True, slots=True)
+class _Parameter:
+    name: str
+    keyword_only: bool
+    has_default: bool
+    default: tuple[Any, ...]  # (value,) when the default is a literal
+    annotation: ast.expr | None
+
+
+@dataclass(frozen=True, slots=True)
+class _Signature:
+    parameters: tuple[_Parameter, ...]
+
+    @classmethod
+    def of(cls, node: ast.FunctionDef) -> _Signature:
+        arguments = node.args
+        positional = [*arguments.posonlyargs, *arguments.args]
+        defaults: list[ast.expr | None] = [None] * (len(positional) - len(arguments.defaults))
+        defaults += list(arguments.defaults)
+        parameters = [cls._parameter(arg, default, False) for arg, default in zip(positional, defaults)]
+        parameters += [cls._parameter(arg, default, True)
+                       for arg, default in zip(arguments.kwonlyargs, arguments.kw_defaults)]
+        return cls(tuple(parameters))
+
+    @staticmethod
+    def _parameter(arg: ast.arg, default: ast.expr | None, keyword_only: bool) -> _Parameter:
+        value: tuple[Any, ...] = ()
+        if default is not None:
+            try:
+                literal = ast.literal_eval(default)
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                pass
+            else:
+                if callrecord.is_literal(literal):
+                    value = (literal,)
+        return _Parameter(arg.arg, keyword_only, default is not None, value, arg.annotation)
+
+
+_TYPE_NAMES: dict[str, Any] = {
+    "int": int, "float": float, "str": str, "bytes": bytes, "bool": bool, "None": type(None),
+    "NoneType": type(None), "list": list, "dict": dict, "tuple": tuple, "set": set,
+    "List": list, "Dict": dict, "Tuple": tuple, "Set": set, "Sequence": list, "MutableSequence": list,
+    "Iterable": list, "Collection": list, "Mapping": dict, "MutableMapping": dict, "AbstractSet": set,
+}
+
+
+def _resolve(node: ast.expr | None) -> Any:
+    """A builtin/typing type for an annotation made only of literal-friendly names, else None.
+
+    Annotations are read from the source, never evaluated: only the names above count.
+    """
+    if node is None:
+        return None
+    if isinstance(node, ast.Constant):
+        if node.value is None:
+            return type(None)
+        if isinstance(node.value, str):
+            try:
+                return _resolve(ast.parse(node.value, mode="eval").body)
+            except SyntaxError:
+                return None
+        return None
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        name = node.id if isinstance(node, ast.Name) else node.attr
+        return _TYPE_NAMES.get(name)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        left, right = _resolve(node.left), _resolve(node.right)
+        return None if left is None or right is None else _union((left, right))
+    if isinstance(node, ast.Subscript):
+        base = node.value.id if isinstance(node.value, ast.Name) else (
+            node.value.attr if isinstance(node.value, ast.Attribute) else None)
+        items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if base in ("Optional", "Union"):
+            members = [_resolve(item) for item in items]
+            if any(member is None for member in members):
+                return None
+            if base == "Optional":
+                members.append(type(None))
+            return _union(tuple(members))
+        origin = _TYPE_NAMES.get(base or "")
+        if origin not in (list, dict, tuple, set):
+            return None
+        if origin is tuple and len(items) == 2 and isinstance(items[1], ast.Constant) and items[1].value is ...:
+            element = _resolve(items[0])
+            return None if element is None else tuple[element, ...]
+        members = [_resolve(item) for item in items]
+        if any(member is None for member in members):
+            return None
+        return origin[tuple(members)] if len(members) > 1 else origin[members[0]]
+    return None
+
+
+def _union(members: tuple[Any, ...]) -> Any:
+    import typing
+
+    return typing.Union[members]  # noqa: UP007
+
+
+class _Pools:
+    """Scalars seen in samples and defaults, by exact type; ints with their neighbours."""
+
+    LIMIT = 40
+
+    def __init__(self, values: Sequence[Any]) -> None:
+        self.by_type: dict[type, list[Any]] = {}
+        for value in values:
+            self._walk(value)
+        ints = self.by_type.get(int, [])
+        widened = list(dict.fromkeys(v + d for v in ints for d in (0, -1, 1)))
+        if ints:
+            self.by_type[int] = sorted(widened, key=lambda v: (abs(v), v))[: self.LIMIT]
+
+    def _walk(self, value: Any) -> None:
+        kind = type(value)
+        if kind in (list, tuple, set):
+            for item in value:
+                self._walk(item)
+        elif kind is dict:
+            for key, item in value.items():
+                self._walk(key)
+                self._walk(item)
+        elif kind is not bool and kind is not type(None):
+            pool = self.by_type.setdefault(kind, [])
+            if value not in pool and len(pool) < self.LIMIT:
+                pool.append(value)
+
+    def scalar(self, kind: type, base: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+        seen = self.by_type.get(kind)
+        return st.one_of(st.sampled_from(seen), base) if seen else base
+
+
+def _shape(value: Any, pools: _Pools, depth: int = 0) -> st.SearchStrategy[Any]:
+    """Values shaped like ``value`` (same types, nearby sizes), seeded with the seen scalars."""
+    kind = type(value)
+    if kind is bool:
+        return st.booleans()
+    if kind is int:
+        return pools.scalar(int, st.integers())
+    if kind is float:
+        return pools.scalar(float, st.floats(allow_nan=False, allow_infinity=False))
+    if kind is str:
+        return pools.scalar(str, st.text(max_size=10))
+    if kind is bytes:
+        return pools.scalar(bytes, st.binary(max_size=10))
+    if value is None:
+        return st.none()
+    if depth > 3:
+        return st.none()
+    if kind in (list, set):
+        elements = _elements(list(value), pools, depth, hashable=kind is set)
+        size = max(8, len(value) + 2)
+        if kind is set:
+            return st.sets(elements, max_size=size)
+        return st.lists(elements, max_size=size)
+    if kind is tuple:
+        if 0 < len(value) <= 6:
+            return st.tuples(*(_shape(item, pools, depth + 1) for item in value))
+        return st.lists(_elements(list(value), pools, depth), max_size=len(value) + 2).map(tuple)
+    if kind is dict:
+        keys = _elements(list(value), pools, depth, hashable=True)
+        values = _elements(list(value.values()), pools, depth)
+        return st.dictionaries(keys, values, max_size=max(6, len(value) + 1))
+    return st.none()
+
+
+def _signature_of_type(value: Any) -> str:
+    kind = type(value)
+    if kind in (list, tuple, set):
+        return f"{kind.__name__}[{','.join(sorted({_signature_of_type(v) for v in value}))}]"
+    if kind is dict:
+        pairs = {f"{_signature_of_type(k)}:{_signature_of_type(v)}" for k, v in value.items()}
+        return f"dict[{','.join(sorted(pairs))}]"
+    return kind.__name__
+
+
+def _elements(values: Sequence[Any], pools: _Pools, depth: int, hashable: bool = False) -> st.SearchStrategy[Any]:
+    shapes: dict[str, Any] = {}
+    for value in values:
+        if hashable and type(value) in (list, dict, set):
+            continue
+        shapes.setdefault(_signature_of_type(value), value)
+    if not shapes:
+        return pools.scalar(int, st.integers(-10, 10))
+    return st.one_of([_shape(value, pools, depth + 1) for value in list(shapes.values())[:4]])
+
+
+def _generic(pools: _Pools) -> st.SearchStrategy[Any]:
+    small_int = pools.scalar(int, st.integers(-10, 100))
+    return st.one_of(small_int, st.text(max_size=5), st.lists(small_int, max_size=6), st.none(), st.booleans())
+
+
+def _parameter_strategy(parameter: _Parameter, seen: Sequence[Any], pools: _Pools) -> st.SearchStrategy[Any]:
+    literals = list(seen) + list(parameter.default)
+    options: list[st.SearchStrategy[Any]] = []
+    unique: list[Any] = []
+    for value in literals:
+        if not any(type(value) is type(u) and value == u for u in unique):
+            unique.append(value)
+    if unique:
+        options.append(st.sampled_from(unique))
+    annotated = _resolve(parameter.annotation)
+    if annotated is not None:
+        try:
+            options.append(st.from_type(annotated).filter(callrecord.is_literal))
+        except Exception:  # noqa: BLE001 - an annotation Hypothesis cannot build: use the samples
+            pass
+    shapes: dict[str, Any] = {}
+    for value in unique:
+        shapes.setdefault(_signature_of_type(value), value)
+    options += [_shape(value, pools) for value in shapes.values()]
+    if not options:
+        options.append(_generic(pools))
+    return st.one_of(options)
+
+
+def _search(signature: _Signature, samples: Sequence[CallSample], comparer: _Comparer,
+            budget: int) -> Distinction | None:
+    """Hypothesis over the signature; the first difference found is shrunk, then returned."""
+    positional = [p for p in signature.parameters if not p.keyword_only]
+    keyword = [p for p in signature.parameters if p.keyword_only]
+    seen_at: dict[str, list[Any]] = {p.name: [] for p in signature.parameters}
+    everything: list[Any] = []
+    for sample in samples:
+        args, kwargs = sample.args, sample.kwargs
+        everything += [*args, *kwargs.values()]
+        for parameter, value in zip(positional, args):
+            seen_at[parameter.name].append(value)
+        for name, value in kwargs.items():
+            if name in seen_at:
+                seen_at[name].append(value)
+    for parameter in signature.parameters:
+        everything += list(parameter.default)
+    pools = _Pools(everything)
+    strategies = {p.name: _parameter_strategy(p, seen_at[p.name], pools) for p in signature.parameters}
+    required = sum(1 for p in positional if not p.has_default)
+    optional = len(positional) - required
+
+    def positional_args(count: int) -> st.SearchStrategy[tuple[Any, ...]]:
+        return st.tuples(*(strategies[p.name] for p in positional[:count]))
+
+    args_strategy = st.integers(0, optional).flatmap(lambda extra: positional_args(required + extra))
+    kwargs_strategy = st.fixed_dictionaries(
+        {p.name: strategies[p.name] for p in keyword if not p.has_default},
+        optional={p.name: strategies[p.name] for p in keyword if p.has_default},
+    )
+
+    @settings(max_examples=budget, derandomize=True, database=None, deadline=None,
+              suppress_health_check=list(HealthCheck), phases=(Phase.generate, Phase.shrink),
+              verbosity=Verbosity.quiet, report_multiple_bugs=False)
+    @given(args_strategy, kwargs_strategy)
+    def search(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        args_repr = [callrecord.literal_repr(value) for value in args]
+        kwargs_repr = {name: callrecord.literal_repr(value) for name, value in kwargs.items()}
+        if None in args_repr or None in kwargs_repr.values():
+            return
+        found = comparer.check(args_repr, kwargs_repr, "search")  # type: ignore[arg-type]
+        if found is not None:
+            raise _Found(found)
+
+    try:
+        search()
+    except _Found as found:
+        return found.distinction
+    except Exception:  # noqa: BLE001 - Hypothesis' own failures (flaky driver) mean no input
+        return None
+    return None
+
+
+# ---------------------------------------------------------------------------
+# 3. writing a probe
+
+
+def _call_text(function: str, args_repr: Sequence[str], kwargs_repr: Sequence[tuple[str, str]]) -> str:
+    arguments = [*args_repr, *(f"{name}={text}" for name, text in kwargs_repr)]
+    return f"{function}({', '.join(arguments)})"
+
+
+def _behaviour(value: str | None, exception: str | None) -> str:
+    return value if value is not None else f"raise {exception}"
+
+
+_KEEP = "\x00"  # stands for a space inside `code`, where a docstring line must not break
+
+
+def _docstring(text: str) -> str:
+    escaped = text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+    pieces = escaped.split("`")
+    escaped = "`".join(piece.replace(" ", _KEEP) if i % 2 else piece for i, piece in enumerate(pieces))
+    lines: list[str] = []
+    for paragraph in escaped.split("\n\n"):
+        lines += textwrap.wrap(paragraph, width=92, break_long_words=False, break_on_hyphens=False) or [""]
+        lines.append("")
+    body = "\n".join(f"    {line}" if line else "" for line in lines[:-1]).replace(_KEEP, " ")
+    return f'    """{body.lstrip()}\n    """\n'
+
+
+def _narrate(value: str | None, exception: str | None) -> str:
+    return f"returns {value}" if value is not None else f"raises {exception}"
+
+
+def _import_lines(names: Mapping[str, list[str]]) -> list[str]:
+    lines = []
+    for module, imported in names.items():
+        if module:
+            lines.append(f"from {module} import {', '.join(sorted(set(imported), key=str.lower))}")
+        else:
+            lines += [f"import {name}" for name in imported]
+    return lines
+
+
+def write_probe(mutant: Mutant, distinction: Distinction, module: str, *,
+                contract_id: str | None = None) -> Probe:
+    """A readable pytest file asserting the reference's behaviour on the distinguishing input."""
+    function = mutant.symbol
+    names: dict[str, list[str]] = {}
+    if function.startswith("test"):  # imported under its own name pytest would collect it as a test
+        parent, _, leaf = module.rpartition(".")
+        names.setdefault(parent, []).append(leaf)
+        callee = f"{leaf}.{function}"
+    else:
+        names.setdefault(module, []).append(function)
+        callee = function
+    call = _call_text(callee, distinction.args_repr, distinction.kwargs_repr)
+    shown = _call_text(function, distinction.args_repr, distinction.kwargs_repr)
+    test_name = f"test_{function}_{mutant.id[:8]}"
+    path = f"tests/test_elenchus_probe_{mutant.id}.py"
+
+    needs_pytest = False
+    if distinction.reference_exception is not None:
+        needs_pytest = True
+        exc_module, _, exc_name = distinction.reference_exception.rpartition(".")
+        if exc_module:
+            names.setdefault(exc_module, []).append(exc_name)
+        body = f"    with pytest.raises({exc_name}):\n        {call}\n"
+    else:
+        assert distinction.reference_repr is not None
+        expected = distinction.reference_repr
+        if type(ast.literal_eval(expected)) is float:
+            needs_pytest = True
+            expected = f"pytest.approx({expected})"
+        line = f"    assert {call} == {expected}\n"
+        body = line if len(line) <= 100 else f"    expected = {expected}\n    assert {call} == expected\n"
+    imports = ("import pytest\n\n" if needs_pytest else "") + "\n".join(_import_lines(names))
+
+    summary = (f"Guards against: {mutant.incident}\n\n"
+               f"Mutant {mutant.id} ({mutant.family}) at {mutant.path}:{mutant.line} {mutant.changed_intent}. "
+               f"For {shown} the reference "
+               f"{_narrate(distinction.reference_repr, distinction.reference_exception)}; the mutant "
+               f"{_narrate(distinction.mutant_repr, distinction.mutant_exception)}.")
+    if contract_id:
+        summary += f"\n\nContract: {contract_id}."
+    source = (
+        '"""Elenchus probe (Capture mode): asserts the reference behaviour of '
+        f'`{function}` on one input."""\n\n'
+        + imports + "\n\n\n"
+        + f"def {test_name}():\n"
+        + _docstring(summary)
+        + body
+    )
+    return Probe(
+        id=mutant.id,
+        path=path,
+        source=source,
+        test_nodeid=f"{path}::{test_name}",
+        contract_id=contract_id,
+        mutant_ids=(mutant.id,),
+        input_repr=shown,
+        reference_repr=_behaviour(distinction.reference_repr, distinction.reference_exception),
+        mutant_repr=_behaviour(distinction.mutant_repr, distinction.mutant_exception),
+        module=module,
+        function=function,
+        args_repr=distinction.args_repr,
+        kwargs_repr=distinction.kwargs_repr,
+    )
+
+
+def host_probe(path: str, source: str, *, mutant_ids: Sequence[str] = (), contract_id: str | None = None) -> Probe:
+    """A ``Probe`` for a test file written by a host (an agent or a person); runs as a whole file."""
+    digest = hashlib.sha256(f"{path}\0{source}".encode()).hexdigest()[:12]
+    return Probe(id=f"host-{digest}", path=PurePosixPath(Path(path).as_posix()).as_posix(), source=source,
+                 test_nodeid=PurePosixPath(Path(path).as_posix()).as_posix(), contract_id=contract_id,
+                 mutant_ids=tuple(mutant_ids), input_repr="", reference_repr="", mutant_repr=None)
+
+
+# ---------------------------------------------------------------------------
+# 4. verifying probes
+
+
+#: Dunder attributes a test may use without reaching into an object's internals.
+_HARMLESS_DUNDERS = frozenset({"__name__", "__qualname__", "__doc__", "__init__", "__enter__", "__exit__",
+                               "__iter__", "__next__", "__len__", "__future__"})
+_REFLECTIVE_CALLS = frozenset({"getattr", "setattr", "delattr", "hasattr", "patch", "object"})
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and name not in _HARMLESS_DUNDERS
+
+
+class _PrivateNames(cst.CSTVisitor):
+    def __init__(self, module: cst.Module) -> None:
+        self.module = module
+        self.found: list[str] = []
+
+    def _add(self, name: str) -> None:
+        if name not in self.found:
+            self.found.append(name)
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if _private(node.attr.value):
+            self._add(self.module.code_for_node(node))
+
+    def visit_Import(self, node: cst.Import) -> None:
+        for alias in node.names:
+            dotted = self.module.code_for_node(alias.name)
+            if any(_private(part) for part in dotted.split(".")):
+                self._add(dotted)
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        dotted = self.module.code_for_node(node.module) if node.module is not None else ""
+        if any(_private(part) for part in dotted.split(".") if part):
+            self._add(dotted)
+        if isinstance(node.names, cst.ImportStar):
+            return
+        for alias in node.names:
+            name = self.module.code_for_node(alias.name)
+            if _private(name):
+                self._add(f"{dotted}.{name}" if dotted else name)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        name = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else ""
+        if name not in _REFLECTIVE_CALLS:
+            return
+        for arg in node.args:
+            if isinstance(arg.value, cst.SimpleString):
+                text = arg.value.evaluated_value
+                if isinstance(text, str) and any(_private(part) for part in text.split(".")):
+                    self._add(text)
+
+
+def private_names_in(source: str) -> list[str]:
+    """Private names a probe reaches: ``obj._x`` attributes, reflective dunders, imports of
+    ``_name`` (or from ``_private`` modules) and ``getattr``/``setattr``/``patch`` strings naming
+    one. A source that does not parse yields ``["<unparseable>"]``."""
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError:
+        return ["<unparseable>"]
+    visitor = _PrivateNames(module)
+    module.visit(visitor)
+    return visitor.found
+
+
+def _run_in_copy(template: Path, probe_path: str, probe_source: str, selector: str, root: Path,
+                 timeout: float, mutant: Mutant | None = None) -> RunResult:
+    workspace = fresh_copy(Path(template), root)
+    try:
+        if mutant is not None:
+            write_mutant(workspace, mutant.path, mutant.mutated_source)
+        _place(workspace, probe_path, probe_source)
+        return run_pytest(workspace, [selector], timeout, mutated_file=mutant.path if mutant else None)
+    finally:
+        remove_tree(workspace)
+
+
+def _describe(record: TestRecord) -> str:
+    kind = record.failure_kind.value if record.failure_kind else record.outcome.value
+    detail = f" ({record.exception_type}: {record.message})" if record.message else ""
+    return f"{record.nodeid}: {kind}{detail}"
+
+
+def _reference_problem(result: RunResult) -> str | None:
+    """Why the probe run on the reference does not count as a pass (None: it passed)."""
+    if result.execution is not Execution.COMPLETED:
+        return f"did not complete on the reference ({result.execution.value}: {result.detail})"
+    failures = [r for r in result.records if r.is_failure]
+    structural = [r for r in failures if r.failure_kind in (FailureKind.COLLECTION_ERROR, FailureKind.SETUP_ERROR)]
+    if structural and len(structural) == len(failures):
+        return f"fails on the reference only by an import, collection or setup error: {_describe(structural[0])}"
+    if failures:
+        return f"fails on the reference: {_describe(failures[0])}"
+    if not any(r.outcome is TestOutcome.PASSED for r in result.records):
+        return "no test of the probe passed on the reference (none collected, or all skipped)"
+    return None
+
+
+def _kill(result: RunResult) -> tuple[TestRecord | None, str]:
+    """The record failing at an assertion on the mutant, or None and why not."""
+    if result.execution is Execution.TIMED_OUT:
+        return None, "timed out on the mutant, which is not a failure at an assertion"
+    if result.execution is not Execution.COMPLETED:
+        return None, f"did not complete on the mutant ({result.execution.value}: {result.detail})"
+    failures = [r for r in result.records if r.is_failure]
+    for record in failures:
+        if record.failure_kind in _KILL_KINDS:
+            return record, f"fails at its assertion: {_describe(record)}"
+    if failures:
+        first = failures[0]
+        if first.failure_kind in (FailureKind.COLLECTION_ERROR, FailureKind.SETUP_ERROR):
+            return None, f"fails on the mutant only by an import, collection or setup error: {_describe(first)}"
+        return None, f"fails on the mutant but not at its assertion: {_describe(first)}"
+    return None, "passes on the mutant, so it does not detect it"
+
+
+def verify_probe(reference_dir: Path, probe: Probe, mutant: Mutant, *, timeout: float = PROBE_TIMEOUT,
+                 scratch: Path | None = None) -> ProbeCheck:
+    """Accept ``probe`` only if it touches no private name, passes on a fresh copy of the
+    reference, and fails at its assertion on a fresh copy with ``mutant`` applied."""
+    private = private_names_in(probe.source)
+    if private:
+        return ProbeCheck(False, f"touches private names: {', '.join(private)}; a probe may use only public API")
+    with _scratch(scratch) as root:
+        reference = _run_in_copy(reference_dir, probe.path, probe.source, probe.path, root, timeout)
+        problem = _reference_problem(reference)
+        if problem is not None:
+            return ProbeCheck(False, problem)
+        record, why = _kill(_run_in_copy(reference_dir, probe.path, probe.source, probe.path, root,
+                                         timeout, mutant))
+    if record is None:
+        return ProbeCheck(False, f"passes on the reference but {why} (mutant {mutant.id})")
+    return ProbeCheck(True, f"passes on the reference and, on mutant {mutant.id}, {why}", (mutant.id,))
+
+
+def check_host_probe(reference_dir: Path, path: str, source: str, mutants: Sequence[Mutant], *,
+                     timeout: float = PROBE_TIMEOUT, scratch: Path | None = None) -> ProbeCheck:
+    """Verify a probe written by someone else by the same rules; it must kill at least one
+    of ``mutants`` at its assertion (all are tried; ``killed`` lists those it kills)."""
+    private = private_names_in(source)
+    if private:
+        return ProbeCheck(False, f"touches private names: {', '.join(private)}; a probe may use only public API")
+    rel = PurePosixPath(Path(path).as_posix())
+    if rel.is_absolute() or ".." in rel.parts or rel.suffix != ".py":
+        return ProbeCheck(False, f"a probe path must be a relative .py path inside the project, got {path!r}")
+    selector = rel.as_posix()
+    with _scratch(scratch) as root:
+        problem = _reference_problem(_run_in_copy(reference_dir, selector, source, selector, root, timeout))
+        if problem is not None:
+            return ProbeCheck(False, problem)
+        killed: list[str] = []
+        misses: list[str] = []
+        for mutant in mutants:
+            record, why = _kill(_run_in_copy(reference_dir, selector, source, selector, root, timeout, mutant))
+            (killed if record is not None else misses).append(mutant.id if record is not None else
+                                                              f"{mutant.id}: {why}")
+    if not killed:
+        detail = "; ".join(misses) if misses else "no mutant was given"
+        return ProbeCheck(False, f"passes on the reference but kills no given mutant at an assertion ({detail})")
+    return ProbeCheck(True, f"passes on the reference and fails at its assertion on {', '.join(killed)}",
+                      tuple(killed))
+
+
+# ---------------------------------------------------------------------------
+# 5. running a probe against a proposed revision
+
+
+def run_probe(workspace_dir: Path, probe: Probe, *, timeout: float = PROBE_TIMEOUT,
+              per_call_timeout: float = PER_CALL_TIMEOUT, scratch: Path | None = None) -> ProbeOutcome:
+    """Run ``probe`` in a fresh copy of ``workspace_dir`` (the proposed revision)."""
+    with _scratch(scratch) as root:
+        workspace = fresh_copy(Path(workspace_dir), root)
+        try:
+            _place(workspace, probe.path, probe.source)
+            # The whole file, not the node id: a module that no longer imports must come back
+            # as a collection error, not as pytest's "not found" usage error.
+            result = run_pytest(workspace, [probe.path], timeout)
+            kind, message = _classify(result)
+            proposed = None
+            if kind is ProbeOutcomeKind.BEHAVIOURAL_FAILURE and probe.module and probe.function:
+                with _Driver(workspace, probe.module, probe.function, per_call_timeout) as driver:
+                    if driver.ready:
+                        observed = _observed(driver.call(probe.args_repr, dict(probe.kwargs_repr)))
+                        if observed is not None:
+                            proposed = _behaviour(*observed)
+        finally:
+            remove_tree(workspace)
+    return ProbeOutcome(kind, message, proposed)
+
+
+def _classify(result: RunResult) -> tuple[ProbeOutcomeKind, str]:
+    if result.execution is Execution.TIMED_OUT:
+        return ProbeOutcomeKind.INCONCLUSIVE, f"timed out: {result.detail}"
+    if result.execution is not Execution.COMPLETED:
+        return ProbeOutcomeKind.INCONCLUSIVE, f"{result.execution.value}: {result.detail}"
+    failures = [r for r in result.records if r.is_failure]
+    for record in failures:
+        if record.failure_kind in _KILL_KINDS:
+            return ProbeOutcomeKind.BEHAVIOURAL_FAILURE, record.message or _describe(record)
+    for record in failures:
+        if record.failure_kind is FailureKind.COLLECTION_ERROR:
+            return ProbeOutcomeKind.NOT_COMPARABLE, f"the probe cannot be imported or collected: {_describe(record)}"
+        if record.failure_kind is FailureKind.UNEXPECTED_EXCEPTION:
+            name = (record.exception_type or "").rpartition(".")[2]
+            if name in _API_MISMATCH:
+                return ProbeOutcomeKind.NOT_COMPARABLE, f"the call no longer fits the API: {_describe(record)}"
+            return ProbeOutcomeKind.BEHAVIOURAL_FAILURE, f"raised where the reference did not: {_describe(record)}"
+    if failures:
+        return ProbeOutcomeKind.INCONCLUSIVE, f"failed outside the probe's body: {_describe(failures[0])}"
+    if any(r.outcome is TestOutcome.PASSED for r in result.records):
+        return ProbeOutcomeKind.PASSES, "passes on the proposed revision"
+    return ProbeOutcomeKind.INCONCLUSIVE, "no test of the probe ran to completion"

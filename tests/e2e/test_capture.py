@@ -1,0 +1,98 @@
+"""End to end: `elenchus capture` on fixture repositories, real pytest runs, real probes."""
+
+import difflib
+import json
+
+import pytest
+
+from elenchus import fingerprint
+from elenchus.git import Repository
+from elenchus.schemas import validate
+
+from tests.conftest import git, run_cli
+
+pytestmark = pytest.mark.slow
+
+
+def capture(repo, tmp_path, *args, reference="HEAD~1"):
+    out = tmp_path / "capture.json"
+    done = run_cli("capture", "--repo", str(repo), "--reference", reference, "--budget", "4", "--json", str(out),
+                   *args, env={"ELENCHUS_RUNS_DIR": str(tmp_path / "runs")})
+    report = json.loads(out.read_text()) if out.exists() else None
+    return done, report
+
+
+def test_capture_reports_a_reintroduced_off_by_one_as_a_weak_catch_with_a_behavior_difference(
+        build_scenario, tmp_path):
+    repo = build_scenario("capture-off-by-one")
+    before = fingerprint.take(Repository(repo))
+    done, report = capture(repo, tmp_path, "--proposed", "HEAD")
+    assert done.returncode == 0, done.stderr
+    assert any(o["result"] == "weak-catch" for o in report["outcomes"])
+    difference = report["behavior_differences"][0]
+    assert (difference["path"], difference["line"]) == ("src/batching/core.py", 8)
+    assert difference["input"] == "chunks([1, 2, 3, 4, 5], 2)"
+    assert difference["reference"] == "[[1, 2], [3, 4], [5]]" and difference["proposed"] == "[[1], [3], [5]]"
+    assert "**Behavior difference** (src/batching/core.py:8, C1)" in done.stdout
+    assert fingerprint.compare(before, fingerprint.take(Repository(repo))) == ()
+    assert "The working tree was not modified during this Review-only run." in done.stdout
+    handoff = json.loads(next((tmp_path / "runs").glob("*/test-handoff.json")).read_text())
+    validate("test-handoff", handoff)
+    assert handoff["probes"] and handoff["apply"] == {"requested": False, "written": []}
+
+
+def test_capture_finds_no_weak_catch_in_a_behaviour_preserving_refactor(build_scenario, tmp_path):
+    done, report = capture(build_scenario("capture-refactor"), tmp_path, "--proposed", "HEAD")
+    assert done.returncode == 0, done.stderr
+    assert report["outcomes"] and {o["result"] for o in report["outcomes"]} == {"no-catch"}
+    assert report["behavior_differences"] == []
+
+
+def test_capture_of_a_renamed_api_is_not_comparable_never_a_catch(build_scenario, tmp_path):
+    done, report = capture(build_scenario("api-rename"), tmp_path, "--proposed", "HEAD")
+    assert done.returncode == 0, done.stderr
+    results = {o["result"] for o in report["outcomes"]}
+    assert "not-comparable" in results and "weak-catch" not in results
+
+
+def test_capture_applies_a_proposed_patch_only_inside_a_snapshot(build_scenario, tmp_path):
+    repo = build_scenario("capture-off-by-one")
+    old = git(repo, "show", "HEAD~1:src/batching/core.py")
+    new = git(repo, "show", "HEAD:src/batching/core.py")
+    patch = tmp_path / "proposal.diff"
+    patch.write_text("".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True),
+                                                  "a/src/batching/core.py", "b/src/batching/core.py")))
+    git(repo, "reset", "-q", "--hard", "HEAD~1")  # the user's checkout is at the reference
+    before = fingerprint.take(Repository(repo))
+    done, report = capture(repo, tmp_path, "--proposed-patch", str(patch), reference="HEAD")
+    assert done.returncode == 0, done.stderr
+    assert any(o["result"] == "weak-catch" for o in report["outcomes"])
+    assert fingerprint.compare(before, fingerprint.take(Repository(repo))) == ()
+
+
+def test_capture_rejects_host_probes_that_touch_private_names_or_fail_on_the_reference(build_scenario, tmp_path):
+    repo = build_scenario("capture-off-by-one")
+    probes = tmp_path / "host-probes"
+    probes.mkdir()
+    (probes / "test_private.py").write_text(
+        "from batching import core\n\ndef test_private():\n    assert core._cache is None\n")
+    (probes / "test_wrong.py").write_text(
+        "from batching import chunks\n\ndef test_wrong():\n    assert chunks([1, 2, 3], 2) == [[1, 2, 3]]\n")
+    (probes / "test_good.py").write_text(
+        "from batching import chunks\n\ndef test_good():\n    assert chunks([1, 2, 3], 2) == [[1, 2], [3]]\n")
+    done, report = capture(repo, tmp_path, "--proposed", "HEAD", "--probe-dir", str(probes))
+    assert done.returncode == 0, done.stderr
+    verdicts = {v["path"].rsplit("/", 1)[1]: v for v in report["host_probes"]}
+    assert not verdicts["test_private.py"]["accepted"] and "_cache" in verdicts["test_private.py"]["reason"]
+    assert not verdicts["test_wrong.py"]["accepted"] and "reference" in verdicts["test_wrong.py"]["reason"]
+    assert verdicts["test_good.py"]["accepted"], verdicts["test_good.py"]["reason"]
+
+
+def test_capture_apply_writes_the_kept_probes_and_nothing_else(build_scenario, tmp_path):
+    repo = build_scenario("capture-refactor")
+    done, report = capture(repo, tmp_path, "--proposed", "HEAD", "--apply")
+    assert done.returncode == 0, done.stderr
+    assert report["applied"] and all(p.startswith("tests/test_elenchus_probe_") for p in report["applied"])
+    status = git(repo, "status", "--porcelain").splitlines()
+    assert sorted(line[3:] for line in status) == sorted(report["applied"])
+    assert "not review-only" in done.stdout

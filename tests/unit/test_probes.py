@@ -1,0 +1,394 @@
+"""The Capture probe engine, on real projects in tmp dirs and real pytest / driver subprocesses.
+
+One small src-layout project (``shop.cart.chunks``) is built once per module; its
+recorded calls, the off-by-one mutant, the distinguishing input and the written probe
+are shared by the tests that read them.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from elenchus import callrecord, mutate, probes
+
+CART = textwrap.dedent(
+    """\
+    def chunks(items, size):
+        return [items[i:i + size] for i in range(0, len(items), size)]
+    """
+)
+
+CART_TESTS = textwrap.dedent(
+    """\
+    from shop.cart import chunks
+
+
+    def test_chunks_makes_three_groups():
+        assert len(chunks([1, 2, 3, 4, 5], 2)) == 3
+    """
+)
+
+LIMITS = textwrap.dedent(
+    """\
+    def clamp(value, lo, hi):
+        \"\"\"``value`` limited to ``[lo, hi]``, and whether it had to be limited.\"\"\"
+        if value < lo:
+            return lo, True
+        if value > hi:
+            return hi, True
+        return value, False
+    """
+)
+
+LIMITS_TESTS = textwrap.dedent(
+    """\
+    from fractions import Fraction
+
+    from shop.limits import clamp
+
+
+    def test_clamp_keeps_a_value_inside():
+        assert clamp(5, 0, 10)[0] == 5
+
+
+    def test_clamp_again_with_the_same_value():
+        assert clamp(5, 0, 10)[0] == 5
+
+
+    def test_clamp_with_a_fraction():
+        assert clamp(Fraction(1, 2), 0, 10)[0] == Fraction(1, 2)
+    """
+)
+
+
+def make_project(root: Path, module: str, source: str, tests: str) -> Path:
+    (root / "src" / "shop").mkdir(parents=True)
+    (root / "tests").mkdir()
+    (root / "pyproject.toml").write_text('[tool.pytest.ini_options]\npythonpath = ["src"]\n')
+    (root / "src" / "shop" / "__init__.py").write_text("")
+    (root / "src" / "shop" / f"{module}.py").write_text(source)
+    (root / "tests" / f"test_{module}.py").write_text(tests)
+    return root
+
+
+def proposed_copy(reference: Path, into: Path, cart_source: str) -> Path:
+    shutil.copytree(reference, into)
+    (into / "src" / "shop" / "cart.py").write_text(cart_source)
+    return into
+
+
+def pick(mutants, fragment: str):
+    [chosen] = [m for m in mutants if fragment in m.mutated_source]
+    return chosen
+
+
+@pytest.fixture(scope="module")
+def cart(tmp_path_factory):
+    """The reference project, its recorded calls, the off-by-one mutant, its distinction and probe."""
+    root = make_project(tmp_path_factory.mktemp("cart") / "reference", "cart", CART, CART_TESTS)
+    samples = probes.record_calls(root, ["tests"], [("shop.cart", "chunks")])
+    mutants, _ = mutate.generate("src/shop/cart.py", CART)
+    mutant = pick(mutants, "items[i:i + size - 1]")
+    distinction = probes.find_distinguishing_input(root, mutant, samples["shop.cart:chunks"])
+    probe = probes.write_probe(mutant, distinction, "shop.cart", contract_id="cart.chunks")
+    return {"root": root, "samples": samples, "mutants": mutants, "mutant": mutant,
+            "distinction": distinction, "probe": probe, "tmp": tmp_path_factory.mktemp("proposed")}
+
+
+# --------------------------------------------------------------------------- recording
+
+
+def test_record_calls_keeps_the_literal_arguments_the_reference_tests_passed(cart):
+    [sample] = cart["samples"]["shop.cart:chunks"]
+    assert (sample.args, sample.kwargs) == (([1, 2, 3, 4, 5], 2), {})
+    assert sample.args_repr == ("[1, 2, 3, 4, 5]", "2")
+
+
+def test_record_calls_drops_repeated_and_non_literal_calls(tmp_path):
+    root = make_project(tmp_path / "limits", "limits", LIMITS, LIMITS_TESTS)
+    samples = probes.record_calls(root, ["tests"], [("shop.limits", "clamp"), ("shop.limits", "absent")])
+    assert [s.args for s in samples["shop.limits:clamp"]] == [(5, 0, 10)]
+    assert samples["shop.limits:absent"] == []
+
+
+def test_record_calls_leaves_the_reference_tree_unchanged(cart):
+    names = sorted(p.relative_to(cart["root"]).as_posix() for p in cart["root"].rglob("*"))
+    assert names == ["pyproject.toml", "src", "src/shop", "src/shop/__init__.py", "src/shop/cart.py",
+                     "tests", "tests/test_cart.py"]
+
+
+# --------------------------------------------------------------------------- distinction and probe
+
+
+def test_recorded_sample_distinguishes_the_off_by_one_chunk_mutant(cart):
+    distinction = cart["distinction"]
+    assert distinction.origin == "recorded"
+    assert distinction.args_repr == ("[1, 2, 3, 4, 5]", "2")
+    assert distinction.reference_repr == "[[1, 2], [3, 4], [5]]"
+    assert distinction.mutant_repr == "[[1], [3], [5]]"
+    assert distinction.reference_exception is None and distinction.mutant_exception is None
+
+
+def test_written_probe_calls_the_public_function_and_asserts_the_reference_output(cart):
+    probe, mutant = cart["probe"], cart["mutant"]
+    assert probe.path == f"tests/test_elenchus_probe_{mutant.id}.py"
+    assert probe.test_nodeid == f"{probe.path}::test_chunks_{mutant.id[:8]}"
+    assert "from shop.cart import chunks\n" in probe.source
+    assert "    assert chunks([1, 2, 3, 4, 5], 2) == [[1, 2], [3, 4], [5]]\n" in probe.source
+    assert mutant.incident.split(":")[0] in probe.source  # the docstring names the incident
+    assert probes.private_names_in(probe.source) == []
+    assert (probe.input_repr, probe.reference_repr, probe.mutant_repr) == (
+        "chunks([1, 2, 3, 4, 5], 2)", "[[1, 2], [3, 4], [5]]", "[[1], [3], [5]]")
+    assert (probe.contract_id, probe.mutant_ids) == ("cart.chunks", (mutant.id,))
+    compile(probe.source, probe.path, "exec")
+
+
+def test_written_probe_passes_on_the_reference_and_fails_on_the_mutant_at_its_assertion(cart):
+    check = probes.verify_probe(cart["root"], cart["probe"], cart["mutant"])
+    assert check.accepted, check.reason
+    assert check.killed == (cart["mutant"].id,)
+    assert "assertion" in check.reason
+
+
+def test_probe_verification_rejects_a_probe_the_mutant_survives(cart):
+    survivor = pick(cart["mutants"], "len(items) + 1")  # one more step, an empty-free range here
+    check = probes.verify_probe(cart["root"], cart["probe"], survivor)
+    assert not check.accepted
+    assert "passes on the mutant" in check.reason
+
+
+def test_search_finds_the_boundary_input_when_no_recorded_sample_distinguishes(tmp_path):
+    root = make_project(tmp_path / "limits", "limits", LIMITS, LIMITS_TESTS)
+    mutants, _ = mutate.generate("src/shop/limits.py", LIMITS)
+    mutant = pick(mutants, "value >= hi")
+    samples = [probes.CallSample("shop.limits:clamp", ("5", "0", "10"))]
+    distinction = probes.find_distinguishing_input(root, mutant, samples, search_budget=200)
+    assert distinction is not None and distinction.origin == "search"
+    value, lo, hi = (eval(text) for text in distinction.args_repr)  # literals only
+    assert value == hi and value >= lo
+    assert distinction.reference_repr == f"({hi}, False)"
+    assert distinction.mutant_repr == f"({hi}, True)"
+    probe = probes.write_probe(mutant, distinction, "shop.limits")
+    assert probes.verify_probe(root, probe, mutant).accepted
+
+
+def handmade_mutant(path: str, symbol: str, mutated_source: str) -> mutate.Mutant:
+    return mutate.Mutant(
+        id="000000000000", path=path, symbol=symbol, line=2, end_line=2, col=5, family="handmade",
+        changed_intent="handmade", incident="handmade", expected_detection="none", diff="",
+        mutated_source=mutated_source)
+
+
+def test_search_gives_no_distinction_for_an_equivalent_mutant(tmp_path):
+    source = "def double(n):\n    return n * 2\n"
+    root = make_project(tmp_path / "double", "double", source, "def test_nothing():\n    pass\n")
+    mutant = handmade_mutant("src/shop/double.py", "double", "def double(n):\n    return n + n\n")
+    assert probes.find_distinguishing_input(root, mutant, [], search_budget=50) is None
+
+
+def test_search_gives_up_on_a_mutant_that_hangs_within_its_time_budget(tmp_path):
+    source = "def double(n):\n    return n * 2\n"
+    root = make_project(tmp_path / "double", "double", source, "def test_nothing():\n    pass\n")
+    mutant = handmade_mutant("src/shop/double.py", "double", "def double(n):\n    while True:\n        pass\n")
+    samples = [probes.CallSample("shop.double:double", ("2",))]
+    started = time.monotonic()
+    found = probes.find_distinguishing_input(root, mutant, samples, search_budget=20, per_call_timeout=0.2,
+                                             time_budget=1.5)
+    assert found is None  # a hang is never a failure at an assertion
+    assert time.monotonic() - started < 15
+
+
+QUANTITY = textwrap.dedent(
+    """\
+    class QuantityError(ValueError):
+        pass
+
+
+    def parse_quantity(text):
+        quantity = int(text)
+        if quantity < 0:
+            raise QuantityError(text)
+        return quantity
+    """
+)
+
+
+def test_probe_for_a_dropped_guard_expects_the_reference_exception(tmp_path):
+    root = make_project(tmp_path / "qty", "qty", QUANTITY, "def test_nothing():\n    pass\n")
+    mutants, _ = mutate.generate("src/shop/qty.py", QUANTITY)
+    [mutant] = [m for m in mutants if m.family == "dropped-guard"]
+    samples = [probes.CallSample("shop.qty:parse_quantity", ("'7'",)),
+               probes.CallSample("shop.qty:parse_quantity", ("'-3'",))]
+    distinction = probes.find_distinguishing_input(root, mutant, samples, search_budget=0)
+    assert (distinction.args_repr, distinction.reference_exception, distinction.mutant_repr) == (
+        ("'-3'",), "shop.qty.QuantityError", "-3")
+    probe = probes.write_probe(mutant, distinction, "shop.qty")
+    assert "from shop.qty import parse_quantity, QuantityError\n" in probe.source
+    assert "    with pytest.raises(QuantityError):\n        parse_quantity('-3')\n" in probe.source
+    assert probe.reference_repr == "raise shop.qty.QuantityError"
+    check = probes.verify_probe(root, probe, mutant)
+    assert check.accepted, check.reason
+    assert "expected-exception-not-raised" in check.reason
+
+
+def test_callrecord_plugin_records_keyword_arguments_when_loaded_by_name(tmp_path):
+    source = "def greet(name, *, punct=\"!\"):\n    return name + punct\n"
+    tests = ("from shop.greet import greet\n\n\ndef test_greet():\n"
+             "    assert greet(\"ann\", punct=\"?\") == \"ann?\"\n    assert greet(\"bob\") == \"bob!\"\n")
+    root = make_project(tmp_path / "greet", "greet", source, tests)
+    out = tmp_path / "calls.jsonl"
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "elenchus.callrecord",
+         callrecord.CALLS_OPTION, str(out), callrecord.TARGET_OPTION, "shop.greet:greet"],
+        cwd=root, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert lines == [
+        {"target": "shop.greet:greet", "args_repr": ["'ann'"], "kwargs_repr": {"punct": "'?'"}},
+        {"target": "shop.greet:greet", "args_repr": ["'bob'"], "kwargs_repr": {"punct": "'!'"}},
+    ]
+
+
+# --------------------------------------------------------------------------- host probes
+
+
+def test_host_probe_touching_a_private_attribute_is_rejected_naming_it(cart):
+    source = "from shop import cart\n\n\ndef test_cache_starts_empty():\n    assert cart._cache == {}\n"
+    check = probes.check_host_probe(cart["root"], "tests/test_host_private.py", source, [cart["mutant"]])
+    assert not check.accepted
+    assert "cart._cache" in check.reason
+
+
+def test_host_probe_failing_on_the_reference_is_rejected(cart):
+    source = ("from shop.cart import chunks\n\n\ndef test_one_big_chunk():\n"
+              "    assert chunks([1, 2, 3], 2) == [[1, 2, 3]]\n")
+    check = probes.check_host_probe(cart["root"], "tests/test_host_wrong.py", source, [cart["mutant"]])
+    assert not check.accepted
+    assert "fails on the reference" in check.reason
+
+
+def test_host_probe_failing_only_by_an_import_error_is_rejected(cart):
+    source = "from shop.cart import batches\n\n\ndef test_batches():\n    assert batches([1], 1) == [[1]]\n"
+    check = probes.check_host_probe(cart["root"], "tests/test_host_import.py", source, [cart["mutant"]])
+    assert not check.accepted
+    assert "import, collection or setup error" in check.reason
+
+
+def test_host_probe_that_kills_a_mutant_at_its_assertion_is_accepted(cart):
+    source = ("from shop.cart import chunks\n\n\ndef test_pairs_and_a_rest():\n"
+              "    assert chunks([1, 2, 3], 2) == [[1, 2], [3]]\n")
+    check = probes.check_host_probe(cart["root"], "tests/test_host_good.py", source, [cart["mutant"]])
+    assert check.accepted, check.reason
+    assert check.killed == (cart["mutant"].id,)
+
+
+def test_private_names_in_a_probe_cover_attributes_imports_and_reflection():
+    source = textwrap.dedent(
+        """\
+        from shop._impl import helper
+        from shop.cart import _secret, chunks
+        import shop._cache
+
+        def test_it(monkeypatch):
+            monkeypatch.setattr("shop.cart._cache", {})
+            assert getattr(chunks, "__wrapped__", None) is None
+            assert chunks.__dict__ == {}
+            assert chunks.__name__ == "chunks"
+        """
+    )
+    assert probes.private_names_in(source) == [
+        "shop._impl", "shop.cart._secret", "shop._cache", "shop.cart._cache", "__wrapped__", "chunks.__dict__"]
+    assert probes.private_names_in("from __future__ import annotations\n") == []
+
+
+# --------------------------------------------------------------------------- against a proposed revision
+
+
+def test_probe_against_a_proposal_that_renames_the_function_is_not_comparable(cart):
+    renamed = proposed_copy(cart["root"], cart["tmp"] / "renamed", CART.replace("def chunks", "def split_into"))
+    outcome = probes.run_probe(renamed, cart["probe"])
+    assert outcome.kind is probes.ProbeOutcomeKind.NOT_COMPARABLE
+    assert outcome.proposed_repr is None
+
+
+def test_probe_against_a_behaviour_preserving_refactor_passes(cart):
+    refactor = textwrap.dedent(
+        """\
+        def chunks(items, size):
+            result = []
+            for start in range(0, len(items), size):
+                result.append(items[start:start + size])
+            return result
+        """
+    )
+    outcome = probes.run_probe(proposed_copy(cart["root"], cart["tmp"] / "refactor", refactor), cart["probe"])
+    assert outcome.kind is probes.ProbeOutcomeKind.PASSES
+
+
+def test_probe_against_a_proposal_reintroducing_the_off_by_one_is_a_behavioural_failure(cart):
+    regressed = textwrap.dedent(
+        """\
+        def chunks(items, size):
+            result = []
+            for start in range(0, len(items), size):
+                result.append(items[start:start + size - 1])
+            return result
+        """
+    )
+    outcome = probes.run_probe(proposed_copy(cart["root"], cart["tmp"] / "regressed", regressed), cart["probe"])
+    assert outcome.kind is probes.ProbeOutcomeKind.BEHAVIOURAL_FAILURE
+    assert outcome.proposed_repr == "[[1], [3], [5]]"
+    assert "[[1], [3], [5]]" in outcome.message
+
+
+# --------------------------------------------------------------------------- small pieces
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [("src/shop/cart.py", "shop.cart"), ("shop/cart.py", "shop.cart"), ("shop/__init__.py", "shop"),
+     ("src/shop/__init__.py", "shop"), ("cart.py", "cart")],
+)
+def test_module_name_for_follows_the_src_and_flat_layouts(path, expected):
+    assert probes.module_name_for(path) == expected
+
+
+def test_module_name_for_keeps_src_when_it_is_a_package(tmp_path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "__init__.py").write_text("")
+    assert probes.module_name_for("src/shop/cart.py", tmp_path) == "src.shop.cart"
+
+
+@pytest.mark.parametrize(
+    ("value", "kept"),
+    [([1, 2, 3], True), ({"a": (1.5, None)}, True), ({1, 2}, True), (b"x", True), (float("nan"), False),
+     (float("inf"), False), (object(), False), (frozenset({1}), False), (range(3), False), ([1, [object()]], False),
+     (True, True), (list(range(10_000)), False)],
+)
+def test_callrecord_keeps_only_values_that_round_trip_as_literals(value, kept):
+    assert callrecord.is_literal(value) is kept
+
+
+def test_unsupported_reason_names_private_functions_methods_and_generators(tmp_path):
+    source = ("def _hidden(x):\n    return x\n\n\ndef numbers(n):\n    yield n\n\n\n"
+              "class A:\n    def m(self):\n        return 1\n")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "mod.py").write_text(source)
+
+    def reason(symbol: str) -> str | None:
+        mutant = mutate.Mutant(id="0" * 12, path="pkg/mod.py", symbol=symbol, line=1, end_line=1, col=1,
+                               family="f", changed_intent="", incident="", expected_detection="", diff="",
+                               mutated_source=source)
+        return probes.unsupported_reason(tmp_path, mutant)
+
+    assert "private" in reason("_hidden")
+    assert "generator" in reason("numbers")
+    assert "not a module-level function" in reason("A.m")
