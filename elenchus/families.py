@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Protocol, TypeVar, runtime_checkable
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, ParentNodeProvider
@@ -68,10 +68,25 @@ class Site:
 
 @runtime_checkable
 class Family(Protocol):
-    key: str  # internal id, e.g. "boundary-inclusivity"
-    title: str  # human name, e.g. "boundary inclusivity"
-    risk_weight: int  # higher means a worse incident when unprotected
-    examples: tuple[Example, ...]
+    @property
+    def key(self) -> str:
+        """Internal id, e.g. "boundary-inclusivity"."""
+        ...
+
+    @property
+    def title(self) -> str:
+        """Human name, e.g. "boundary inclusivity"."""
+        ...
+
+    @property
+    def risk_weight(self) -> int:
+        """Higher means a worse incident when the mutant goes unnoticed."""
+        ...
+
+    @property
+    def examples(self) -> tuple[Example, ...]:
+        """Before/after samples with the exact incident each one stands for."""
+        ...
 
     def find_sites(self, wrapper: MetadataWrapper) -> Iterator[Site]:
         """Yield every site of this family in ``wrapper.module``."""
@@ -80,6 +95,7 @@ class Family(Protocol):
 
 # --------------------------------------------------------------------------- helpers
 
+_N = TypeVar("_N", bound=cst.CSTNode)
 _SNIPPET_LIMIT = 72
 _SPACE = cst.SimpleWhitespace(" ")
 _ARITHMETIC_OPS = (
@@ -100,8 +116,12 @@ class SourceView:
         self.module = wrapper.module
         self.parents = wrapper.resolve(ParentNodeProvider)
 
-    def nodes(self, kind: type | tuple[type, ...]) -> Iterator[cst.CSTNode]:
-        for node in self.parents:  # every node except the Module itself
+    def all_nodes(self) -> Iterator[cst.CSTNode]:
+        """Every node except the Module itself."""
+        return iter(self.parents)
+
+    def nodes(self, kind: type[_N]) -> Iterator[_N]:
+        for node in self.parents:
             if isinstance(node, kind):
                 yield node
 
@@ -232,7 +252,11 @@ def _as_atom(expr: cst.BaseExpression) -> cst.BaseExpression:
 def _shift(expr: cst.BaseExpression, delta: int) -> cst.BaseExpression | None:
     """``expr`` plus ``delta`` (+1 or -1), folded into a literal when it is one."""
     if isinstance(expr, cst.Integer):
-        return _keep_parens(expr, cst.Integer(str(int(expr.evaluated_value) + delta)))
+        value = int(expr.evaluated_value) + delta
+        literal: cst.BaseExpression = cst.Integer(str(abs(value)))
+        if value < 0:
+            literal = cst.UnaryOperation(operator=cst.Minus(), expression=literal)
+        return _keep_parens(expr, literal)
     if (isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus)
             and isinstance(expr.expression, cst.Integer)):
         magnitude = int(expr.expression.evaluated_value) - delta
@@ -348,7 +372,7 @@ class BoundaryInclusivity:
                 continue
             new_type, kind, side = swap
             op = target.operator
-            new_op = new_type(whitespace_before=op.whitespace_before, whitespace_after=op.whitespace_after)
+            new_op = _rebuild_operator(op, new_type)
             _, left, right = _comparison_parts(view, target)
             replacement, before, after = _swap_comparison(view, target, new_op)
             yield _site(
@@ -505,7 +529,7 @@ class NegatedCondition:
 
     def find_sites(self, wrapper: MetadataWrapper) -> Iterator[Site]:
         view = SourceView(wrapper)
-        for node in view.nodes((cst.If, cst.While, cst.IfExp)):
+        for node in (n for n in view.all_nodes() if isinstance(n, (cst.If, cst.While, cst.IfExp))):
             test = node.test
             if not _room_before_test(node):
                 continue  # `if(x):` has no room for `not`
@@ -539,6 +563,7 @@ class NegatedCondition:
 
 
 def _room_before_test(node: cst.If | cst.While | cst.IfExp) -> bool:
+    space: cst.BaseParenthesizableWhitespace
     if isinstance(node, cst.If):
         space = node.whitespace_before_test
     elif isinstance(node, cst.While):
@@ -837,7 +862,8 @@ class LostSideEffect:
 
     def find_sites(self, wrapper: MetadataWrapper) -> Iterator[Site]:
         view = SourceView(wrapper)
-        for node in view.nodes((cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Expr, cst.Del)):
+        for node in (n for n in view.all_nodes()
+                     if isinstance(n, (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Expr, cst.Del))):
             found = self._describe(view, node)
             if found is None:
                 continue
@@ -906,7 +932,7 @@ class SwappedArguments:
     # plausible misunderstanding there.
     _SKIP = frozenset({"min", "max", "print", "isinstance", "issubclass", "getattr", "setattr",
                        "hasattr", "delattr", "super", "set", "frozenset", "dict", "hash", "id",
-                       "type", "zip", "map", "filter", "cast"})
+                       "type", "zip", "map", "filter", "cast", "range"})
 
     def find_sites(self, wrapper: MetadataWrapper) -> Iterator[Site]:
         view = SourceView(wrapper)
@@ -953,7 +979,8 @@ class ChangedDefault:
         for param in view.nodes(cst.Param):
             if param.default is None:
                 continue
-            owner = view.parent(view.parent(param))
+            parameters = view.parent(param)
+            owner = view.parent(parameters) if parameters is not None else None
             if not isinstance(owner, cst.FunctionDef):
                 continue
             new = _drifted_constant(param.default)
@@ -1020,8 +1047,11 @@ def _rebuild_operator(op: cst.BaseCompOp, new_type: type) -> cst.BaseCompOp:
     """``new_type`` with the spacing of ``op`` (two-word operators get a single space)."""
     before, after = op.whitespace_before, op.whitespace_after  # type: ignore[attr-defined]
     if new_type in (cst.NotIn, cst.IsNot):
-        return new_type(whitespace_before=before, whitespace_between=_SPACE, whitespace_after=after)
-    return new_type(whitespace_before=before, whitespace_after=after)
+        built = new_type(whitespace_before=before, whitespace_between=_SPACE, whitespace_after=after)
+    else:
+        built = new_type(whitespace_before=before, whitespace_after=after)
+    assert isinstance(built, cst.BaseCompOp)
+    return built
 
 
 class MembershipInversion(_SwapCompareFamily):
@@ -1039,7 +1069,8 @@ class MembershipInversion(_SwapCompareFamily):
     )
     _SWAPS = {cst.In: cst.NotIn, cst.NotIn: cst.In}
 
-    def _texts(self, who, left, right, before, after, original):
+    def _texts(self, who: str, left: str, right: str, before: str, after: str,
+               original: cst.BaseCompOp) -> tuple[str, str]:
         if isinstance(original, cst.In):
             incident = f"{who} treats `{left}` as absent from `{right}` exactly when it is present"
         else:
@@ -1047,7 +1078,7 @@ class MembershipInversion(_SwapCompareFamily):
         return (f"reads the membership test of `{left}` in `{right}` the wrong way round",
                 f"{incident}: `{before}` became `{after}`")
 
-    def _detection(self, exercise, left, right):
+    def _detection(self, exercise: str, left: str, right: str) -> str:
         return (f"a test that {exercise} once with `{left}` in `{right}` and once without, "
                 f"and checks both results")
 
@@ -1069,15 +1100,16 @@ class NoneCheckInversion(_SwapCompareFamily):
     )
     _SWAPS = {cst.Is: cst.IsNot, cst.IsNot: cst.Is}
 
-    def _accept(self, target):
+    def _accept(self, target: cst.ComparisonTarget) -> bool:
         return isinstance(target.comparator, cst.Name) and target.comparator.value == "None"
 
-    def _texts(self, who, left, right, before, after, original):
+    def _texts(self, who: str, left: str, right: str, before: str, after: str,
+               original: cst.BaseCompOp) -> tuple[str, str]:
         return (f"confuses the case where `{left}` is missing with the case where it is given",
                 f"{who} handles a missing `{left}` as if it were given, and a given one as missing: "
                 f"`{before}` became `{after}`")
 
-    def _detection(self, exercise, left, right):
+    def _detection(self, exercise: str, left: str, right: str) -> str:
         return f"a test that {exercise} once with `{left}` set to None and once with a real value"
 
 
@@ -1096,12 +1128,13 @@ class EqualityInversion(_SwapCompareFamily):
     )
     _SWAPS = {cst.Equal: cst.NotEqual, cst.NotEqual: cst.Equal}
 
-    def _texts(self, who, left, right, before, after, original):
+    def _texts(self, who: str, left: str, right: str, before: str, after: str,
+               original: cst.BaseCompOp) -> tuple[str, str]:
         return (f"reads the equality check between `{left}` and `{right}` the wrong way round",
                 f"{who} takes the opposite decision on whether `{left}` equals `{right}`: "
                 f"`{before}` became `{after}`")
 
-    def _detection(self, exercise, left, right):
+    def _detection(self, exercise: str, left: str, right: str) -> str:
         return (f"a test that {exercise} once with `{left}` equal to `{right}` and once with them "
                 f"different, and checks both results")
 
@@ -1184,7 +1217,7 @@ class AnyAllConfusion(_RenameCallFamily):
     )
     _SWAPS = {"any": "all", "all": "any"}
 
-    def _texts(self, who, old, new, arg, change):
+    def _texts(self, who: str, old: str, new: str, arg: str, change: str) -> tuple[str, str, str]:
         if old == "any":
             return (f"believes every item of `{arg}` must qualify",
                     f"{who} now requires every item of `{arg}` to qualify where a single one was "
@@ -1211,7 +1244,7 @@ class MinMaxConfusion(_RenameCallFamily):
     )
     _SWAPS = {"min": "max", "max": "min"}
 
-    def _texts(self, who, old, new, arg, change):
+    def _texts(self, who: str, old: str, new: str, arg: str, change: str) -> tuple[str, str, str]:
         wanted, got = ("smallest", "largest") if old == "min" else ("largest", "smallest")
         return (f"believes the {got} of `{arg}` is wanted",
                 f"{who} picks the {got} of `{arg}` where the {wanted} was meant: {change}",
@@ -1295,7 +1328,8 @@ class ConstantDrift:
 
     def find_sites(self, wrapper: MetadataWrapper) -> Iterator[Site]:
         view = SourceView(wrapper)
-        for node in view.nodes((cst.Integer, cst.Name, cst.SimpleString)):
+        for node in (n for n in view.all_nodes()
+                     if isinstance(n, (cst.Integer, cst.Name, cst.SimpleString))):
             if isinstance(node, cst.Integer) and int(node.evaluated_value) not in (0, 1):
                 continue
             if isinstance(node, cst.Name) and node.value not in ("True", "False"):
@@ -1359,7 +1393,7 @@ class LoopSkipsEdge:
 
     def find_sites(self, wrapper: MetadataWrapper) -> Iterator[Site]:
         view = SourceView(wrapper)
-        for node in view.nodes((cst.For, cst.CompFor)):
+        for node in (n for n in view.all_nodes() if isinstance(n, (cst.For, cst.CompFor))):
             iterable = node.iter
             if not self._sliceable(iterable):
                 continue

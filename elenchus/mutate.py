@@ -11,7 +11,7 @@ sorts the result into:
   (logging, output, messages, docstrings, annotations, display-only dunders,
   debug-only branches), code unreachable by clients (script blocks), mutants that
   do not compile, mutants whose compiled code equals the original's, and
-  duplicates of an earlier mutant.
+  duplicates (the same compiled program as an earlier mutant).
 
 libcst is used here and in ``elenchus.families`` only.
 """
@@ -21,9 +21,10 @@ from __future__ import annotations
 import ast
 import difflib
 import hashlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import CodeType
+from typing import Any
 
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
@@ -39,6 +40,7 @@ __all__ = [
 ]
 
 MODULE_SYMBOL = "<module>"
+Positions = Mapping[cst.CSTNode, CodeRange]
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +92,16 @@ def generate(
 ) -> tuple[tuple[Mutant, ...], tuple[Rejected, ...]]:
     """Every intent-driven mutant of ``source`` inside ``spans`` (None: the whole file).
 
-    Output order is deterministic: by line, column, family key, then the edit itself.
+    With ``spans``, a site belongs to the innermost span containing its line and takes
+    that span's ``qualname`` as its symbol; sites outside every span are out of scope
+    (neither mutant nor rejection). Without, the symbol is the qualified name of the
+    enclosing function or class (``Stack.push``), or ``<module>``.
+
+    ``Mutant.id`` hashes the path, symbol, family, the site's line relative to the
+    symbol's first line, its column, the original node's text and the edit, so it
+    survives edits elsewhere in the file. ``in_changed_lines`` is set when any line
+    of the site is in the span's ``changed_lines``. Output order is deterministic: by
+    line, column, family key, then the edit itself.
     """
     try:
         module = cst.parse_module(source)
@@ -98,11 +109,9 @@ def generate(
         return (), (_unparseable(path, error),)
     wrapper = MetadataWrapper(module)
 
-    def sites() -> Iterator[Site]:
-        for family in FAMILIES.values():
-            yield from family.find_sites(wrapper)
-
-    return _build(path, source, wrapper, sites(), spans)
+    found, failures = _family_sites(path, wrapper)
+    mutants, rejected = _build(path, source, wrapper, iter(found), spans)
+    return mutants, (*failures, *rejected)
 
 
 def generate_exhaustive(path: str, source: str) -> tuple[tuple[Mutant, ...], tuple[Rejected, ...]]:
@@ -123,23 +132,33 @@ def generate_exhaustive(path: str, source: str) -> tuple[tuple[Mutant, ...], tup
         return (), (_unparseable(path, error),)
     wrapper = MetadataWrapper(module)
     view = SourceView(wrapper)
+    positions = wrapper.resolve(PositionProvider)
+    splicer = _Splicer(source, view, positions)
 
     intent_sites: dict[str, Site] = {}
-    for family in FAMILIES.values():
-        for site in family.find_sites(wrapper):
-            intent_sites.setdefault(_shape(_apply(wrapper.module, site)), site)
+    found, failures = _family_sites(path, wrapper)
+    for site in found:
+        intent_sites.setdefault(_shape(splicer.apply(site)), site)
 
     sites: list[Site] = []
     unlabelled: list[Rejected] = []
-    positions = wrapper.resolve(PositionProvider)
-    for node in list(view.nodes(cst.CSTNode)):
+    for node in list(view.all_nodes()):
         for node_type, operator in operators:
             if not isinstance(node, node_type):
                 continue
-            for mutated in operator(node):
+            try:
+                produced = list(operator(node))
+            except Exception as error:  # a catalog defect on one node must not stop the file
+                unlabelled.append(Rejected(
+                    path=path, symbol=view.qualname(node) or MODULE_SYMBOL,
+                    line=_range(view, positions, node).start.line, family="", changed_intent="",
+                    reason=f"internal: the catalog failed on `{view.code(node)}` "
+                           f"({type(error).__name__})"))
+                continue
+            for mutated in produced:
                 candidate = Site(family="", target=node, replacement=mutated, anchor=node,
                                  changed_intent="", incident="", expected_detection="")
-                known = intent_sites.get(_shape(_apply(wrapper.module, candidate)))
+                known = intent_sites.get(_shape(splicer.apply(candidate)))
                 labelled = _relabel(candidate, known) if known else _label(view, node, mutated)
                 if labelled is not None:
                     sites.append(labelled)
@@ -150,10 +169,26 @@ def generate_exhaustive(path: str, source: str) -> tuple[tuple[Mutant, ...], tup
                     reason=(f"unlabelled: no incident sentence for changing `{view.code(node)}` "
                             f"to `{view.code(mutated)}`")))
     mutants, rejected = _build(path, source, wrapper, iter(sites), None)
-    return mutants, tuple(sorted((*rejected, *unlabelled), key=lambda r: (r.line, r.family, r.reason)))
+    ordered = sorted((*rejected, *unlabelled), key=lambda r: (r.line, r.family, r.reason))
+    return mutants, (*failures, *ordered)
 
 
 # ---------------------------------------------------------------------------- pipeline
+
+
+def _family_sites(path: str, wrapper: MetadataWrapper) -> tuple[list[Site], tuple[Rejected, ...]]:
+    """All families' sites; a family that fails on this file is recorded, not raised."""
+    found: list[Site] = []
+    failures: list[Rejected] = []
+    for key, family in FAMILIES.items():
+        try:
+            found.extend(family.find_sites(wrapper))
+        except Exception as error:  # one family's defect must not hide the others' mutants
+            failures.append(Rejected(
+                path=path, symbol=MODULE_SYMBOL, line=1, family=key, changed_intent="",
+                reason=f"internal: this family could not analyse the file "
+                       f"({type(error).__name__}: {error})"))
+    return found, tuple(failures)
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,6 +214,7 @@ def _build(
     view = SourceView(wrapper)
     positions = wrapper.resolve(PositionProvider)
     original_code, original_error = _compile(source, path)
+    splicer = _Splicer(source, view, positions)
 
     candidates = []
     for site in sites:
@@ -187,43 +223,41 @@ def _build(
             candidates.append(candidate)
     candidates.sort(key=lambda c: (c.line, c.col, c.site.family, c.replacement_text, c.end_line))
 
-    mutants: list[Mutant] = []
-    rejected: list[Rejected] = []
-    seen: dict[str, str] = {}
+    original_print = _fingerprint(original_code) if original_code is not None else None
+    outcomes: list[Mutant | Rejected] = []
+    programs: dict[tuple[object, ...], list[int]] = {}
     for candidate in candidates:
         site = candidate.site
 
-        def reject(reason: str, candidate: _Candidate = candidate) -> None:
-            rejected.append(Rejected(path=path, symbol=candidate.symbol, line=candidate.line,
-                                     family=candidate.site.family,
-                                     changed_intent=candidate.site.changed_intent, reason=reason))
+        def reject(reason: str, candidate: _Candidate = candidate) -> Rejected:
+            return Rejected(path=path, symbol=candidate.symbol, line=candidate.line,
+                            family=candidate.site.family,
+                            changed_intent=candidate.site.changed_intent, reason=reason)
 
         reason = _arid_reason(view, site)
         if reason is not None:
-            reject(reason)
+            outcomes.append(reject(reason))
             continue
-        mutated_source = _apply(module, site)
-        mutant_id = _mutant_id(path, candidate, module.code_for_node(site.anchor))
+        mutated_source = splicer.apply(site)
         if mutated_source == source:
-            reject("equivalent: the edit leaves the source text unchanged")
+            outcomes.append(reject("equivalent: the edit leaves the source text unchanged"))
             continue
-        if mutated_source in seen:
-            reject(f"duplicate: the same code change as mutant {seen[mutated_source]}")
-            continue
-        seen[mutated_source] = mutant_id
         mutated_code, error = _compile(mutated_source, path)
         if mutated_code is None:
-            reject(f"invalid: the mutated file does not compile ({error})")
+            outcomes.append(reject(f"invalid: the mutated file does not compile ({error})"))
             continue
-        if original_code is None:
-            reject(f"invalid: the original file does not compile ({original_error}), so the "
-                   f"mutant cannot be compared with it")
+        if original_print is None:
+            outcomes.append(reject(
+                f"invalid: the original file does not compile ({original_error}), so the "
+                f"mutant cannot be compared with it"))
             continue
-        if _same_code(original_code, mutated_code):
-            reject("equivalent: compiles to the same code as the original")
+        program = _fingerprint(mutated_code)
+        if program == original_print:
+            outcomes.append(reject("equivalent: compiles to the same code as the original"))
             continue
-        mutants.append(Mutant(
-            id=mutant_id,
+        programs.setdefault(program, []).append(len(outcomes))
+        outcomes.append(Mutant(
+            id=_mutant_id(path, candidate, module.code_for_node(site.anchor)),
             path=path,
             symbol=candidate.symbol,
             line=candidate.line,
@@ -237,7 +271,28 @@ def _build(
             mutated_source=mutated_source,
             in_changed_lines=candidate.changed,
         ))
-    return tuple(mutants), tuple(rejected)
+
+    # The same program reached twice: keep one mutant, preferring the more specific story
+    # ("`name is None` became `name is not None`" over "the condition was negated").
+    for indexes in programs.values():
+        if len(indexes) < 2:
+            continue
+        keep = min(indexes, key=lambda i: (outcomes[i].family in _GENERIC_FAMILIES, i))
+        kept = outcomes[keep]
+        for i in indexes:
+            if i != keep:
+                loser = outcomes[i]
+                assert isinstance(loser, Mutant) and isinstance(kept, Mutant)
+                outcomes[i] = Rejected(path=path, symbol=loser.symbol, line=loser.line,
+                                       family=loser.family, changed_intent=loser.changed_intent,
+                                       reason=f"duplicate: the same program as mutant {kept.id}")
+    mutants = tuple(o for o in outcomes if isinstance(o, Mutant))
+    rejected = tuple(o for o in outcomes if isinstance(o, Rejected))
+    return mutants, rejected
+
+
+#: Families whose story is less specific than another family's for the same program.
+_GENERIC_FAMILIES = frozenset({"negated-condition", "constant-drift", "default-return"})
 
 
 def _unparseable(path: str, error: cst.ParserSyntaxError) -> Rejected:
@@ -245,7 +300,7 @@ def _unparseable(path: str, error: cst.ParserSyntaxError) -> Rejected:
                     changed_intent="", reason=f"invalid: the file does not parse ({error.message})")
 
 
-def _locate(view: SourceView, positions, site: Site,
+def _locate(view: SourceView, positions: Positions, site: Site,
             spans: Sequence[FunctionSpan] | None) -> _Candidate | None:
     anchor_range = _range(view, positions, site.anchor)
     target_range = _range(view, positions, site.target)
@@ -271,7 +326,7 @@ def _locate(view: SourceView, positions, site: Site,
                       replacement_text=replacement_text)
 
 
-def _range(view: SourceView, positions, node: cst.CSTNode) -> CodeRange:
+def _range(view: SourceView, positions: Positions, node: cst.CSTNode) -> CodeRange:
     current: cst.CSTNode | None = node
     while current is not None:
         found = positions.get(current)
@@ -281,7 +336,7 @@ def _range(view: SourceView, positions, node: cst.CSTNode) -> CodeRange:
     return CodeRange((1, 0), (1, 0))
 
 
-def _symbol_of(view: SourceView, positions, node: cst.CSTNode) -> tuple[str, int]:
+def _symbol_of(view: SourceView, positions: Positions, node: cst.CSTNode) -> tuple[str, int]:
     qualname = view.qualname(node)
     if qualname is None:
         return MODULE_SYMBOL, 1
@@ -329,14 +384,18 @@ class _OneEdit(cst.CSTTransformer):
     def on_visit(self, node: cst.CSTNode) -> bool:
         return node is not self.target  # nothing below the target needs visiting
 
-    def on_leave(self, original_node, updated_node):  # type: ignore[override]
+    def on_leave(  # type: ignore[override]  # one replacement may change the node's type
+        self, original_node: cst.CSTNode, updated_node: cst.CSTNode
+    ) -> cst.CSTNode | cst.RemovalSentinel:
         if original_node is self.target:
             return self.replacement
         if self.replacement is REMOVE and isinstance(original_node, (cst.IndentedBlock, cst.Module)):
             return self._keep_leading_lines(original_node, updated_node)
         return updated_node
 
-    def _keep_leading_lines(self, original, updated):
+    def _keep_leading_lines(self, original: cst.IndentedBlock | cst.Module,
+                            updated: cst.CSTNode) -> cst.CSTNode:
+        assert isinstance(updated, (cst.IndentedBlock, cst.Module))
         index = next((i for i, s in enumerate(original.body) if s is self.target), None)
         lines = tuple(getattr(self.target, "leading_lines", ()))
         if index is None or not lines:
@@ -344,13 +403,94 @@ class _OneEdit(cst.CSTTransformer):
         body = list(updated.body)
         if index < len(body):
             follower = body[index]
-            body[index] = follower.with_changes(leading_lines=[*lines, *follower.leading_lines])
+            already = tuple(getattr(follower, "leading_lines", ()))
+            body[index] = follower.with_changes(leading_lines=[*lines, *already])
             return updated.with_changes(body=body)
         return updated.with_changes(footer=[*lines, *updated.footer])
 
 
 def _apply(module: cst.Module, site: Site) -> str:
+    """The whole file with ``site`` applied (slow path: regenerates every node)."""
     return module.visit(_OneEdit(site.target, site.replacement)).code
+
+
+class _Splicer:
+    """Applies sites by regenerating only the enclosing function and splicing its text.
+
+    Regenerating a whole module per mutant costs O(file) libcst work; the enclosing
+    function is usually a small fraction. The splice is verified: the function's
+    original text, generated with the indentation of its enclosing blocks, must sit
+    exactly at its position in the source, or the slow path is used instead.
+    """
+
+    def __init__(self, source: str, view: SourceView, positions: Positions) -> None:
+        self.source = source
+        self.view = view
+        self.positions = positions
+        self.module = view.module
+        self.line_offsets = [0]
+        for text in source.splitlines(keepends=True):
+            self.line_offsets.append(self.line_offsets[-1] + len(text))
+        self._units: dict[int, tuple[int, str, tuple[str, ...]] | None] = {}
+
+    def apply(self, site: Site) -> str:
+        unit = self._unit(site.target)
+        found = self._locate_unit(unit) if unit is not None else None
+        if unit is None or found is None:
+            return _apply(self.module, site)
+        offset, original_text, indents = found
+        edited = unit.visit(_OneEdit(site.target, site.replacement))
+        if not isinstance(edited, cst.CSTNode):
+            return _apply(self.module, site)
+        new_text = self._codegen(edited, indents)
+        return self.source[:offset] + new_text + self.source[offset + len(original_text):]
+
+    def _unit(self, target: cst.CSTNode) -> cst.CSTNode | None:
+        """The innermost function around ``target``, else its top-level statement."""
+        parent = self.view.parent(target)
+        if parent is None or isinstance(parent, cst.Module):
+            return None
+        top = None
+        for node in self.view.ancestors(target):
+            if isinstance(node, cst.FunctionDef):
+                return node
+            if isinstance(self.view.parent(node), cst.Module):
+                top = node
+        return top
+
+    def _locate_unit(self, unit: cst.CSTNode) -> tuple[int, str, tuple[str, ...]] | None:
+        key = id(unit)
+        if key not in self._units:
+            self._units[key] = self._find(unit)
+        return self._units[key]
+
+    def _find(self, unit: cst.CSTNode) -> tuple[int, str, tuple[str, ...]] | None:
+        indents = tuple(
+            block.indent if block.indent is not None else self.module.default_indent
+            for block in reversed(list(self.view.ancestors(unit)))
+            if isinstance(block, cst.IndentedBlock)
+        )
+        try:
+            text = self._codegen(unit, indents)
+        except Exception:  # private codegen entry point changed: take the slow path
+            return None
+        position = self.positions.get(unit)
+        if position is None or not text:
+            return None
+        anchor = self.line_offsets[position.start.line - 1] + position.start.column
+        offset = self.source.rfind(text, 0, anchor + len(text))  # starts at or before anchor
+        if offset < 0 or offset + len(text) <= anchor:
+            return None
+        return offset, text, indents
+
+    def _codegen(self, node: cst.CSTNode, indents: tuple[str, ...]) -> str:
+        from libcst._nodes.internal import CodegenState
+
+        state = CodegenState(default_indent=self.module.default_indent,
+                             default_newline=self.module.default_newline,
+                             indent_tokens=list(indents))
+        node._codegen(state)
+        return "".join(state.tokens)
 
 
 # ------------------------------------------------------------------------- rejection
@@ -453,41 +593,36 @@ def _compile(source: str, path: str) -> tuple[CodeType | None, str]:
         return None, f"{message} at line {line}" if line else message
 
 
-def _same_code(a: CodeType, b: CodeType) -> bool:
-    """Whether two code objects are the same program (line numbers aside)."""
-    return (
-        a.co_code == b.co_code
-        and a.co_names == b.co_names
-        and a.co_varnames == b.co_varnames
-        and a.co_freevars == b.co_freevars
-        and a.co_cellvars == b.co_cellvars
-        and _same_const(a.co_consts, b.co_consts)
-    )
+def _fingerprint(code: CodeType) -> tuple[object, ...]:
+    """What a code object computes, line numbers aside: equal fingerprints, same program.
+
+    Compares bytecode, names, local names and constants, recursing into nested code
+    objects. Constants are tagged with their type: 0, 0.0 and False compare equal in
+    Python but are different programs.
+    """
+    return (code.co_code, code.co_names, code.co_varnames, code.co_freevars, code.co_cellvars,
+            tuple(_const_fingerprint(c) for c in code.co_consts))
 
 
-def _same_const(a: object, b: object) -> bool:
-    if type(a) is not type(b):
-        return False  # 0, 0.0 and False compare equal but are different programs
-    if isinstance(a, CodeType):
-        return _same_code(a, b)  # type: ignore[arg-type]
-    if isinstance(a, tuple):
-        return len(a) == len(b) and all(_same_const(x, y) for x, y in zip(a, b))  # type: ignore[arg-type]
-    if isinstance(a, frozenset):
-        return sorted(map(repr, a)) == sorted(map(repr, b))  # type: ignore[call-overload]
-    if isinstance(a, (float, complex)):
-        return repr(a) == repr(b)
-    return a == b
+def _const_fingerprint(value: object) -> object:
+    if isinstance(value, CodeType):
+        return ("code", _fingerprint(value))
+    if isinstance(value, tuple):
+        return ("tuple", tuple(_const_fingerprint(v) for v in value))
+    if isinstance(value, frozenset):
+        return ("frozenset", tuple(sorted(repr(_const_fingerprint(v)) for v in value)))
+    return (type(value).__name__, repr(value))
 
 
 # ------------------------------------------------------------ exhaustive (mutmut) scope
 
 
-def _mutmut_operators() -> Sequence[tuple[type, object]]:
+def _mutmut_operators() -> Sequence[tuple[type, Callable[[Any], Iterable[cst.CSTNode]]]]:
     """mutmut's table of (node type, node -> mutated nodes); its module moved within 3.x."""
     try:
         from mutmut.mutation.mutators import mutation_operators
     except ImportError:  # mutmut 3.0-3.3
-        from mutmut.node_mutation import mutation_operators  # type: ignore[no-redef]
+        from mutmut.node_mutation import mutation_operators  # type: ignore[no-redef,import-not-found]
     return mutation_operators
 
 
@@ -538,7 +673,9 @@ def _label(view: SourceView, node: cst.CSTNode, mutated: cst.CSTNode) -> Site | 
         target = view.code(node.targets[0].target if isinstance(node, cst.Assign) else node.target)
         family = "lost-value"
         intent = f"believes the value computed for `{target}` is not needed"
-        incident = f"{who} stores `{view.code(mutated.value)}` in `{target}` instead of the computed value: {change}"
+        stored = view.code(mutated.value) if isinstance(mutated, (cst.Assign, cst.AnnAssign)) \
+            and mutated.value is not None else "nothing"
+        incident = f"{who} stores `{stored}` in `{target}` instead of the computed value: {change}"
         detection = f"a test that {exercise} and checks what `{target}` ends up holding"
     elif isinstance(node, cst.AugAssign) and isinstance(mutated, cst.Assign):
         family = "overwritten-accumulator"
@@ -568,7 +705,7 @@ def _label(view: SourceView, node: cst.CSTNode, mutated: cst.CSTNode) -> Site | 
         family = "loop-control-slip"
         intent = "believes skipping this item means ending the loop"
         incident = f"{who} stops the whole loop where it meant to skip one item: `continue` became `break`"
-    elif isinstance(node, cst.Lambda):
+    elif isinstance(node, cst.Lambda) and isinstance(mutated, cst.Lambda):
         family = "default-return"
         intent = f"believes the callback `{old}` can return `{view.code(mutated.body)}`"
         incident = f"{who} passes a callback that returns `{view.code(mutated.body)}` instead of `{view.code(node.body)}`: {change}"

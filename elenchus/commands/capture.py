@@ -18,7 +18,6 @@ from elenchus.exit_codes import ExitCode
 from elenchus.git import Repository
 from elenchus.patching import apply as apply_patch
 from elenchus.records import RunDirectory
-from elenchus.schemas import validate
 from elenchus.snapshot import Snapshot, materialize_commit, new_snapshot_dir
 
 
@@ -75,6 +74,15 @@ def _host_probes(directory: str, reference: Snapshot, mutants: list) -> tuple[li
 
 
 def run(options: Options, echo: Callable[[str], None]) -> ExitCode:
+    execute(options, echo)
+    return ExitCode.OK
+
+
+def execute(options: Options, echo: Callable[[str], None], hosted: bool = False) -> dict:
+    """Run Capture and write its run records; returns the capture document.
+
+    ``hosted``: a Runner validates documents, so no schema file is opened here.
+    """
     repo = Repository(options.repo)
     require_for_capture(None, options.reference, options.proposed or options.proposed_patch)
     before = fingerprint.take(repo)
@@ -113,7 +121,9 @@ def run(options: Options, echo: Callable[[str], None]) -> ExitCode:
     document = _document(options, reference_sha, proposed_label, proposed_sha, contract, challenges, beyond,
                          rejected, host_verdicts, results, differences, changes, written, started)
     handoff = _handoff(options, reference_sha, challenges, results, written)
-    validate("test-handoff", handoff)
+    if not hosted:
+        
+        validate("test-handoff", handoff)
     run_dir = RunDirectory.create(repo.root)
     run_dir.write_json("capture.json", document)
     run_dir.write_json("test-handoff.json", handoff)
@@ -124,7 +134,45 @@ def run(options: Options, echo: Callable[[str], None]) -> ExitCode:
     echo(f"Report: {run_dir.path / 'capture.md'} (JSON: capture.json, test handoff: test-handoff.json)")
     if options.json_path:
         Path(options.json_path).write_text(json.dumps(document, indent=2) + "\n")
-    return ExitCode.OK
+    document["run"].update(id=run_dir.id, directory=str(run_dir.path))
+    return document
+
+
+def as_report(document: dict, scope: dict) -> tuple[dict, dict]:
+    """The capture document in the evaluation report's shape, plus its weak catches, for hosted mode."""
+    mutations = []
+    for mutant in document["mutants"]:
+        probe = mutant["probe"]
+        mutations.append({
+            "id": mutant["id"], "contract_id": mutant["contract_id"],
+            "location": {**mutant["location"], "end_line": mutant["location"]["line"]},
+            "changed_intent": mutant["changed_intent"], "incident": mutant["incident"], "diff": mutant["diff"],
+            "expected_detection": mutant["expected_detection"], "evidence": mutant["evidence"],
+            "risk_rank": mutant["rank"], "retention_risk": False,
+            "result": "killed" if probe else "survived",
+            "kill": {"test": probe, "kind": "assertion", "attributed": True} if probe else None,
+            "reason": None if probe else mutant["evidence"]})
+    report = {
+        "mode": "capture", "scope": scope,
+        "snapshots": {"base": document["reference"], "head": {"rev": document["proposed"]["rev"],
+                                                              "sha": document["proposed"]["sha"], "worktree": False},
+                      "worktree_fingerprint": None},
+        "contract": {**document["contract"], "path": None},
+        "baseline": {}, "mutations": mutations, "not_challenged": [
+            {**item, "location": {**item["location"], "end_line": item["location"]["line"]}}
+            for item in document["not_challenged"]],
+        "rejected": document["rejected"], "comparisons": [], "test_quality": [], "notes": [],
+        "post_flight": document["post_flight"], "tool": document["tool"],
+        "run": {"id": document["run"]["id"], "directory": document["run"]["directory"],
+                "started": document["run"]["started"], "finished": document["run"]["finished"]},
+        "execution": {"test_command": "pytest <generated probe files>",
+                      "isolation": "fresh copies of the reference, mutant and proposed snapshots per run"},
+    }
+    catches = {"weak_catches": [{"file": d["path"], "line": d["line"], "input": d["input"],
+                                 "reference": d["reference"], "proposed": d["proposed"],
+                                 "contract_id": d["contract_id"], "question": d["question"],
+                                 "comment": d["comment"]} for d in document["behavior_differences"]]}
+    return report, catches
 
 
 def _document(options, reference_sha, proposed_label, proposed_sha, contract, challenges, beyond, rejected,

@@ -17,8 +17,10 @@ def run(scaffold_path: str, out: str | None, echo: Callable[[str], None]) -> Exi
     scaffold = read_scaffold(scaffold_path)
     settings = scaffold.host
     scope = host_scope(scaffold)
-    if settings.mode != "evaluate":
-        raise NotImplementedYet(f"hosted {settings.mode} mode is not implemented yet; hosted evaluate is")
+    if settings.mode == "harden":
+        raise NotImplementedYet("hosted harden mode is not implemented yet; hosted evaluate and capture are")
+    if settings.mode == "capture":
+        return _capture(scaffold, scope, out, echo)
     from elenchus.commands.evaluate import Evaluation, Options
 
     options = Options(repo=settings.repo or ".", base=settings.base, head=settings.head, scope=scope.option,
@@ -33,3 +35,21 @@ def run(scaffold_path: str, out: str | None, echo: Callable[[str], None]) -> Exi
     if out:
         echo(f"Answer written to {out} (run {evaluation.report['run']['id']})")
     return code
+
+
+def _capture(scaffold, scope, out: str | None, echo: Callable[[str], None]) -> ExitCode:
+    from elenchus.commands import capture
+
+    settings = scaffold.host
+    options = capture.Options(repo=settings.repo or ".", reference=settings.reference, proposed=settings.proposed,
+                              proposed_patch=None, budget=8)
+    document = capture.execute(options, lambda line: None, hosted=True)
+    report, catches = capture.as_report(document, {
+        "option": scope.option, "target": scope.target, "reason": scope.reason, "inherited": True,
+        "detected": {"production_files": [], "test_files_added": [], "test_files_modified": [],
+                     "test_files_deleted": [], "related_tests": []}, "excluded": []})
+    answer = fill(scaffold, canonical_blocks(report, catches))
+    write_answer(answer, out)
+    if out:
+        echo(f"Answer written to {out} (capture run {document['run']['id']})")
+    return ExitCode.OK

@@ -52,3 +52,24 @@ def test_host_fills_only_editable_fields_with_the_four_blocks_using_the_host_sco
     assert answer["evidence"]["scope"]["reason"] == "the host asked the user"
     assert any(risk["category"] == "protection-regression" for risk in answer["risks"])
     assert any("Keep the removed check?" in d["question"] for d in answer["decisions"])
+
+
+def test_host_capture_mode_puts_the_weak_catch_into_decisions(build_scenario, tmp_path):
+    repo = build_scenario("capture-off-by-one")
+    scaffold = json.loads((data_dir("fixtures") / "host" / "scaffold.example.json").read_text())
+    scaffold["host"] = {"scope": {"option": "current-change", "target": None, "reason": "the host's choice"},
+                        "mode": "capture", "repo": str(repo), "reference": "HEAD~1", "proposed": "HEAD"}
+    source = tmp_path / "scaffold.json"
+    source.write_text(json.dumps(scaffold))
+    answer_path = tmp_path / "answer.json"
+    done = subprocess.run([sys.executable, "-c", AUDIT, "host", "--scaffold", str(source), "--out",
+                           str(answer_path)], capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                          env={**__import__("os").environ, "ELENCHUS_RUNS_DIR": str(tmp_path / "runs")})
+    assert done.returncode == 0, done.stderr
+    assert "OPENED []" in done.stdout, "a schema file was opened in hosted mode"
+    answer = json.loads(answer_path.read_text())
+    assert answer["evidence"]["mode"] == "capture"
+    kinds = [d["kind"] for d in answer["decisions"]]
+    assert "behaviour-difference" in kinds
+    difference = answer["decisions"][kinds.index("behaviour-difference")]
+    assert "chunks([1, 2, 3, 4, 5], 2)" in json.dumps(difference)
