@@ -95,10 +95,12 @@ def _ask(prompt: str, default: str) -> str:
               help="Exit 5 when any of these assessments is found, e.g. protection-regression,unprotected.")
 @click.option("--allow-command", "allow_commands", multiple=True, metavar="CMD",
               help="Run this exact test command even though inspection found something unsafe in it.")
+@click.option("--exhaustive", is_flag=True, help="With --scope target: also draw candidates from mutmut's "
+                                                 "operator catalog (each still reported as an incident).")
 @click.option("--fresh", is_flag=True, help="Rerun everything instead of reusing results measured on the same content.")
 @click.option("--demo", is_flag=True, help="Build the bundled demo project into a temp git repo and evaluate it.")
 def evaluate(repo, base, head, scope, target, budget, jobs, timeout_factor, contract, change_id, intent, save,
-             json_path, resume, fail_on, allow_commands, fresh, demo) -> int:
+             json_path, resume, fail_on, allow_commands, exhaustive, fresh, demo) -> int:
     """Evaluate how well the tests protect the current change (Test Evaluation mode)."""
     import os
 
@@ -116,7 +118,7 @@ def evaluate(repo, base, head, scope, target, budget, jobs, timeout_factor, cont
         budget_explicit=budget is not None, jobs=guards.jobs(jobs, min(4, os.cpu_count() or 1)),
         timeout_factor=guards.timeout_factor(timeout_factor), contract=contract, change_id=change_id,
         intent=intent, save=save, json_path=json_path, resume=resume, fail_on=wanted, demo=demo,
-        allow_commands=tuple(allow_commands), fresh=fresh,
+        allow_commands=tuple(allow_commands), fresh=fresh, exhaustive=exhaustive,
         interactive=sys.stdin.isatty() and sys.stdout.isatty(),
     )
     return command.run(options, _echo, _ask)
@@ -131,12 +133,14 @@ def evaluate(repo, base, head, scope, target, budget, jobs, timeout_factor, cont
 @TARGET_OPTION
 @BUDGET_OPTION
 @_with(CONTRACT_OPTIONS)
-def mutants(repo, base, head, scope, target, budget, contract, change_id, intent) -> int:
+@click.option("--exhaustive", is_flag=True, help="With --scope target: also use mutmut's operator catalog.")
+def mutants(repo, base, head, scope, target, budget, contract, change_id, intent, exhaustive) -> int:
     """List the planned mutants with their incidents and diffs, without running any test."""
     from elenchus import guards
     from elenchus.commands import mutants as command
 
-    return command.run(repo, base, head, scope, target, guards.budget(budget), contract, change_id, intent, _echo)
+    return command.run(repo, base, head, scope, target, guards.budget(budget), contract, change_id, intent, _echo,
+                       exhaustive)
 
 
 def _not_built(name: str, issue: int) -> click.Command:

@@ -20,7 +20,7 @@ from elenchus.contract import Contract
 from elenchus.discover import ChangeSet, function_spans
 from elenchus.errors import ElenchusError
 from elenchus.families import FAMILIES
-from elenchus.mutate import FunctionSpan, Mutant, Rejected, generate
+from elenchus.mutate import FunctionSpan, Mutant, Rejected, generate, generate_exhaustive
 from elenchus.scope import SCOPES
 from elenchus.snapshot import Snapshot
 
@@ -222,13 +222,21 @@ def _nearby_retention(chosen: dict[str, list[FunctionSpan] | None], change: Chan
 
 
 def plan(scope: str, change: ChangeSet, base: Snapshot, head: Snapshot, contract: Contract | None,
-         budget: int, target: str | None = None) -> Plan:
+         budget: int, target: str | None = None, exhaustive: bool = False) -> Plan:
+    """``exhaustive`` (target scope only) adds mutmut's operator catalog as a candidate source;
+    every candidate is still labelled as an incident (references/mutmut-evaluation.md)."""
     chosen = spans_for_scope(scope, change, base, head, target)
     candidates: list[Mutant] = []
     rejected: list[Rejected] = []
     for path in sorted(chosen):
         spans = chosen[path]
-        made, refused = generate(path, head.read(path) or "", spans)
+        source = head.read(path) or ""
+        made, refused = generate(path, source, spans)
+        if exhaustive and scope == "target":  # add what mutmut's catalog reaches and no family does
+            known = {m.mutated_source for m in made}
+            extra, extra_refused = generate_exhaustive(path, source)
+            made += tuple(m for m in extra if m.mutated_source not in known)
+            refused += tuple(r for r in extra_refused if not r.reason.startswith("duplicate:"))
         candidates.extend(made)
         rejected.extend(refused)
     scored = sorted(candidates, key=lambda m: (-_score(m, contract), m.path, m.line, m.col, m.family, m.id))

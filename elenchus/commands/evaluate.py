@@ -23,7 +23,7 @@ from elenchus.baseline import Baseline, establish, run_once
 from elenchus.cohorts import Cohort, build_cohorts, selected_tests
 from elenchus.console import Progress
 from elenchus.contract import Contract, contract_from_json, derive_provisional, load_contract
-from elenchus.errors import Blocked, ElenchusError
+from elenchus.errors import Blocked, ElenchusError, InputGuardError
 from elenchus.inspection import inspect_tree
 from elenchus.exit_codes import ExitCode
 from elenchus.matrix import assess
@@ -61,6 +61,7 @@ class Options:
     allow_commands: tuple[str, ...] = ()
     fresh: bool = False
     set_aside_red_existing: bool = False  # replx scoring: old tests may fail at Head on purpose
+    exhaustive: bool = False  # target scope: mutmut's catalog as an extra candidate source
     hosted_scope_reason: str | None = None  # hosted mode: the scope is the host's, inherited
     hosted_contract: dict | None = None  # hosted mode: the host's contract, validated by the Runner
 
@@ -188,8 +189,10 @@ class Evaluation:
         if options.hosted_scope_reason is not None:
             answer = ScopeAnswer(answer.option, answer.target, options.hosted_scope_reason, False)
         contract = self._contract(session)
+        if options.exhaustive and answer.option != "target":
+            raise InputGuardError("exhaustive", f"--exhaustive only applies to --scope target, not {answer.option}")
         plan = plan_mutants(answer.option, session.change, session.base, session.head, contract,
-                            options.budget, answer.target)
+                            options.budget, answer.target, options.exhaustive)
         self.echo(f"Scope: {answer.option}{' ' + answer.target if answer.target else ''}; "
                   f"{len(plan.challenged)} mutant(s) to challenge, {len(plan.not_challenged)} beyond the budget, "
                   f"{len(plan.rejected)} rejected before running.")

@@ -15,17 +15,19 @@ from elenchus.session import open_session
 
 def run(repo: str, base: str | None, head: str | None, scope: str, target: str | None, budget: int,
         contract_path: str | None, change_id: str | None, intent: str | None,
-        echo: Callable[[str], None]) -> ExitCode:
+        echo: Callable[[str], None], exhaustive: bool = False) -> ExitCode:
     if scope not in SCOPES:
         raise InputGuardError("scope", f"expected one of {', '.join(SCOPES)}, got {scope!r}")
     if target and scope != "target":
         raise InputGuardError("target", f"--target only applies to --scope target, not --scope {scope}")
+    if exhaustive and scope != "target":
+        raise InputGuardError("exhaustive", f"--exhaustive only applies to --scope target, not --scope {scope}")
     with open_session(repo, base, head, allow_empty=scope == "target") as session:
         for line in session.revisions.narration:
             echo(line)
         contract = load_contract(session.repo.root, contract_path, change_id) \
             or derive_provisional(session.change, session.head, intent)
-        planned = plan(scope, session.change, session.base, session.head, contract, budget, target)
+        planned = plan(scope, session.change, session.base, session.head, contract, budget, target, exhaustive)
         echo(f"Contract: {contract.source}" + (" (provisional)" if contract.provisional else ""))
         for item in contract.items:
             echo(f"  {item.id} [{item.status}, {item.risk} risk] {item.behaviour}")

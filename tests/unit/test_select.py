@@ -62,3 +62,14 @@ def test_mutants_command_prints_incidents_and_diffs_without_running_tests(build_
     assert done.stdout.rstrip().endswith("The working tree was not modified during this Review-only run.")
     for word in ("ROR", "AOR", "COR", "operator"):
         assert word not in done.stdout
+
+
+def test_select_exhaustive_target_scope_adds_mutmut_candidates_labelled_as_incidents(build_scenario):
+    repo = build_scenario("demo")
+    intent, _ = planned(repo, scope="target", budget=256, target="src/batching/core.py")
+    with open_session(repo, None, None, allow_empty=True) as session:
+        exhaustive = plan("target", session.change, session.base, session.head, None, 256,
+                          "src/batching/core.py", exhaustive=True)
+    assert len(exhaustive.challenged) > len(intent.challenged)
+    for p in exhaustive.challenged:
+        assert p.mutant.incident and not any(w in p.mutant.incident for w in ("ROR", "AOR", "operator"))
