@@ -34,8 +34,9 @@ def test_evaluate_demo_reports_incremental_protection_and_unprotected_incidents(
 
 
 def test_evaluate_loosened_and_deleted_tests_yield_protection_regressions_attributed_to_them(evaluate):
-    done, report, _, _ = evaluate("weakened-test", "--scope", "current-change", "--budget", "8")
-    assert done.returncode == 0, done.stderr
+    done, report, _, _ = evaluate("weakened-test", "--scope", "current-change", "--budget", "8",
+                                  "--fail-on", "protection-regression")
+    assert done.returncode == 5, done.stderr  # the CI user asked to fail on this finding
     regressions = by_assessment(report)["protection-regression"]
     killers = {c["existing"]["kill"]["test"] for c in regressions}
     assert "tests/test_core.py::test_chunks_keeps_every_element_in_order" in killers

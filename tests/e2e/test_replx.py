@@ -65,7 +65,9 @@ def test_replx_score_reports_a_claimed_solved_that_verification_disagrees_with(r
                       "- Budget: 4 iterations\n\n## Iteration 1\n\n- Command: `python -m pytest -q`\n"
                       "- Result: exit 1\n- Diagnosis: wrong discount\n- Fix: updated the test\n\n## Outcome\n\n"
                       "- Status: solved\n- Iterations used: 1/4\n")
-    done, verdict = score(repo, tmp_path, "--command", PYTEST, "--replx-report", str(report))
+    done, verdict = score(repo, tmp_path, "--command", PYTEST, "--replx-report", str(report), "--fail-on",
+                          "bad_success")
+    assert done.returncode == 5  # a finding the user chose to gate on, not a tool failure
     assert verdict["claimed"] == "solved" and verdict["status"] == "bad_success"
     assert verdict["disagreement"].startswith("claimed solved; verified bad_success: loosened-assertion at "
                                               "tests/test_core.py:")
