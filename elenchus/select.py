@@ -2,10 +2,11 @@
 
 Risks are ranked before any test assertion is read (SPEC 4.4): changed lines
 first, then validation, error handling and persistence above cosmetic code,
-public API above private helpers. Every changed function gets a mutant before
-any function gets a second one, at least one retention risk (pre-existing
-behaviour not tailored to an added test) is kept when the budget allows, and
-every candidate beyond the budget is recorded as not challenged with its rank.
+public API above private helpers. Functions take turns, riskiest first, so every
+changed function gets a mutant and none soaks up the budget; at least one
+retention risk (pre-existing behaviour not tailored to an added test) is kept
+when the budget allows, and every candidate beyond the budget is recorded as
+not challenged with its rank.
 """
 
 from __future__ import annotations
@@ -242,19 +243,16 @@ def plan(scope: str, change: ChangeSet, base: Snapshot, head: Snapshot, contract
     scored = sorted(candidates, key=lambda m: (-_score(m, contract), m.path, m.line, m.col, m.family, m.id))
     ranked = {m.id: rank for rank, m in enumerate(scored, start=1)}
 
+    # Round robin over functions, riskiest function first, so every changed function gets a
+    # mutant and no single function soaks up the budget; within a function, by rank.
+    queues: dict[tuple[str, str], list[Mutant]] = {}
+    for mutant in scored:
+        queues.setdefault((mutant.path, mutant.symbol), []).append(mutant)
     picked: list[Mutant] = []
-    seen_functions: set[tuple[str, str]] = set()
-    for mutant in scored:  # first pass: the riskiest mutant of each function
-        key = (mutant.path, mutant.symbol)
-        if key not in seen_functions and len(picked) < budget:
-            seen_functions.add(key)
-            picked.append(mutant)
-    used_families: dict[tuple[str, str], int] = {}
-    for mutant in picked:
-        used_families[(mutant.symbol, mutant.family)] = 1
-    rest = [m for m in scored if m not in picked]
-    rest.sort(key=lambda m: (used_families.get((m.symbol, m.family), 0), ranked[m.id]))
-    picked.extend(rest[: max(0, budget - len(picked))])
+    while len(picked) < budget and any(queues.values()):
+        for queue in queues.values():
+            if queue and len(picked) < budget:
+                picked.append(queue.pop(0))
 
     if budget >= 2 and not any(_is_retention(m, change) for m in picked):
         retention = next((m for m in scored if m not in picked and _is_retention(m, change)), None)

@@ -62,6 +62,7 @@ class Options:
     fresh: bool = False
     set_aside_red_existing: bool = False  # replx scoring: old tests may fail at Head on purpose
     exhaustive: bool = False  # target scope: mutmut's catalog as an extra candidate source
+    scope_reason: str | None = None  # why the scope was chosen, when it was not asked (the demo)
     hosted_scope_reason: str | None = None  # hosted mode: the scope is the host's, inherited
     hosted_contract: dict | None = None  # hosted mode: the host's contract, validated by the Runner
 
@@ -164,7 +165,8 @@ class Evaluation:
             repo = scratch.build("demo", demo_dir / "batching")
             self.echo(f"Demo: built the bundled demo project as a git repository at {repo}")
             if options.scope is None:
-                options = replace(options, scope="current-change")
+                options = replace(options, scope="current-change",
+                                  scope_reason="Answered by --demo with the recommended option.")
                 self.echo("Demo: answering the scope question with the recommended option, current-change.")
             self.options = options
         else:
@@ -186,8 +188,9 @@ class Evaluation:
             self.echo(line)
         answer = resolve_scope(options.scope, options.target, session.change, options.budget,
                                options.interactive, self.ask, self.echo)
-        if options.hosted_scope_reason is not None:
-            answer = ScopeAnswer(answer.option, answer.target, options.hosted_scope_reason, False)
+        reason = options.hosted_scope_reason or options.scope_reason
+        if reason is not None:
+            answer = ScopeAnswer(answer.option, answer.target, reason, False)
         contract = self._contract(session)
         if options.exhaustive and answer.option != "target":
             raise InputGuardError("exhaustive", f"--exhaustive only applies to --scope target, not {answer.option}")
