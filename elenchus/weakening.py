@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import configparser
 import enum
-import math
 import shlex
 import tomllib
 from collections import Counter

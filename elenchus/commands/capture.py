@@ -122,7 +122,8 @@ def execute(options: Options, echo: Callable[[str], None], hosted: bool = False)
                          rejected, host_verdicts, results, differences, changes, written, started)
     handoff = _handoff(options, reference_sha, challenges, results, written)
     if not hosted:
-        
+        from elenchus.schemas import validate
+
         validate("test-handoff", handoff)
     run_dir = RunDirectory.create(repo.root)
     run_dir.write_json("capture.json", document)

@@ -9,7 +9,6 @@ explicit exception, made after the post-flight fingerprint was taken).
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import tempfile
 import time
