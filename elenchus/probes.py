@@ -70,6 +70,7 @@ from elenchus.run import (
     RunResult,
     TestOutcome,
     TestRecord,
+    module_loader,
     run_command,
     run_pytest,
     scrub_environment,
@@ -275,14 +276,7 @@ def unsupported_reason(reference_dir: Path, mutant: Mutant) -> str | None:
 
 def _loader() -> str:
     """Python source that loads ``callrecord`` from its file under a private name as ``module``."""
-    path = str(Path(callrecord.__file__).resolve())
-    return (
-        "import importlib.util, sys\n"
-        f"spec = importlib.util.spec_from_file_location({CALLRECORD_MODULE!r}, {path!r})\n"
-        "module = importlib.util.module_from_spec(spec)\n"
-        f"sys.modules[{CALLRECORD_MODULE!r}] = module\n"
-        "spec.loader.exec_module(module)\n"
-    )
+    return module_loader(CALLRECORD_MODULE, str(Path(callrecord.__file__).resolve()))
 
 
 @contextmanager

@@ -230,15 +230,25 @@ def scrub_environment(env: Mapping[str, str]) -> dict[str, str]:
 # running
 
 
-def _bootstrap_code() -> str:
-    plugin_file = str(Path(_plugin.__file__).resolve())
+def module_loader(name: str, path: str) -> str:
+    """Python source that loads the file ``path`` as module ``name``, bound to ``module``.
+
+    Loading Elenchus's own plugins from their files under private names keeps a workspace
+    that holds its own ``elenchus`` package (Elenchus evaluating itself) from shadowing them.
+    """
     return (
         "import importlib.util, sys\n"
-        f"spec = importlib.util.spec_from_file_location({PLUGIN_MODULE!r}, {plugin_file!r})\n"
+        f"spec = importlib.util.spec_from_file_location({name!r}, {path!r})\n"
         "module = importlib.util.module_from_spec(spec)\n"
-        f"sys.modules[{PLUGIN_MODULE!r}] = module\n"
+        f"sys.modules[{name!r}] = module\n"
         "spec.loader.exec_module(module)\n"
-        "import pytest\n"
+    )
+
+
+def _bootstrap_code() -> str:
+    return (
+        module_loader(PLUGIN_MODULE, str(Path(_plugin.__file__).resolve()))
+        + "import pytest\n"
         "sys.stdout.flush()\n"
         "raise SystemExit(int(pytest.main(sys.argv[1:], plugins=[module])))\n"
     )
