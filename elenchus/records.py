@@ -109,7 +109,7 @@ class ResultCache:
     """Results keyed by the exact content they were measured on (SPEC 6).
 
     A key covers the cohort's template digest, the selected tests, the mutated source,
-    the timeout factor and the Python and Elenchus versions, so a repeated evaluation of
+    the timeout factor, the interpreter and the Elenchus version, so a repeated evaluation of
     the same change reruns nothing, and any change to any of them misses the cache.
     """
 
@@ -124,7 +124,8 @@ class ResultCache:
 
         from elenchus import __version__
 
-        digest = hashlib.sha256(f"{__version__}\0{sys.version}".encode())
+        # The interpreter path stands for the installed packages the tests run with.
+        digest = hashlib.sha256(f"{__version__}\0{sys.version}\0{sys.executable}".encode())
         for part in parts:
             digest.update(b"\0" + json.dumps(part, sort_keys=True, default=str).encode())
         return digest.hexdigest()
