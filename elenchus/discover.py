@@ -10,6 +10,7 @@ module, directly or through other modules).
 from __future__ import annotations
 
 import difflib
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -117,10 +118,14 @@ class _SpanCollector(cst.CSTVisitor):
         return False
 
 
+@functools.lru_cache(maxsize=128)
 def function_spans(source: str) -> tuple[FunctionSpan, ...]:
-    """Spans of top-level functions and methods; empty when the source does not parse."""
+    """Spans of top-level functions and methods; empty when the source does not parse.
+
+    Cached by source text: discovery, scoping and capture ask about the same files.
+    """
     try:
-        wrapper = MetadataWrapper(cst.parse_module(source))
+        wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
     except cst.ParserSyntaxError:
         return ()
     collector = _SpanCollector()

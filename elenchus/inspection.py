@@ -114,7 +114,7 @@ class _Scanner(cst.CSTVisitor):
 
 def scan_source(path: str, source: str) -> list[Finding]:
     try:
-        wrapper = MetadataWrapper(cst.parse_module(source))
+        wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
     except cst.ParserSyntaxError:
         return []
     scanner = _Scanner(path, Path(path).name == "conftest.py")

@@ -107,7 +107,7 @@ def generate(
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as error:
         return (), (_unparseable(path, error),)
-    wrapper = MetadataWrapper(module)
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)  # freshly parsed: nothing to protect
 
     found, failures = _family_sites(path, wrapper)
     mutants, rejected = _build(path, source, wrapper, iter(found), spans)
@@ -130,7 +130,7 @@ def generate_exhaustive(path: str, source: str) -> tuple[tuple[Mutant, ...], tup
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as error:
         return (), (_unparseable(path, error),)
-    wrapper = MetadataWrapper(module)
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)  # freshly parsed: nothing to protect
     view = SourceView(wrapper)
     positions = wrapper.resolve(PositionProvider)
     splicer = _Splicer(source, view, positions)

@@ -139,7 +139,7 @@ def _test_lines(source: str | None) -> dict[str, int]:
     if not source:
         return {}
     try:
-        wrapper = MetadataWrapper(cst.parse_module(source))
+        wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
     except cst.ParserSyntaxError:
         return {}
     lines: dict[str, int] = {}
