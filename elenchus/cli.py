@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import platform
-from pathlib import Path
 import sys
 import traceback
+from pathlib import Path
 
 import click
 
