@@ -321,6 +321,15 @@ def score(case: CaseInput, echo: Callable[[str], None]) -> Score:
                  tuple(notes + ([f"post-flight found changes: {'; '.join(changes)}"] if changes else [])))
 
 
+def _code(label: str, text: str | None, missing: str) -> list[str]:
+    """A before/after line: inline code for one line, a fenced block for several."""
+    if text is None:
+        return [f"  - {label}: {missing}"]
+    if "\n" not in text:
+        return [f"  - {label}: `{text}`"]
+    return [f"  - {label}:", "", "    ```python", *(f"    {line}" for line in text.splitlines()), "    ```", ""]
+
+
 def render(score_: Score) -> str:
     lines = [f"# Repair score: {score_.case}", "", f"- Status: {score_.status} ({score_.reason})"]
     if score_.claimed is not None:
@@ -341,8 +350,7 @@ def render(score_: Score) -> str:
             mark = "" if finding.confirmed else " (found statically, not confirmed by a run)"
             lines.append(f"- {finding.kind} at {finding.where()}{mark}: {finding.detail}")
             if finding.before is not None or finding.after is not None:
-                lines.append(f"  - before: `{finding.before}`" if finding.before is not None else "  - before: (none)")
-                lines.append(f"  - after: `{finding.after}`" if finding.after is not None else "  - after: (removed)")
+                lines += _code("before", finding.before, "(none)") + _code("after", finding.after, "(removed)")
     for note in score_.notes:
         lines.append(f"- Note: {note}")
     if score_.worktree_unchanged:
