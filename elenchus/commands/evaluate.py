@@ -212,7 +212,7 @@ class Evaluation:
             manifest = run_dir.manifest()
             manifest["baseline"] = {name: _baseline_json(b) for name, b in baselines.items()}
             run_dir.write_manifest(manifest)
-            if baselines["modified"].usable and baselines["existing"].status != "baseline-red":
+            if baselines["modified"].usable:  # a red existing cohort only makes its comparisons not comparable
                 try:
                     self._run_mutants(plan, cohorts, baselines, root, run_dir)
                 except KeyboardInterrupt:
@@ -396,7 +396,7 @@ class Evaluation:
             existing_status = baselines.get("existing")
             if existing is None and existing_status is not None and not existing_status.usable:
                 existing_result, existing_reason = (
-                    "not-comparable" if existing_status.status == "not-comparable" else "blocked",
+                    "not-comparable" if existing_status.status in ("not-comparable", "baseline-red") else "blocked",
                     existing_status.reason)
                 existing_json = {"result": "not-run", "kill": None}
             else:
@@ -460,9 +460,6 @@ class Evaluation:
         modified = baselines.get("modified")
         if modified is not None and not modified.usable:
             return f"not run: the modified baseline is {modified.status}"
-        existing = baselines.get("existing")
-        if existing is not None and existing.status == "baseline-red":
-            return "not run: the existing baseline is baseline-red"
         return "not run"
 
     def _quality(self, session: Session, tests: tuple[str, ...], baselines: dict[str, Baseline]) -> list[dict]:
@@ -487,9 +484,13 @@ class Evaluation:
                          "that behaviour is detected, not that it is the intended behaviour. Outcomes that "
                          "depend on intent are decisions for Maieutic.")
         for name, baseline in baselines.items():
-            if baseline.status == "baseline-red":
+            if baseline.status == "baseline-red" and name == "modified":
                 notes.append(f"Classification stopped: the {name} baseline is red; fix or exclude "
                              f"{', '.join(baseline.failing_tests)} and run again.")
+            elif baseline.status == "baseline-red" and not self.cohorts_same:
+                notes.append(f"The pre-change tests {', '.join(baseline.failing_tests)} fail against Head without "
+                             "any mutant (the change altered what they check), so every comparison with the "
+                             "existing cohort is not comparable; the modified tests were still evaluated.")
             elif baseline.status in ("not-comparable", "blocked", "inconclusive") and name == "existing":
                 notes.append(f"The existing cohort is {baseline.status}: {baseline.reason}. Its comparisons are "
                              "not read as protection gained or lost.")
@@ -514,8 +515,7 @@ class Evaluation:
             target.parent.mkdir(exist_ok=True)
             target.write_text(json.dumps(report, indent=2) + "\n")
             self.echo(f"Saved {target} (--save), after the post-flight check.")
-        blocked = [b for b in report["baseline"].values() if b["status"] == "baseline-red"]
-        if blocked or (report["baseline"] and report["baseline"].get("modified", {}).get("status") == "blocked"):
+        if report["baseline"].get("modified", {}).get("status") in ("baseline-red", "blocked"):
             return ExitCode.BLOCKED
         if self.options.fail_on:
             found = {c["assessment"] for c in report["comparisons"]} & set(self.options.fail_on)

@@ -163,3 +163,15 @@ def test_evaluate_repeated_on_the_same_change_reruns_nothing_unless_fresh(build_
     assert first_report["comparisons"] == second_report["comparisons"]
     fresh = run_cli(*args, "--fresh", env={"ELENCHUS_RUNS_DIR": str(runs)})
     assert "Baseline: running the modified tests" in fresh.stdout
+
+
+def test_evaluate_red_pre_change_tests_make_comparisons_not_comparable_and_still_evaluate_the_new_tests(evaluate):
+    done, report, _, _ = evaluate("intended-change", "--scope", "current-change", "--budget", "4")
+    assert done.returncode == 0, done.stderr
+    assert report["baseline"]["existing"]["status"] == "baseline-red"
+    assert report["baseline"]["existing"]["failing_tests"] == [
+        "tests/test_core.py::test_normalize_tag_ignores_case_and_spaces"]
+    assert report["baseline"]["modified"]["status"] == "green"
+    assert report["comparisons"] and {c["assessment"] for c in report["comparisons"]} == {"not-comparable"}
+    assert {m["result"] for m in report["mutations"]} <= {"killed", "survived", "timeout"}
+    assert any("fail against Head without any mutant" in note for note in report["notes"])
