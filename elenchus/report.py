@@ -159,7 +159,8 @@ def render_markdown(report: dict) -> str:
         for comparison in unsettled:
             mutation = mutations[comparison["mutation_id"]]
             lines.append(f"- {mutation['incident']} ({_where(mutation['location'])}): "
-                         f"{comparison['assessment']}; {comparison['reason']}")
+                         f"{comparison['assessment']} ({comparison['reason']}); with the current tests: "
+                         f"{_kill_text(comparison['modified'])}")
         lines.append("")
     if report["not_challenged"]:
         lines += ["### Not challenged (beyond the budget)", ""]

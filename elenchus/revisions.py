@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from elenchus.errors import EmptyDiff
+from elenchus.errors import EmptyDiff, SnapshotUnavailable
 from elenchus.git import Repository, zsplit
 from elenchus.snapshot import WORKTREE
 
@@ -17,7 +17,7 @@ from elenchus.snapshot import WORKTREE
 @dataclass(frozen=True, slots=True)
 class Revisions:
     base_rev: str
-    base_sha: str
+    base_sha: str | None  # None: the Base is not in the local object store (a shallow clone)
     head_rev: str  # WORKTREE for the working tree
     head_sha: str | None  # None for the working tree
     narration: tuple[str, str]
@@ -48,7 +48,10 @@ def _short(sha: str) -> str:
     return sha[:10]
 
 
-def resolve_revisions(repo: Repository, base: str | None = None, head: str | None = None) -> Revisions:
+def resolve_revisions(repo: Repository, base: str | None = None, head: str | None = None,
+                      missing_base_ok: bool = False) -> Revisions:
+    """``missing_base_ok``: a Base outside the local object store yields ``base_sha`` None
+    instead of stopping, so the current suite can still be evaluated."""
     if repo.try_resolve("HEAD") is None:
         raise EmptyDiff(
             f"nothing to compare: {repo.root} has no commits yet; commit a Base first, "
@@ -71,15 +74,23 @@ def resolve_revisions(repo: Repository, base: str | None = None, head: str | Non
             head_sha = repo.resolve("HEAD")
             head_rev = "HEAD"
             head_line = f"Head: HEAD ({_short(head_sha)}), since the working tree has no uncommitted changes."
-    if base is not None:
-        base_sha = repo.resolve(base)
-        base_line = f"Base: {base} ({_short(base_sha)}), as given by --base."
-    elif worktree:
-        base_sha = repo.resolve("HEAD")
-        base = "HEAD"
-        base_line = f"Base: HEAD ({_short(base_sha)}), the last commit under the uncommitted changes."
-    else:
-        base, base_sha, base_line = _committed_base(repo, head_sha)
+    try:
+        if base is not None:
+            base_sha: str | None = repo.resolve(base)
+            base_line = f"Base: {base} ({_short(base_sha)}), as given by --base."
+        elif worktree:
+            base_sha = repo.resolve("HEAD")
+            base = "HEAD"
+            base_line = f"Base: HEAD ({_short(base_sha)}), the last commit under the uncommitted changes."
+        else:
+            base, base_sha, base_line = _committed_base(repo, head_sha)
+    except SnapshotUnavailable as error:
+        if not missing_base_ok:
+            raise
+        base = base or "HEAD~1"
+        base_sha = None
+        base_line = (f"Base: {base} is unavailable ({error.message}); every file counts as changed and the "
+                     "incremental comparison is blocked.")
     return Revisions(base, base_sha, head_rev, head_sha, (base_line, head_line))
 
 

@@ -12,10 +12,10 @@ from pathlib import Path
 
 from elenchus import fingerprint
 from elenchus.discover import ChangeSet, discover
-from elenchus.errors import EmptyDiff
+from elenchus.errors import EmptyDiff, SnapshotUnavailable
 from elenchus.git import Repository
 from elenchus.revisions import Revisions, resolve_revisions
-from elenchus.snapshot import Snapshot, materialize
+from elenchus.snapshot import Snapshot, materialize, new_snapshot_dir
 
 
 @dataclass
@@ -27,6 +27,7 @@ class Session:
     head: Snapshot
     change: ChangeSet
     post_flight_changes: tuple[str, ...] | None = field(default=None)
+    base_unavailable: str | None = None  # why the Base could not be materialized, if it could not
 
     @property
     def excluded(self) -> tuple[str, ...]:
@@ -46,11 +47,29 @@ class Session:
             self.close()
 
 
-def open_session(path: Path | str, base: str | None, head: str | None, allow_empty: bool = False) -> Session:
+def _empty_snapshot(repo: Repository, rev: str) -> Snapshot:
+    return Snapshot(new_snapshot_dir(repo, "base"), "base", rev, None, (), ())
+
+
+def open_session(path: Path | str, base: str | None, head: str | None, allow_empty: bool = False,
+                 missing_base_ok: bool = False) -> Session:
+    """``missing_base_ok``: an unavailable Base becomes an empty snapshot (``base_unavailable`` says
+    why) instead of stopping the run."""
     repo = Repository(path)
     before = fingerprint.take(repo)
-    revisions = resolve_revisions(repo, base, head)
-    base_snapshot = materialize(repo, revisions.base_rev, revisions.base_sha, "base")
+    revisions = resolve_revisions(repo, base, head, missing_base_ok)
+    base_unavailable = None
+    if revisions.base_sha is None:
+        base_unavailable = revisions.narration[0]
+        base_snapshot = _empty_snapshot(repo, revisions.base_rev)
+    else:
+        try:
+            base_snapshot = materialize(repo, revisions.base_rev, revisions.base_sha, "base")
+        except SnapshotUnavailable as error:
+            if not missing_base_ok:
+                raise
+            base_unavailable = error.message
+            base_snapshot = _empty_snapshot(repo, revisions.base_rev)
     try:
         head_snapshot = materialize(repo, revisions.head_rev, revisions.head_sha, "head")
     except BaseException:
@@ -67,4 +86,4 @@ def open_session(path: Path | str, base: str | None, head: str | None, allow_emp
         base_snapshot.remove()
         head_snapshot.remove()
         raise
-    return Session(repo, before, revisions, base_snapshot, head_snapshot, change)
+    return Session(repo, before, revisions, base_snapshot, head_snapshot, change, base_unavailable=base_unavailable)

@@ -149,6 +149,7 @@ class Evaluation:
         self.verdicts: dict[tuple[str, str], Verdict] = {}
         self.interrupted = False
         self.cohorts_same = False
+        self.base_unavailable: str | None = None
         self.report: dict | None = None
         self.cache = ResultCache(enabled=not options.fresh)
 
@@ -171,7 +172,7 @@ class Evaluation:
         else:
             repo = Path(options.repo)
         try:
-            session = open_session(repo, options.base, options.head)
+            session = open_session(repo, options.base, options.head, missing_base_ok=True)
             try:
                 return self._evaluate(session)
             finally:
@@ -183,6 +184,7 @@ class Evaluation:
 
     def _evaluate(self, session: Session) -> ExitCode:
         options = self.options
+        self.base_unavailable = session.base_unavailable
         for line in session.revisions.narration:
             self.echo(line)
         answer = resolve_scope(options.scope, options.target, session.change, options.budget,
@@ -279,6 +281,12 @@ class Evaluation:
         baselines: dict[str, Baseline] = {}
         for name in ("modified", "existing"):
             cohort = cohorts[name]
+            if name == "existing" and self.base_unavailable:
+                baselines[name] = Baseline(name, "blocked", (), (), None, None,
+                                           "the Base revision is not in the local object store (a shallow "
+                                           "clone?), so the pre-change tests are unavailable")
+                self.echo("Baseline, existing: blocked (the Base is unavailable)")
+                continue
             if cohort.same_as and cohort.same_as in baselines:
                 baselines[name] = replace(baselines[cohort.same_as], cohort=name)
                 continue
@@ -492,8 +500,8 @@ class Evaluation:
                              "any mutant (the change altered what they check), so every comparison with the "
                              "existing cohort is not comparable; the modified tests were still evaluated.")
             elif baseline.status in ("not-comparable", "blocked", "inconclusive") and name == "existing":
-                notes.append(f"The existing cohort is {baseline.status}: {baseline.reason}. Its comparisons are "
-                             "not read as protection gained or lost.")
+                notes.append(f"The existing cohort is {baseline.status}: {baseline.reason.rstrip('.')}. Its "
+                             "comparisons are not read as protection gained or lost.")
         return notes
 
     def _write(self, report: dict, session: Session, run_dir: RunDirectory) -> ExitCode:

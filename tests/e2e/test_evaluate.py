@@ -175,3 +175,24 @@ def test_evaluate_red_pre_change_tests_make_comparisons_not_comparable_and_still
     assert report["comparisons"] and {c["assessment"] for c in report["comparisons"]} == {"not-comparable"}
     assert {m["result"] for m in report["mutations"]} <= {"killed", "survived", "timeout"}
     assert any("fail against Head without any mutant" in note for note in report["notes"])
+
+
+def test_evaluate_in_a_shallow_clone_blocks_the_incremental_comparison_and_still_evaluates_the_suite(
+        build_scenario, tmp_path):
+    import subprocess
+
+    from tests.conftest import REAL_GIT
+
+    origin = build_scenario("demo")
+    clone = tmp_path / "shallow"
+    subprocess.run([REAL_GIT, "clone", "-q", "--depth", "1", f"file://{origin}", str(clone)], check=True)
+    done = run_cli("evaluate", "--repo", str(clone), "--scope", "current-change", "--budget", "4",
+                   env={"ELENCHUS_RUNS_DIR": str(tmp_path / "runs")})
+    assert done.returncode == 0, done.stderr
+    assert "Base: HEAD~1 is unavailable (snapshot unavailable:" in done.stdout
+    report = json.loads(next((tmp_path / "runs").glob("*/report.json")).read_text())
+    validate("mutation-report", report)
+    assert report["snapshots"]["base"]["sha"] is None
+    assert report["baseline"]["existing"]["status"] == "blocked"
+    assert {c["assessment"] for c in report["comparisons"]} == {"blocked"}
+    assert {m["result"] for m in report["mutations"]} & {"killed", "survived"}
