@@ -245,6 +245,7 @@ def run_elenchus(repo: Path, scratch: Path) -> dict:
         "mutated_symbols": dict(Counter(m["location"]["symbol"] for m in mutations)),
         "baseline_seconds": {name: b.get("duration_seconds") for name, b in report.get("baseline", {}).items()},
         "timeouts": [{"cohort": r["cohort"], "mutant": r["mutant_id"]} for r in runs if r["outcome"] == "timeout"],
+        "run_seconds_by_outcome": _by_outcome(measured),
         "runs_neither_killed_nor_survived": [
             {"cohort": r["cohort"], "mutant": r["mutant_id"], "outcome": r["outcome"], "duration": r.get("duration"),
              "reason": r.get("reason")} for r in runs if r["outcome"] not in ("killed", "survived")],
@@ -255,6 +256,22 @@ def run_elenchus(repo: Path, scratch: Path) -> dict:
         "post_flight": report.get("post_flight"),
     })
     return result
+
+
+def _by_outcome(runs: list[dict]) -> dict:
+    """Per outcome: how many runs, their mean and median seconds, and the mean of failed tests."""
+    groups: dict[str, list[dict]] = {}
+    for run in runs:
+        groups.setdefault(run["outcome"], []).append(run)
+    out = {}
+    for outcome, group in sorted(groups.items()):
+        seconds = [r["duration"] for r in group if r.get("duration") is not None]
+        failed = [r["tests_failed"] for r in group if r.get("tests_failed") is not None]
+        out[outcome] = {"runs": len(group),
+                        "mean_seconds": common.rounded(sum(seconds) / len(seconds)) if seconds else None,
+                        "median_seconds": common.rounded(common.median(seconds)),
+                        "mean_tests_failed": round(sum(failed) / len(failed), 1) if failed else None}
+    return out
 
 
 def _section(lines: list[str], heading: str) -> list[str]:
