@@ -348,3 +348,12 @@ def test_mutate_exhaustive_scope_labels_every_catalog_candidate_as_an_incident()
         assert not OPERATOR_VOCABULARY.search(mutant.incident + mutant.changed_intent)
         compile(mutant.mutated_source, "pay.py", "exec")
     assert all(r.reason for r in rejected)
+
+
+def test_mutate_off_by_one_on_a_zero_slice_bound_yields_valid_code_not_an_internal_error():
+    # Found by the more-itertools benchmark: shifting `xs[:0]` once built an invalid `-1` literal.
+    source = "def head(xs, n):\n    return xs[:0] + xs[1:n] + list(range(0, n))\n"
+    made, rejected = generate("m.py", source)
+    assert made and not [r for r in rejected if r.reason.startswith("internal:")]
+    for mutant in made:
+        compile(mutant.mutated_source, "m.py", "exec")
