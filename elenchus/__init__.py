@@ -1,3 +1,3 @@
 """Elenchus: challenge a test suite with plausible misunderstandings of intent."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

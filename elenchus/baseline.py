@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from elenchus.cohorts import Cohort
+from elenchus.mutate import Mutant
 from elenchus.run import Execution, FailureKind, RunResult, TestRecord, run_pytest
 from elenchus.workspace import fresh_copy, remove_tree, verify_unchanged
 
@@ -47,19 +48,20 @@ class Baseline:
 
 
 def run_once(cohort: Cohort, root: Path, tests: tuple[str, ...], timeout: float,
-             mutant: tuple[str, str] | None = None, deselect: tuple[str, ...] = ()) -> RunResult:
+             mutant: Mutant | None = None, deselect: tuple[str, ...] = ()) -> RunResult:
     """One pytest run in a fresh copy of the cohort; the template is verified unchanged after it."""
     from elenchus.workspace import write_mutant
 
     workspace = fresh_copy(cohort.template, root)
     try:
         if mutant is not None:
-            write_mutant(workspace, mutant[0], mutant[1])
+            write_mutant(workspace, mutant.path, mutant.mutated_source)
         argv = list(tests)
         for nodeid in deselect:
             argv += ["--deselect", nodeid]
-        return run_pytest(workspace, argv, timeout, mutated_file=mutant[0] if mutant else None, env=_run_env(),
-                          disabled_plugins=cohort.disabled_plugins)
+        return run_pytest(workspace, argv, timeout, mutated_file=mutant.path if mutant else None, env=_run_env(),
+                          disabled_plugins=cohort.disabled_plugins, layout=cohort.layout,
+                          mutated_lines=mutant.mutated_lines if mutant else ())
     finally:
         remove_tree(workspace)
         verify_unchanged(cohort.template, cohort.digest)
@@ -67,7 +69,7 @@ def run_once(cohort: Cohort, root: Path, tests: tuple[str, ...], timeout: float,
 
 def _run_env() -> dict[str, str]:
     """The caller's environment without PYTHONPATH, which could make the tests import the user's
-    real source tree instead of the mutated copy."""
+    real source tree instead of the mutated copy (the run sets its own: the workspace's roots)."""
     return {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from elenchus.discover import ChangeSet, related_tests
+from elenchus.layout import ROOT, SourceLayout
 from elenchus.snapshot import Snapshot
 from elenchus.workspace import tree_digest
 
@@ -28,6 +29,7 @@ class Cohort:
     digest: str
     same_as: str | None = None  # the cohort whose runs this one shares (no test change)
     disabled_plugins: tuple[str, ...] = ()  # pytest plugins this cohort's runs do without
+    layout: SourceLayout = SourceLayout((ROOT,), ())  # where its runs import the project from
 
 
 # Hypothesis ships a pytest plugin that pytest autoloads in every run (about 0.6 s each);
@@ -64,11 +66,13 @@ def _copy(snapshot: Snapshot, destination: Path) -> Path:
 
 
 def build_cohorts(change: ChangeSet, base: Snapshot, head: Snapshot, root: Path,
-                  tests: tuple[str, ...]) -> tuple[Cohort, Cohort]:
+                  tests: tuple[str, ...], layout: SourceLayout | None = None) -> tuple[Cohort, Cohort]:
+    """Both cohorts share Head's production code, so they share its ``layout``."""
+    layout = layout or SourceLayout((ROOT,), ())
     modified_dir = _copy(head, root / "cohort-modified")
     modified_tests = tuple(t for t in tests if (modified_dir / t).is_file())
     modified = Cohort("modified", modified_dir, modified_tests, tree_digest(modified_dir),
-                      disabled_plugins=unneeded_plugins(modified_dir, modified_tests))
+                      disabled_plugins=unneeded_plugins(modified_dir, modified_tests), layout=layout)
     test_changes = [f for f in change.files if f.kind in ("test", "infrastructure")]
     if not test_changes:
         return replace(modified, name="existing", same_as="modified"), modified
@@ -84,4 +88,4 @@ def build_cohorts(change: ChangeSet, base: Snapshot, head: Snapshot, root: Path,
             shutil.copy2(old, target, follow_symlinks=False)
     existing_tests = tuple(t for t in tests if (existing_dir / t).is_file())
     return Cohort("existing", existing_dir, existing_tests, tree_digest(existing_dir),
-                  disabled_plugins=unneeded_plugins(existing_dir, existing_tests)), modified
+                  disabled_plugins=unneeded_plugins(existing_dir, existing_tests), layout=layout), modified

@@ -1,7 +1,7 @@
 """Project settings from ``[tool.elenchus]`` in the repository's pyproject.toml.
 
 Only classification settings are read from the repository: they describe where
-tests live. Nothing in them can widen what Elenchus is allowed to run.
+tests and importable code live. Nothing in them can widen what Elenchus is allowed to run.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ class Settings:
     test_dirs: tuple[str, ...] = DEFAULT_TEST_DIRS
     infrastructure: tuple[str, ...] = DEFAULT_INFRASTRUCTURE
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
+    source_roots: tuple[str, ...] = ()  # directories that hold the importable packages (detected when empty)
 
     def kind_of(self, path: str) -> str:
         """'test', 'infrastructure', 'production', or 'other' (not Python / excluded)."""
@@ -66,4 +67,5 @@ def load_settings(pyproject_text: str | None) -> Settings:
         test_dirs=_strings(table, "test-dirs", DEFAULT_TEST_DIRS),
         infrastructure=_strings(table, "infrastructure", DEFAULT_INFRASTRUCTURE),
         exclude=_strings(table, "exclude", DEFAULT_EXCLUDE),
+        source_roots=_strings(table, "source-roots", ()),
     )

@@ -1,16 +1,23 @@
-"""Discover the change between two snapshots: files, functions, related tests.
+"""Discover the change between two snapshots: files, functions, statements, related tests.
 
 Discovery compares the materialized Base and Head trees directly, so a commit
-and the working tree (with untracked files) are handled the same way. Function
-spans come from libcst positions; related tests come from the static import
-graph of the Head tree (a test is related when its imports reach a changed
-module, directly or through other modules).
+and the working tree (with untracked files) are handled the same way. Only code
+counts as changed: lines are compared with comments, docstrings and blank lines
+left out, and a function or statement whose code tokens are the same on both sides
+(reformatted, re-commented) is not changed. Function spans come from libcst
+positions; changed code outside functions (module constants, compiled regexes,
+class attributes) is reported as changed statements; related tests come from the
+static import graph of the Head tree (a test is related when its imports reach a
+changed module, directly or through other modules).
 """
 
 from __future__ import annotations
 
+import ast
 import difflib
 import functools
+import io
+import tokenize
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -42,11 +49,24 @@ class ChangedFunction:
 
 
 @dataclass(frozen=True, slots=True)
+class ChangedStatement:
+    """Changed code outside any function: a module- or class-level statement at Head."""
+
+    path: str
+    symbol: str  # the assigned name ("MAX_SIZE", "Config.retries"), else "<module>" or the class
+    start: int  # Head lines
+    end: int
+    changed_lines: tuple[int, ...]
+    status: str  # added | modified
+
+
+@dataclass(frozen=True, slots=True)
 class ChangeSet:
     files: tuple[FileChange, ...]
     functions: tuple[ChangedFunction, ...]
     related_tests: tuple[str, ...]  # existing Head test files whose imports reach changed code
     settings: Settings = field(default_factory=Settings)
+    statements: tuple[ChangedStatement, ...] = ()
 
     def paths(self, kind: str, status: str | None = None) -> tuple[str, ...]:
         return tuple(f.path for f in self.files
@@ -133,39 +153,118 @@ def function_spans(source: str) -> tuple[FunctionSpan, ...]:
     return tuple(collector.spans)
 
 
-def changed_lines(old: str, new: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """(changed Head line numbers, changed Base line numbers), 1-based.
+# -- code lines ----------------------------------------------------------------
 
-    A pure deletion marks the Head line that now stands where the text was, so the
-    function that lost lines still counts as changed.
+_NOT_CODE = frozenset({tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
+                       tokenize.ENDMARKER, tokenize.ENCODING})
+
+
+def _docstring_lines(tree: ast.AST) -> set[int]:
+    lines: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
+                    and isinstance(first.value.value, str):
+                lines.update(range(first.lineno, (first.end_lineno or first.lineno) + 1))
+    return lines
+
+
+@functools.lru_cache(maxsize=128)
+def code_view(source: str) -> tuple[str, ...]:
+    """One entry per line: its code tokens joined by spaces, "" for blank, comment and docstring lines.
+
+    Formatting inside a line (spacing) and comments never count as a change; a source
+    that does not tokenize falls back to its stripped lines.
     """
-    old_lines, new_lines = old.splitlines(), new.splitlines()
+    lines = source.splitlines()
+    view = [""] * len(lines)
+    try:
+        skip = _docstring_lines(ast.parse(source))
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            if token.type in _NOT_CODE or token.start[0] in skip:
+                continue
+            row = token.start[0] - 1
+            if 0 <= row < len(view):
+                view[row] = f"{view[row]} {token.string}" if view[row] else token.string
+            for continued in range(token.start[0], min(token.end[0], len(view))):
+                view[continued] = view[continued] or "\\"  # inside a multi-line token: code
+    except (SyntaxError, tokenize.TokenError, ValueError):
+        return tuple(line.strip() for line in lines)
+    return tuple(view)
+
+
+def _code_tokens(view: tuple[str, ...], start: int, end: int) -> str:
+    return " ".join(text for text in view[start - 1:end] if text)
+
+
+def _whole_statements(source: str, first: int, last: int) -> bool:
+    """Whether Base lines ``first..last`` hold only complete module- or class-level statements."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return False
+    view = code_view(source)
+    covered: set[int] = set()
+    bodies = [tree.body]
+    while bodies:
+        for node in bodies.pop():
+            begin = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", ())])
+            finish = node.end_lineno or node.lineno
+            if first <= begin and finish <= last:
+                covered.update(range(begin, finish + 1))
+            elif isinstance(node, ast.ClassDef):
+                bodies.append(node.body)
+    return all(n in covered for n in range(first, last + 1) if view[n - 1])
+
+
+def changed_lines(old: str, new: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(changed Head code lines, changed Base code lines), 1-based.
+
+    Lines are compared by their code alone (``code_view``). A pure deletion of code
+    marks the Head lines on both sides of the gap, so the function or statement that
+    lost lines still counts as changed, unless what went were whole statements.
+    """
+    old_view, new_view = code_view(old), code_view(new)
     head_changed: set[int] = set()
     base_changed: set[int] = set()
-    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    matcher = difflib.SequenceMatcher(None, old_view, new_view, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             continue
-        base_changed.update(range(i1 + 1, i2 + 1))
-        if j2 > j1:
-            head_changed.update(range(j1 + 1, j2 + 1))
-        else:
-            head_changed.add(max(1, min(j1 + 1, len(new_lines))))
+        removed = [n for n in range(i1 + 1, i2 + 1) if old_view[n - 1]]
+        added = [n for n in range(j1 + 1, j2 + 1) if new_view[n - 1]]
+        base_changed.update(removed)
+        head_changed.update(added)
+        if removed and not added and not _whole_statements(old, removed[0], removed[-1]):
+            head_changed.update(_nearest_code(new_view, j1, -1) + _nearest_code(new_view, j1 + 1, 1))
     return tuple(sorted(head_changed)), tuple(sorted(base_changed))
+
+
+def _nearest_code(view: tuple[str, ...], line: int, step: int) -> list[int]:
+    while 1 <= line <= len(view):
+        if view[line - 1]:
+            return [line]
+        line += step
+    return []
 
 
 def _functions_of(path: str, old: str | None, new: str | None) -> list[ChangedFunction]:
     new_spans = {s.qualname: s for s in function_spans(new or "")}
     old_spans = {s.qualname: s for s in function_spans(old or "")}
     head_lines, base_lines = changed_lines(old or "", new or "")
+    old_view, new_view = code_view(old or ""), code_view(new or "")
     found: list[ChangedFunction] = []
     for name, span in new_spans.items():
         lines = tuple(n for n in head_lines if span.start <= n <= span.end)
         if name not in old_spans:
             found.append(ChangedFunction(path, name, span.start, span.end,
-                                         tuple(range(span.start, span.end + 1)), "added",
-                                         span.public, span.docstring))
-        elif lines:
+                                         tuple(n for n in range(span.start, span.end + 1) if new_view[n - 1]),
+                                         "added", span.public, span.docstring))
+            continue
+        before = old_spans[name]
+        same_code = _code_tokens(old_view, before.start, before.end) == _code_tokens(new_view, span.start, span.end)
+        if lines and not same_code:
             found.append(ChangedFunction(path, name, span.start, span.end, lines, "modified",
                                          span.public, span.docstring))
     for name, span in old_spans.items():
@@ -174,6 +273,72 @@ def _functions_of(path: str, old: str | None, new: str | None) -> list[ChangedFu
             found.append(ChangedFunction(path, name, span.start, span.end, lines, "deleted",
                                          span.public, span.docstring))
     return sorted(found, key=lambda f: (f.status == "deleted", f.start, f.qualname))
+
+
+# -- statements outside functions ------------------------------------------------------
+
+
+def _target_name(node: ast.stmt) -> str | None:
+    targets: list[ast.expr] = []
+    if isinstance(node, ast.Assign) and len(node.targets) == 1:
+        targets = [node.targets[0]]
+    elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+        targets = [node.target]
+    if len(targets) == 1 and isinstance(targets[0], ast.Name):
+        return targets[0].id
+    return None
+
+
+def outer_statements(source: str) -> tuple[tuple[str, int, int], ...]:
+    """(symbol, start, end) of every statement outside a function: module level and class bodies.
+
+    Functions are left out (they have their own spans); a class contributes its header
+    (decorators to the colon) and its body statements; a module-level compound statement
+    such as ``try``/``if`` counts whole (functions inside it still have their own spans).
+    """
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return ()
+    found: list[tuple[str, int, int]] = []
+
+    def visit(body: list[ast.stmt], owner: str | None) -> None:
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            if isinstance(node, ast.ClassDef):
+                qualname = f"{owner}.{node.name}" if owner else node.name
+                header_start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+                header_end = node.body[0].lineno - 1 if node.body else node.lineno
+                found.append((qualname, header_start, max(node.lineno, header_end)))
+                visit(node.body, qualname)
+                continue
+            name = _target_name(node)
+            symbol = (f"{owner}.{name}" if owner else name) if name else (owner or "<module>")
+            found.append((symbol, node.lineno, node.end_lineno or node.lineno))
+
+    visit(tree.body, None)
+    return tuple(found)
+
+
+def _statements_of(path: str, old: str | None, new: str | None) -> list[ChangedStatement]:
+    if new is None:
+        return []
+    head_lines, _ = changed_lines(old or "", new)
+    if not head_lines:
+        return []
+    old_view, new_view = code_view(old or ""), code_view(new)
+    before = {symbol: _code_tokens(old_view, a, b) for symbol, a, b in outer_statements(old or "")}
+    found: list[ChangedStatement] = []
+    for symbol, start, end in outer_statements(new):
+        lines = tuple(n for n in head_lines if start <= n <= end)
+        if not lines:
+            continue
+        if symbol != "<module>" and before.get(symbol) == _code_tokens(new_view, start, end):
+            continue  # the same code, moved or reformatted
+        status = "added" if old is None else "modified"
+        found.append(ChangedStatement(path, symbol, start, end, lines, status))
+    return found
 
 
 # -- import graph ---------------------------------------------------------------
@@ -255,6 +420,7 @@ def discover(base: Snapshot, head: Snapshot, settings: Settings | None = None) -
     base_files, head_files = set(base.files), set(head.files)
     files: list[FileChange] = []
     functions: list[ChangedFunction] = []
+    statements: list[ChangedStatement] = []
     for path in sorted(base_files | head_files):
         old = base.read(path) if path in base_files else None
         new = head.read(path) if path in head_files else None
@@ -265,6 +431,7 @@ def discover(base: Snapshot, head: Snapshot, settings: Settings | None = None) -
         files.append(FileChange(path, status, kind))
         if kind == "production":
             functions.extend(_functions_of(path, old, new))
+            statements.extend(_statements_of(path, old, new))
     production = [f.path for f in files if f.kind == "production"]
     related = related_tests(head, settings, production) if production else ()
-    return ChangeSet(tuple(files), tuple(functions), related, settings)
+    return ChangeSet(tuple(files), tuple(functions), related, settings, tuple(statements))

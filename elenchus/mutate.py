@@ -36,6 +36,7 @@ __all__ = [
     "Mutant",
     "Rejected",
     "generate",
+    "edited_lines",
     "generate_exhaustive",
 ]
 
@@ -70,6 +71,7 @@ class Mutant:
     diff: str
     mutated_source: str
     in_changed_lines: bool = False
+    mutated_lines: tuple[int, ...] = ()  # lines of ``mutated_source`` that stand where the edit is
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,6 +272,7 @@ def _build(
             diff=_diff(path, source, mutated_source),
             mutated_source=mutated_source,
             in_changed_lines=candidate.changed,
+            mutated_lines=edited_lines(source, mutated_source),
         ))
 
     # The same program reached twice: keep one mutant, preferring the more specific story
@@ -357,6 +360,25 @@ def _mutant_id(path: str, candidate: _Candidate, anchor_text: str) -> str:
     parts = (path, candidate.symbol, candidate.site.family,
              f"{candidate.relative_line}:{candidate.col}", anchor_text, candidate.replacement_text)
     return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()[:12]
+
+
+def edited_lines(before: str, after: str) -> tuple[int, ...]:
+    """Lines of ``after`` (1-based) that stand where ``before`` was edited.
+
+    A dropped statement leaves no line of its own: the lines just before and after the
+    gap stand for it, so "did the mutated code run" asks whether execution got there.
+    """
+    old, new = before.splitlines(), after.splitlines()
+    lines: set[int] = set()
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    for tag, _, _, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        if j2 > j1:
+            lines.update(range(j1 + 1, j2 + 1))
+        else:
+            lines.update(n for n in (j1, j1 + 1) if 1 <= n <= len(new))
+    return tuple(sorted(lines))
 
 
 def _diff(path: str, before: str, after: str) -> str:
@@ -519,6 +541,8 @@ def _arid_reason(view: SourceView, site: Site) -> str | None:
             return f"arid: inside the logging or output call `{view.code(node.func)}(...)`"
         if isinstance(node, cst.Raise) and in_string and previous is not None:
             return "arid: message text of a raised exception"
+        if isinstance(node, (cst.Assign, cst.AnnAssign)) and _dunder_target(node):
+            return f"arid: `{_dunder_target(node)}` is module metadata, not behaviour"
         if isinstance(node, cst.If) and (previous is None or previous is node.test
                                          or previous is node.body):
             if _is_debug_flag(node.test):
@@ -526,6 +550,15 @@ def _arid_reason(view: SourceView, site: Site) -> str | None:
             if _is_script_guard(node.test):
                 return "unreachable by clients: runs only as a script (`if __name__ == '__main__':`)"
         previous = node
+    return None
+
+
+def _dunder_target(node: cst.Assign | cst.AnnAssign) -> str | None:
+    """``__all__``, ``__version__``, ``__author__``...: the assigned dunder name, else None."""
+    targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+    for target in targets:
+        if isinstance(target, cst.Name) and target.value.startswith("__") and target.value.endswith("__"):
+            return target.value
     return None
 
 

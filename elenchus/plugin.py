@@ -11,13 +11,22 @@ pytest's "call" phase; a failure there is recognised by unittest's own frames in
 traceback and recorded as a "setup-error" too. Each test line holds::
 
     {"nodeid", "outcome", "duration", "failure_kind", "crossed_files",
-     "exception_type", "message"}
+     "exception_type", "message", "check"}
 
 ``outcome`` is one of ``OUTCOMES``; ``failure_kind`` is null or one of
-``FAILURE_KINDS``. A failed collection yields one line for the collector's nodeid
+``FAILURE_KINDS``; ``check`` says whether the failure surfaced while the test was
+checking (``CHECKS``: an ``assert`` statement, an ``assert*`` call, a
+``pytest.raises``/``assertRaises`` block) or null, read from the statement at the
+test file's frames in the traceback. A failed collection yields one line for the collector's nodeid
 (the module) with outcome "error" and kind "collection-error". The file ends with one
-``{"session": {...}}`` line (exit status, rootdir, and the test that was running if
-the session was interrupted), so a reader can tell a complete file from a cut one.
+``{"session": {...}}`` line (exit status, rootdir, the test that was running if
+the session was interrupted, whether the mutated lines executed, and the file each
+of the project's modules was imported from), so a reader can tell a complete file
+from a cut one.
+
+``run(options, argv)`` is the subprocess entry point: before pytest starts it keeps
+other copies of the project's packages off the import path (``isolate_imports``) and
+starts watching the mutated lines (``LineWatch``), so code run at import time counts.
 The file is written at ``pytest_sessionfinish`` (which pytest also runs after a
 KeyboardInterrupt), atomically, through a temporary sibling and a rename. While
 recording, a SIGTERM (the runner's timeout) is turned into a KeyboardInterrupt when no
@@ -26,12 +35,17 @@ other handler is installed, so a killed run still names the test it was stuck in
 
 from __future__ import annotations
 
+import ast
+import functools
+import importlib.machinery
 import json
 import os
 import re
 import signal
+import site
+import sys
 import threading
-from collections.abc import Generator
+from collections.abc import Generator, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +62,9 @@ FAILURE_KINDS = (
     "setup-error",
     "timeout",
 )
+
+#: Where a failure surfaced inside the test: a check statement, or null.
+CHECKS = ("assert", "assert-call", "raises-block")
 
 #: Attribute set on each failed TestReport by the makereport wrapper. A plain report
 #: attribute survives xdist's report serialisation (TestReport keeps unknown keys).
@@ -87,7 +104,8 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     # Workers annotate their reports; only the controller (or a plain session) writes.
     is_xdist_worker = hasattr(config, "workerinput")
-    recorder = Recorder(Path(path), config.rootpath, persist=not is_xdist_worker)
+    context = next((p for p in config.pluginmanager.get_plugins() if isinstance(p, RunContext)), None)
+    recorder = Recorder(Path(path), config.rootpath, persist=not is_xdist_worker, context=context)
     config.pluginmanager.register(recorder, "elenchus-recorder")
 
 
@@ -162,6 +180,75 @@ def _in_unittest_fixture(excinfo: pytest.ExceptionInfo[BaseException]) -> bool:
     )
 
 
+# Calls whose block (or callable form) expects an exception or warning.
+_RAISES_CALLS = frozenset({"raises", "assertRaises", "assertRaisesRegex", "assertRaisesRegexp", "warns",
+                           "assertWarns", "assertWarnsRegex", "deprecated_call", "assertLogs"})
+
+
+def _callee(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Call):
+        func = node.func
+        if isinstance(func, ast.Name):
+            return func.id
+        if isinstance(func, ast.Attribute):
+            return func.attr
+    return None
+
+
+def _statement_check(chain: list[ast.stmt], line: int) -> str | None:
+    """The check made at ``line``, given the statements that contain it (outermost first)."""
+    innermost = chain[-1]
+    if isinstance(innermost, ast.Assert):
+        return "assert"
+    if isinstance(innermost, ast.Expr):
+        name = _callee(innermost.value) or ""
+        if name in _RAISES_CALLS:
+            return "raises-block"  # pytest.raises(E, f, x) / self.assertRaises(E, f, x)
+        if name.lower().startswith("assert") or name == "fail":
+            return "assert-call"  # self.assertEqual(...), np.testing.assert_allclose(...), self.fail()
+    for statement in chain:
+        inside_body = bool(statement.body) and line >= statement.body[0].lineno \
+            if isinstance(statement, (ast.With, ast.AsyncWith)) else False
+        if inside_body and any(_callee(item.context_expr) in _RAISES_CALLS
+                               for item in statement.items):  # type: ignore[attr-defined]
+            return "raises-block"
+    return None
+
+
+@functools.lru_cache(maxsize=64)
+def _statements_of(path: str) -> tuple[ast.stmt, ...] | None:
+    try:
+        with open(path, "rb") as handle:
+            tree = ast.parse(handle.read(), filename=path)
+    except (OSError, SyntaxError, ValueError):
+        return None
+    return tuple(node for node in ast.walk(tree) if isinstance(node, ast.stmt))
+
+
+def check_at(path: str, line: int) -> str | None:
+    """The check made by the statement at ``line`` (1-based) of the file ``path``, or None."""
+    statements = _statements_of(path) or ()
+    chain = [s for s in statements if s.lineno <= line <= (s.end_lineno or s.lineno)]
+    if not chain:
+        return None
+    chain.sort(key=lambda s: (s.lineno, -(s.end_lineno or s.lineno)))  # outermost first
+    return _statement_check(chain, line)
+
+
+def _reached_check(excinfo: pytest.ExceptionInfo[BaseException], item_path: Path | None) -> str | None:
+    """Whether the exception surfaced while a test-file frame was checking, and how."""
+    if item_path is None:
+        return None
+    test_file = os.path.abspath(str(item_path))
+    for entry in excinfo.traceback:
+        if os.path.abspath(str(entry.path)) != test_file:
+            continue
+        found = check_at(test_file, entry.lineno + 1)  # TracebackEntry.lineno is 0-based
+        if found is not None:
+            return found
+    return None
+
+
 def _failure_from_excinfo(
     excinfo: pytest.ExceptionInfo[BaseException], when: str, item_path: Path | None
 ) -> dict[str, Any]:
@@ -175,6 +262,7 @@ def _failure_from_excinfo(
         "exception_type": _exception_type(exc),
         "message": _short_message(str(exc)) or _exception_type(exc),
         "crossed_files": _crossed_files(excinfo, item_path),
+        "check": _reached_check(excinfo, item_path) if kind != "setup-error" else None,
     }
 
 
@@ -206,6 +294,7 @@ def _collection_failure(report: pytest.CollectReport, excinfo: Any) -> dict[str,
         "crossed_files": [],
         "exception_type": exception_type,
         "message": message,
+        "check": None,
     }
 
 
@@ -264,6 +353,7 @@ class _TestPhases:
             "crossed_files": failure["crossed_files"] if failure else [],
             "exception_type": failure["exception_type"] if failure else None,
             "message": failure["message"] if failure else None,
+            "check": failure.get("check") if failure else None,
         }
 
     @staticmethod
@@ -286,6 +376,7 @@ class _TestPhases:
             "exception_type": None,
             "message": _short_message(str(report.longrepr or "")) or None,
             "crossed_files": [],
+            "check": None,
         }
 
 
@@ -296,10 +387,12 @@ class _TestPhases:
 class Recorder:
     """Registered by ``pytest_configure`` when ``--elenchus-record`` is given."""
 
-    def __init__(self, path: Path, rootdir: Path, *, persist: bool = True) -> None:
+    def __init__(self, path: Path, rootdir: Path, *, persist: bool = True,
+                 context: RunContext | None = None) -> None:
         self.path = path
         self.rootdir = rootdir
         self.persist = persist
+        self.context = context
         self.tests: dict[str, _TestPhases] = {}
         self.collection_errors: list[dict[str, Any]] = []
         self._collect_excinfo: dict[str, Any] = {}
@@ -368,16 +461,15 @@ class Recorder:
                 lines.append(phases.record())
             else:
                 incomplete.append(phases.nodeid)
-        lines.append(
-            {
-                "session": {
-                    "exitstatus": int(exitstatus),
-                    "rootdir": str(self.rootdir),
-                    "interrupted_at": self._running,
-                    "incomplete": incomplete,
-                }
-            }
-        )
+        trailer: dict[str, Any] = {
+            "exitstatus": int(exitstatus),
+            "rootdir": str(self.rootdir),
+            "interrupted_at": self._running,
+            "incomplete": incomplete,
+        }
+        if self.context is not None:
+            trailer.update(self.context.summary())
+        lines.append({"session": trailer})
         self.path.parent.mkdir(parents=True, exist_ok=True)
         partial = self.path.with_name(self.path.name + ".partial")
         with open(partial, "w", encoding="utf-8") as handle:
@@ -389,3 +481,201 @@ class Recorder:
 def _sigterm_to_interrupt(signum: int, frame: Any) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second SIGTERM ends the process
     raise KeyboardInterrupt("SIGTERM received (Elenchus run timeout)")
+
+
+# ---------------------------------------------------------------------------
+# the run's context: import isolation, the mutated lines, the modules imported
+
+class LineWatch:
+    """Notices whether any of ``lines`` of the file ``path`` executes.
+
+    A pure-Python trace: the global function declines every frame of another file at its
+    call event (one dict lookup), and tracing stops for good once a watched line ran,
+    so its cost stays small. Another tracer taking over (a debugger, coverage) makes the
+    answer unknown rather than "not executed".
+    """
+
+    def __init__(self, path: str, lines: Iterable[int]) -> None:
+        self.real = os.path.realpath(path)
+        self.lines = frozenset(lines)
+        self.seen = False
+        self.displaced = False
+        self._files: dict[str, bool] = {}
+        self._active = False
+        self._trace = self._global  # one bound method, so ``sys.gettrace() is self._trace`` holds
+
+    def start(self) -> None:
+        self._active = True
+        threading.settrace(self._trace)
+        sys.settrace(self._trace)
+
+    def _global(self, frame: Any, event: str, arg: Any) -> Any:
+        if self.seen:
+            return None
+        name = frame.f_code.co_filename
+        mine = self._files.get(name)
+        if mine is None:
+            mine = self._files[name] = os.path.realpath(name) == self.real
+        return self._local if mine else None
+
+    def _local(self, frame: Any, event: str, arg: Any) -> Any:
+        if event == "line" and frame.f_lineno in self.lines:
+            self.seen = True
+            self.stop()
+            return None
+        return self._local
+
+    def stop(self) -> None:
+        if not self._active:
+            return
+        self._active = False
+        if not self.seen and sys.gettrace() is not self._trace:
+            self.displaced = True
+        sys.settrace(None)
+        threading.settrace(None)  # type: ignore[arg-type]
+
+    def executed(self) -> bool | None:
+        """True when a watched line ran; None when another tracer took over before it did."""
+        if self.seen:
+            return True
+        if self.displaced or (self._active and sys.gettrace() is not self._trace):
+            return None
+        return False
+
+
+def _inside(path: str, root_real: str) -> bool:
+    real = os.path.realpath(path)
+    return real == root_real or real.startswith(root_real + os.sep)
+
+
+def _provides(entry: str, name: str) -> bool:
+    return os.path.isdir(os.path.join(entry, name)) or os.path.isfile(os.path.join(entry, name + ".py"))
+
+
+_STANDARD_FINDERS = (importlib.machinery.BuiltinImporter, importlib.machinery.FrozenImporter,
+                     importlib.machinery.PathFinder)
+
+
+def _spec_origin(finder: Any, name: str) -> str | None:
+    try:
+        spec = finder.find_spec(name, None)
+    except Exception:  # a third-party finder that cannot answer does not own the name
+        return None
+    if spec is None:
+        return None
+    if spec.origin and spec.origin not in ("built-in", "frozen", "namespace"):
+        return str(spec.origin)
+    locations = list(spec.submodule_search_locations or ())
+    return str(locations[0]) if locations else None
+
+
+def isolate_imports(workspace: str, roots: Iterable[str], names: Iterable[str]) -> list[str]:
+    """Make the workspace's copy of the project the one that gets imported.
+
+    Puts the workspace's source roots first on ``sys.path``, removes other path entries
+    that hold the project's top-level packages (an editable install's ``.pth`` entry,
+    a user's checkout) except the site directories, removes import hooks that map those
+    names outside the workspace (an editable install's finder), and forgets copies a
+    ``.pth`` file imported already. Returns what was removed, for the record.
+    """
+    root_real = os.path.realpath(workspace)
+    names = set(names)
+    for root in reversed(list(roots)):
+        entry = root_real if root == "." else os.path.join(root_real, root)
+        while entry in sys.path:
+            sys.path.remove(entry)
+        sys.path.insert(0, entry)
+    removed: list[str] = []
+    if not names:
+        return removed
+    site_dirs = {os.path.realpath(d) for d in [*site.getsitepackages(), site.getusersitepackages()]}
+    for entry in list(sys.path):
+        if not entry or _inside(entry, root_real) or os.path.realpath(entry) in site_dirs:
+            continue
+        if any(_provides(entry, name) for name in names):
+            sys.path.remove(entry)
+            removed.append(f"import path entry {entry}")
+    for finder in list(sys.meta_path):
+        if finder in _STANDARD_FINDERS or isinstance(finder, _STANDARD_FINDERS):
+            continue
+        for name in sorted(names):
+            origin = _spec_origin(finder, name)
+            if origin is not None and not _inside(origin, root_real):
+                sys.meta_path.remove(finder)
+                removed.append(f"import hook {getattr(finder, '__name__', type(finder).__name__)} "
+                               f"(mapped {name} to {origin})")
+                break
+    for name in list(sys.modules):
+        if name.split(".")[0] in names:
+            file = getattr(sys.modules[name], "__file__", None)
+            if file and not _inside(file, root_real):
+                del sys.modules[name]
+                removed.append(f"module {name} already imported from {file}")
+    return removed
+
+
+class RunContext:
+    """What the run was told before pytest started, and what it saw by the end."""
+
+    MODULE_LIMIT = 500
+
+    def __init__(self, workspace: str, names: Iterable[str], watch: LineWatch | None,
+                 removed: list[str]) -> None:
+        self.workspace = workspace
+        self.names = frozenset(names)
+        self.watch = watch
+        self.removed = removed
+        self.parallel = False
+
+    def pytest_configure(self, config: pytest.Config) -> None:
+        # With xdist the tests run in other processes, which this context does not see.
+        dist = getattr(config.option, "dist", "no")
+        self.parallel = bool(getattr(config.option, "numprocesses", None)) or dist not in ("no", None)
+
+    def summary(self) -> dict[str, Any]:
+        executed = self.watch.executed() if self.watch is not None else None
+        modules: dict[str, str | None] | None = None
+        if self.names and not self.parallel:
+            modules = {}
+            for name, module in sorted(sys.modules.items()):
+                if name.split(".")[0] in self.names and len(modules) < self.MODULE_LIMIT:
+                    modules[name] = getattr(module, "__file__", None)
+        return {
+            "mutated_lines_executed": None if self.parallel else executed,
+            "modules": modules,
+            "import_isolation": self.removed,
+        }
+
+
+def _autoloaded(name: str) -> bool:
+    if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
+        return False
+    import importlib.util
+
+    return importlib.util.find_spec(name) is not None
+
+
+def run(options: dict[str, Any], argv: list[str]) -> int:
+    """The subprocess entry point: isolate imports, watch the mutated lines, run pytest.
+
+    ``options``: ``roots`` (workspace-relative source roots), ``modules`` (the project's
+    top-level names), ``trace`` (``{"file": relative path, "lines": [...]}`` or null).
+    """
+    workspace = os.getcwd()
+    removed = isolate_imports(workspace, options.get("roots") or (), options.get("modules") or ())
+    watch = None
+    trace = options.get("trace")
+    if trace and trace.get("lines"):
+        watch = LineWatch(os.path.join(workspace, trace["file"]), trace["lines"])
+    context = RunContext(workspace, options.get("modules") or (), watch, removed)
+    args = list(argv)
+    if _autoloaded("pytest_cov"):
+        args.append("--no-cov")  # the project's coverage run would take over the line watch
+    sys.stdout.flush()
+    if watch is not None:
+        watch.start()
+    try:
+        return int(pytest.main(args, plugins=[sys.modules[__name__], context]))
+    finally:
+        if watch is not None:
+            watch.stop()

@@ -9,6 +9,7 @@ recorded runs only when the repository still matches the manifest.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import secrets
@@ -105,12 +106,27 @@ def resume_mismatch(previous: dict, current: dict) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=1)
+def installed_distributions() -> tuple[str, ...]:
+    """``name==version`` of every distribution the tests can import (this interpreter's)."""
+    from importlib import metadata
+
+    found = set()
+    for distribution in metadata.distributions():
+        name = distribution.metadata.get("Name") if distribution.metadata else None
+        if name:
+            found.add(f"{name.lower()}=={distribution.version}")
+    return tuple(sorted(found))
+
+
 class ResultCache:
     """Results keyed by the exact content they were measured on (SPEC 6).
 
-    A key covers the cohort's template digest, the selected tests, the mutated source,
-    the timeout factor, the interpreter and the Elenchus version, so a repeated evaluation of
-    the same change reruns nothing, and any change to any of them misses the cache.
+    A key covers the cohort's template digest (every file the tests see: code, tests,
+    conftest and test configuration files), the selected tests, the mutated source, the
+    timeout factor, the interpreter, the installed distributions and the Elenchus version,
+    so a repeated evaluation of the same change reruns nothing, and any change to any of
+    them (a ``pip install`` included) misses the cache.
     """
 
     def __init__(self, root: Path | None = None, enabled: bool = True) -> None:
@@ -124,8 +140,8 @@ class ResultCache:
 
         from elenchus import __version__
 
-        # The interpreter path stands for the installed packages the tests run with.
         digest = hashlib.sha256(f"{__version__}\0{sys.version}\0{sys.executable}".encode())
+        digest.update("\0".join(installed_distributions()).encode())
         for part in parts:
             digest.update(b"\0" + json.dumps(part, sort_keys=True, default=str).encode())
         return digest.hexdigest()

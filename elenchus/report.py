@@ -39,6 +39,25 @@ def _kill_text(outcome: dict) -> str:
     return _RESULT_WORDS.get(outcome["result"], outcome["result"])
 
 
+def _site_text(site: dict | None) -> str:
+    if site is None:
+        return ""
+    if site["mutants"]:
+        return f" ({site['mutants']} mutant{'s' if site['mutants'] != 1 else ''})"
+    return f" (no mutant: {site['reason']})"
+
+
+def nothing_ran(report: dict) -> str | None:
+    """Why no mutant produced a result, or None when at least one did."""
+    mutations = report["mutations"]
+    if not mutations:
+        return "no mutant was made for this scope (see the notes)"
+    if any(m["result"] != "not-run" for m in mutations):
+        return None
+    reasons = [m["reason"] for m in mutations if m.get("reason")]
+    return reasons[0].removeprefix("not run: ") if reasons else "no mutant was run"
+
+
 def _diff_block(diff: str | None) -> list[str]:
     return ["", "```diff", diff.rstrip("\n"), "```"] if diff else []
 
@@ -77,11 +96,13 @@ def render_markdown(report: dict) -> str:
         if line:
             lines.append(f"- {line}")
     detected = scope["detected"]
+    sites = {site["path"]: site for site in scope.get("production_sites") or ()}
     for label, key in (("Production files changed", "production_files"), ("Tests added", "test_files_added"),
                        ("Tests modified", "test_files_modified"), ("Tests deleted", "test_files_deleted"),
                        ("Related existing tests", "related_tests")):
         values = detected[key]
-        lines.append(f"- {label}: " + (", ".join(f"`{v}`" for v in values) if values else "none"))
+        lines.append(f"- {label}: " + (", ".join(f"`{v}`" + _site_text(sites.get(v)) for v in values)
+                                       if values else "none"))
     contract = report["contract"]
     kind = "provisional, derived from docstrings, names, README and --intent" \
         if contract["source"] == "provisional-derived" else f"{contract['source']} ({contract['path']})"
@@ -109,10 +130,15 @@ def render_markdown(report: dict) -> str:
         lines.append("- Excluded: " + "; ".join(scope["excluded"]))
     lines.append("")
 
+    idle = nothing_ran(report)
+    idle_text = f"Nothing was evaluated: {idle}." if idle else None
+
     # -- Existing Protection
     lines += ["## Existing Protection", ""]
     existing = by_assessment.get("existing-protection", [])
-    if not existing:
+    if idle_text:
+        lines += [idle_text, ""]
+    elif not existing:
         lines += ["No challenged incident was caught by the tests that existed before the change.", ""]
     for comparison in existing:
         _incident_block(mutations[comparison["mutation_id"]], lines, caught_by=_kill_text(comparison["existing"]))
@@ -121,6 +147,8 @@ def render_markdown(report: dict) -> str:
     lines += ["## Modified Test Contribution", ""]
     if not (detected["test_files_added"] or detected["test_files_modified"] or detected["test_files_deleted"]):
         lines += ["No test file changed, so the change adds and removes no protection.", ""]
+    elif idle_text:
+        lines += [idle_text + " What the test changes add or remove is unknown.", ""]
     else:
         incremental = by_assessment.get("incremental-protection", [])
         regressions = by_assessment.get("protection-regression", [])
@@ -151,7 +179,9 @@ def render_markdown(report: dict) -> str:
         lines += ["### Not caught by any test", ""]
     for comparison in unprotected:
         mutation = mutations[comparison["mutation_id"]]
-        _incident_block(mutation, lines, why_not=f"every selected test passed with this mutant in place. "
+        ran = ("; none of them even ran the mutated line" if "none of them ran the mutated line"
+               in (mutation.get("reason") or "") else "")
+        _incident_block(mutation, lines, why_not=f"every selected test passed with this mutant in place{ran}. "
                                                    f"To notice it: {mutation['expected_detection']}", level="####")
     unsettled = [c for c in comparisons if c["assessment"] in ("blocked", "inconclusive", "not-comparable")]
     if unsettled:
@@ -162,12 +192,23 @@ def render_markdown(report: dict) -> str:
                          f"{comparison['assessment']} ({comparison['reason']}); with the current tests: "
                          f"{_kill_text(comparison['modified'])}")
         lines.append("")
+    not_run = [m for m in report["mutations"] if m["result"] == "not-run"]
+    if not_run:
+        lines += ["### Not run", ""]
+        if idle_text:
+            lines += [f"Whether the tests catch these incidents is unknown: {idle}.", ""]
+        for mutation in not_run:
+            reason = "" if idle_text else f": {mutation.get('reason') or 'not run'}"
+            lines.append(f"- {mutation['incident']} ({_where(mutation['location'])}){reason}")
+        lines.append("")
     if report["not_challenged"]:
         lines += ["### Not challenged (beyond the budget)", ""]
         for item in report["not_challenged"]:
             lines.append(f"- rank {item['rank']}: {item['incident']} ({_where(item['location'])})")
         lines.append("")
-    if not (unprotected or unsettled or report["not_challenged"]):
+    if idle_text and not report["mutations"]:
+        lines += [f"Unknown: {idle}, so nothing can be said to be caught.", ""]
+    elif not (unprotected or unsettled or report["not_challenged"] or not_run):
         lines += ["Nothing: every challenged incident was caught and nothing was left beyond the budget.", ""]
 
     # -- Test Quality Concerns

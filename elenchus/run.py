@@ -6,9 +6,12 @@ properly (completed / timed-out / infrastructure-error) and whose ``records`` sa
 each test did (one ``TestRecord`` per test, from the Elenchus pytest plugin).
 ``judge`` turns a mutant's ``RunResult`` into a ``Verdict`` (killed / survived /
 timeout / not-comparable / inconclusive). A kill is *attributed* only when the
-failure reached a behavioural assertion, an expected exception that was not raised,
-or an unexpected exception whose traceback crossed the mutated file. Collection,
-import and setup errors are never kills.
+failure reached a behavioural assertion: an assertion failed, an expected exception
+was not raised, or another exception surfaced while the test was checking (an
+``assert``, an ``assert*`` call, a ``pytest.raises`` block) or crossed the mutated
+file. Collection, import and setup errors are never kills. A run whose tests
+imported the mutated module from outside the workspace proves nothing either way:
+it is not-comparable.
 
 The subprocess runs in its own session (process group) with stdin closed, output
 sent to files, bytecode writing off, pytest's cache off and the environment scrubbed
@@ -37,6 +40,7 @@ from typing import Any
 
 from elenchus import plugin as _plugin
 from elenchus.errors import InputGuardError
+from elenchus.layout import ROOT, SourceLayout
 
 MAX_TIMEOUT_FACTOR = 100.0
 DEFAULT_TIMEOUT_CONSTANT = 5.0
@@ -109,6 +113,7 @@ class TestRecord:
     crossed_files: tuple[str, ...]
     exception_type: str | None
     message: str | None
+    check: str | None = None  # the check the failure surfaced in (plugin.CHECKS), or None
 
     @property
     def is_failure(self) -> bool:
@@ -134,6 +139,10 @@ class RunResult:
     pid: int | None  # also the process-group id of the run
     interrupted_at: str | None = None  # the test running when the session was interrupted
     detail: str | None = None  # why the execution was not "completed"
+    mutated_lines_executed: bool | None = None  # None: not watched, or not measurable
+    modules: tuple[tuple[str, str | None], ...] | None = None  # (module, file) of the project's imports
+    import_isolation: tuple[str, ...] = ()  # what the run removed to import the workspace's copy
+    mutated_module: str | None = None  # the dotted name the mutated file is imported as
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,12 +254,12 @@ def module_loader(name: str, path: str) -> str:
     )
 
 
-def _bootstrap_code() -> str:
+def _bootstrap_code(options: Mapping[str, Any] | None = None) -> str:
     return (
         module_loader(PLUGIN_MODULE, str(Path(_plugin.__file__).resolve()))
-        + "import pytest\n"
-        "sys.stdout.flush()\n"
-        "raise SystemExit(int(pytest.main(sys.argv[1:], plugins=[module])))\n"
+        + "import json\n"
+        f"raise SystemExit(module.run(json.loads({json.dumps(dict(options or {}), sort_keys=True)!r}), "
+        "sys.argv[1:]))\n"
     )
 
 
@@ -281,8 +290,14 @@ def _selection(tests: Sequence[str] | None, deselect: Sequence[str]) -> tuple[st
 
 
 def pytest_command(record_path: Path, tests: Sequence[str] | None, python: str = sys.executable,
-                   deselect: Sequence[str] = (), disabled_plugins: Sequence[str] = ()) -> tuple[str, ...]:
+                   deselect: Sequence[str] = (), disabled_plugins: Sequence[str] = (),
+                   layout: SourceLayout | None = None, mutated_file: str | None = None,
+                   mutated_lines: Sequence[int] = ()) -> tuple[str, ...]:
     """The exact argv ``run_pytest`` executes (recorded as the focused test command)."""
+    layout = layout or SourceLayout((ROOT,), ())
+    options = {"roots": list(layout.roots), "modules": list(layout.top_level),
+               "trace": {"file": mutated_file, "lines": sorted(set(mutated_lines))}
+               if mutated_file and mutated_lines else None}
     selected = _selection(tests, deselect)
     blocked: list[str] = []
     for name in disabled_plugins:
@@ -292,7 +307,7 @@ def pytest_command(record_path: Path, tests: Sequence[str] | None, python: str =
     return (
         python,
         "-c",
-        _bootstrap_code(),
+        _bootstrap_code(options),
         _plugin.RECORD_OPTION,
         str(record_path),
         "-q",
@@ -379,6 +394,7 @@ def _parse_records(record_path: Path, workspace: Path) -> tuple[tuple[TestRecord
                         ),
                         exception_type=data.get("exception_type"),
                         message=data.get("message"),
+                        check=data.get("check") if data.get("check") in _plugin.CHECKS else None,
                     )
                 )
             except (KeyError, TypeError, ValueError) as error:
@@ -398,13 +414,18 @@ def run_pytest(
     kill_grace: float = KILL_GRACE_SECONDS,
     deselect: Sequence[str] = (),
     disabled_plugins: Sequence[str] = (),
+    layout: SourceLayout | None = None,
+    mutated_lines: Sequence[int] = (),
 ) -> RunResult:
     """Run pytest once in ``workspace`` and report what happened; never raises for test outcomes.
 
     ``tests`` are node ids or paths (None: pytest's own default selection), optionally
     with ``--deselect NODEID`` pairs (or pass ``deselect``); no other option is accepted
     there. ``env`` is the base environment (default ``os.environ``); it is scrubbed of
-    secrets either way.
+    secrets either way, and ``PYTHONPATH`` becomes the workspace's source roots
+    (``layout``), so the tests and anything they start import the workspace's copy.
+    ``mutated_lines`` (lines of ``mutated_file``) are watched: the result says whether
+    any of them ran.
     The record file, stdout and stderr go to ``artifacts_dir`` (kept) or to a private
     temporary directory (removed); neither may be inside the workspace.
     """
@@ -423,7 +444,7 @@ def run_pytest(
         if _is_within(run_dir, workspace):
             raise ValueError(f"run artifacts must live outside the workspace, got {run_dir} inside {workspace}")
         return _run(workspace, command_tests, timeout, mutated_file, env, python, run_dir, kill_grace,
-                    disabled_plugins)
+                    disabled_plugins, layout or SourceLayout((ROOT,), ()), mutated_lines)
     finally:
         if not keep:
             shutil.rmtree(run_dir, ignore_errors=True)
@@ -438,15 +459,22 @@ def _run(
     python: str,
     run_dir: Path,
     kill_grace: float,
-    disabled_plugins: Sequence[str] = (),
+    disabled_plugins: Sequence[str],
+    layout: SourceLayout,
+    mutated_lines: Sequence[int],
 ) -> RunResult:
     record_path = run_dir / "records.jsonl"
     stdout_path = run_dir / "stdout.txt"
     stderr_path = run_dir / "stderr.txt"
     record_path.unlink(missing_ok=True)
-    command = pytest_command(record_path, tests, python, disabled_plugins=disabled_plugins)
+    relative_mutant = _mutated_relative(mutated_file, str(workspace))
+    command = pytest_command(record_path, tests, python, disabled_plugins=disabled_plugins, layout=layout,
+                             mutated_file=relative_mutant, mutated_lines=mutated_lines)
     run_env = scrub_environment(os.environ if env is None else env)
     run_env["PYTHONDONTWRITEBYTECODE"] = "1"
+    run_env["PYTHONPATH"] = os.pathsep.join(
+        str(Path(workspace).resolve() / root) if root != ROOT else str(Path(workspace).resolve())
+        for root in layout.roots)
 
     started = _now()
     clock = time.monotonic()
@@ -505,6 +533,10 @@ def _run(
             pid=pid,
             interrupted_at=(session or {}).get("interrupted_at"),
             detail=detail,
+            mutated_lines_executed=_executed(session),
+            modules=_modules(session),
+            import_isolation=tuple(str(r) for r in (session or {}).get("import_isolation") or ()),
+            mutated_module=layout.module_name(relative_mutant) if relative_mutant else None,
         )
 
     if launch_error is not None:
@@ -543,6 +575,18 @@ def _run(
     return result(Execution.COMPLETED, records, session=session)
 
 
+def _executed(session: dict[str, Any] | None) -> bool | None:
+    value = (session or {}).get("mutated_lines_executed")
+    return value if isinstance(value, bool) else None
+
+
+def _modules(session: dict[str, Any] | None) -> tuple[tuple[str, str | None], ...] | None:
+    found = (session or {}).get("modules")
+    if not isinstance(found, dict):
+        return None
+    return tuple((str(name), str(file) if file else None) for name, file in sorted(found.items()))
+
+
 # ---------------------------------------------------------------------------
 # judging
 
@@ -576,15 +620,24 @@ def _mutated_relative(mutated_file: str | None, workspace: str) -> str | None:
 
 
 def is_attributed(record: TestRecord, mutated_file: str | None) -> bool:
-    """Did this failure reach behaviour (and so count as a kill of the mutant)?"""
+    """Did this failure reach behaviour (and so count as a kill of the mutant)?
+
+    An assertion failure or a missing expected exception always does. Any other
+    exception does when it surfaced while the test was checking (an ``assert``
+    statement, an ``assert*`` call, a ``pytest.raises``/``assertRaises`` block: a
+    mutant returning None makes ``result[0] == x`` raise TypeError there) or when its
+    traceback crossed the mutated file. Import and syntax errors never do.
+    """
     if not record.is_failure:
         return False
     if record.failure_kind in (FailureKind.ASSERTION, FailureKind.EXPECTED_EXCEPTION_NOT_RAISED):
         return True
-    if record.failure_kind is FailureKind.UNEXPECTED_EXCEPTION and mutated_file:
+    if record.failure_kind is FailureKind.UNEXPECTED_EXCEPTION:
         if (record.exception_type or "").rsplit(".", 1)[-1] in _NEVER_A_KILL_EXCEPTIONS:
             return False
-        return any(_same_file(crossed, mutated_file) for crossed in record.crossed_files)
+        if record.check is not None:
+            return True
+        return bool(mutated_file) and any(_same_file(crossed, mutated_file) for crossed in record.crossed_files)
     return False
 
 
@@ -601,6 +654,47 @@ def _describe(record: TestRecord) -> str:
     return f"{record.nodeid} ({kind}{': ' + detail if detail else ''})"
 
 
+def foreign_import(result: RunResult, mutated: str | None) -> str | None:
+    """Where the tests imported the mutated module from, when that was not the workspace.
+
+    None when the workspace's copy was imported, when the module was never imported,
+    or when the run could not tell (no module record, e.g. tests run by xdist workers).
+    """
+    if not mutated or result.modules is None:
+        return None
+    workspace_real = os.path.realpath(result.workspace)
+    own = os.path.join(workspace_real, mutated)
+    files = {name: file for name, file in result.modules if file}
+    if any(os.path.realpath(file) == own for file in files.values()):
+        return None
+    module = result.mutated_module
+    tail = "/" + module.replace(".", "/") if module else None
+    for name, file in sorted(files.items()):
+        real = os.path.realpath(file)
+        if real.startswith(workspace_real + os.sep):
+            continue
+        stem = real[:-len("/__init__.py")] if real.endswith("/__init__.py") else real.removesuffix(".py")
+        if name == module or (tail and stem.endswith(tail)):
+            return f"`{name}` from {file}"
+    return None
+
+
+def _import_advice(where: str) -> str:
+    return (f"the tests imported {where}, not the copy under evaluation, so this run says nothing about the "
+            "mutant. Make the copy under evaluation importable first: list the directories that hold your "
+            "packages in `source-roots` under [tool.elenchus] in pyproject.toml, and remove any sys.path or "
+            "PYTHONPATH setting in conftest.py or the pytest configuration that points at your checkout")
+
+
+def _survival(result: RunResult, passed: int) -> str:
+    text = f"all {passed} selected tests passed"
+    if result.mutated_lines_executed is False:
+        return text + "; none of them ran the mutated line"
+    if result.mutated_lines_executed is True:
+        return text + " although the mutated line ran"
+    return text
+
+
 def judge(result: RunResult, mutated_file: str | None = None) -> Verdict:
     """What the run proves about the mutant of ``mutated_file`` (default: the run's own)."""
     mutated = _mutated_relative(mutated_file or result.mutated_file, result.workspace)
@@ -612,6 +706,10 @@ def judge(result: RunResult, mutated_file: str | None = None) -> Verdict:
         return Verdict(Outcome.INCONCLUSIVE, None, result.detail or "infrastructure error")
     if result.exit_code == 5:
         return Verdict(Outcome.NOT_COMPARABLE, None, "pytest collected no tests (exit 5)")
+
+    where = foreign_import(result, mutated)
+    if where is not None:
+        return Verdict(Outcome.NOT_COMPARABLE, None, _import_advice(where))
 
     failures = [r for r in result.records if r.is_failure]
     for record in failures:
@@ -646,7 +744,7 @@ def judge(result: RunResult, mutated_file: str | None = None) -> Verdict:
     if not any(r.outcome is TestOutcome.PASSED for r in result.records):
         return Verdict(Outcome.NOT_COMPARABLE, None, "no test ran to completion (all skipped or xfailed)")
     passed = sum(r.outcome is TestOutcome.PASSED for r in result.records)
-    return Verdict(Outcome.SURVIVED, None, f"all {passed} selected tests passed")
+    return Verdict(Outcome.SURVIVED, None, _survival(result, passed))
 
 
 # ---------------------------------------------------------------------------

@@ -11,6 +11,7 @@ not challenged with its rank.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -171,11 +172,106 @@ def spans_for_scope(scope: str, change: ChangeSet, base: Snapshot, head: Snapsho
             if fn.status != "deleted":
                 chosen.setdefault(fn.path, []).append(  # type: ignore[union-attr]
                     FunctionSpan(fn.qualname, fn.start, fn.end, fn.changed_lines))
+        for statement in change.statements:  # changed constants, regexes, tables, class attributes
+            chosen.setdefault(statement.path, []).append(  # type: ignore[union-attr]
+                FunctionSpan(statement.symbol, statement.start, statement.end, statement.changed_lines))
     for path, spans in _exercised_spans(change, base, head).items():
         existing = chosen.setdefault(path, [])
         known = {s.qualname for s in existing}  # type: ignore[union-attr]
         existing.extend(s for s in spans if s.qualname not in known)  # type: ignore[union-attr]
     return chosen
+
+
+# -- changed lines no mutant reaches --------------------------------------------------
+
+
+def _innermost_statement(tree: ast.Module, line: int) -> tuple[ast.stmt | None, ast.stmt | None]:
+    """(innermost statement holding ``line``, the function or class whose header holds it)."""
+    best: ast.stmt | None = None
+    header: ast.stmt | None = None
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.stmt):
+            continue
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            if start <= line < (node.body[0].lineno if node.body else node.lineno + 1):
+                header = node
+        if node.lineno <= line <= (node.end_lineno or node.lineno):
+            if best is None or (node.end_lineno or node.lineno) - node.lineno <= \
+                    (best.end_lineno or best.lineno) - best.lineno:
+                best = node
+    return best, header
+
+
+def _own_lines(statement: ast.stmt) -> range:
+    """The lines a statement holds itself: a compound statement's header, a simple one whole."""
+    body = getattr(statement, "body", None)
+    if isinstance(body, list) and body:
+        return range(statement.lineno, body[0].lineno)
+    return range(statement.lineno, (statement.end_lineno or statement.lineno) + 1)
+
+
+def _why_no_mutant(tree: ast.Module, line: int, text: str) -> str:
+    statement, header = _innermost_statement(tree, line)
+    code = " ".join(text.split())[:60]
+    if header is not None:
+        if any(d.lineno <= line <= (d.end_lineno or d.lineno) for d in header.decorator_list):
+            return f"no mutant: a decorator line (`{code}`); no family models a changed decorator"
+        if isinstance(header, ast.ClassDef):
+            return f"no mutant: a class header (`{code}`); its bases and keywords are not mutated"
+        return f"no mutant: the signature of `{header.name}` (`{code}`); only literal defaults are mutated"
+    if isinstance(statement, (ast.Import, ast.ImportFrom)):
+        return (f"no mutant: an import (`{code}`); a missing or wrong import fails when the module loads, "
+                "which is never counted as a caught behaviour")
+    targets = statement.targets if isinstance(statement, ast.Assign) else \
+        [statement.target] if isinstance(statement, (ast.AnnAssign, ast.AugAssign)) else []
+    dunders = [t.id for t in targets if isinstance(t, ast.Name) and t.id.startswith("__") and t.id.endswith("__")]
+    if dunders:
+        return f"no mutant: `{dunders[0]}` is module metadata (exports, version), not behaviour"
+    if isinstance(statement, ast.AnnAssign) and statement.value is None:
+        return f"no mutant: a type annotation without a value (`{code}`); annotations do not change behaviour"
+    if isinstance(statement, (ast.Pass, ast.Global, ast.Nonlocal)) or (
+            isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)):
+        return f"no mutant: `{code}` does nothing a test could observe"
+    return f"no mutant: no family models a misunderstanding of `{code}`"
+
+
+def unreached_lines(path: str, source: str, spans: Iterable[FunctionSpan], made: Iterable[Mutant],
+                    refused: Iterable[Rejected]) -> list[Rejected]:
+    """A rejection with its reason for every changed code line that no candidate reaches.
+
+    Every changed line that holds code gets at least one candidate or a recorded reason,
+    so a changed file never shows zero mutants without saying why.
+    """
+    reached = set()
+    for mutant in made:
+        reached.update(range(mutant.line, mutant.end_line + 1))
+    reached.update(r.line for r in refused)
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    lines = source.splitlines()
+    found: list[Rejected] = []
+    seen_statements: set[int] = set()
+    for span in spans:
+        has_mutant = any(span.start <= n <= span.end for n in reached)
+        for line in span.changed_lines:
+            if line in reached or not 1 <= line <= len(lines):
+                continue
+            statement, header = _innermost_statement(tree, line)
+            if has_mutant and header is not None:
+                continue  # the signature of a function with mutants: its body speaks for it
+            if header is None and statement is not None and reached.intersection(_own_lines(statement)):
+                continue  # another line of the same statement has its mutant
+            key = id(header or statement) if (header or statement) is not None else line
+            if key in seen_statements:
+                continue
+            seen_statements.add(key)
+            found.append(Rejected(path=path, symbol=span.qualname, line=line, family="",
+                                  changed_intent="none: no mutation family applies to this line",
+                                  reason=_why_no_mutant(tree, line, lines[line - 1])))
+    return found
 
 
 # -- ranking --------------------------------------------------------------------------
@@ -240,6 +336,7 @@ def plan(scope: str, change: ChangeSet, base: Snapshot, head: Snapshot, contract
             refused += tuple(r for r in extra_refused if not r.reason.startswith("duplicate:"))
         candidates.extend(made)
         rejected.extend(refused)
+        rejected.extend(unreached_lines(path, source, spans or (), made, refused))
     scored = sorted(candidates, key=lambda m: (-_score(m, contract), m.path, m.line, m.col, m.family, m.id))
     ranked = {m.id: rank for rank, m in enumerate(scored, start=1)}
 

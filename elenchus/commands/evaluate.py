@@ -24,6 +24,7 @@ from elenchus.console import Progress
 from elenchus.contract import Contract, contract_from_json, derive_provisional, load_contract
 from elenchus.errors import Blocked, ElenchusError, InputGuardError
 from elenchus.inspection import inspect_tree
+from elenchus.layout import ROOT, SourceLayout, detect_layout
 from elenchus.exit_codes import ExitCode
 from elenchus.matrix import assess
 from elenchus.records import ResultCache, RunDirectory, resume_mismatch
@@ -109,6 +110,8 @@ def _run_record(run_id: str, mutant_id: str, cohort: str, result, verdict: Verdi
         "killing_test": verdict.kill.nodeid if verdict.kill else None,
         "attributed": verdict.kill.attributed if verdict.kill else None,
         "reason": verdict.reason,
+        "timeout": result.timeout,
+        "mutated_lines_executed": result.mutated_lines_executed,
     }
 
 
@@ -137,6 +140,30 @@ def _baseline_json(baseline: Baseline) -> dict:
             "reason": baseline.reason}
 
 
+def _production_sites(change, plan: Plan) -> list[dict]:
+    """Per changed production file: its mutants (challenged or not), and why there are none."""
+    sites = []
+    for path in change.production_files:
+        if path in change.paths("production", "deleted"):
+            continue
+        count = sum(p.mutant.path == path for p in (*plan.challenged, *plan.not_challenged))
+        reason = None
+        if count == 0:
+            reasons = list(dict.fromkeys(r.reason.removeprefix("no mutant: ") for r in plan.rejected
+                                         if r.path == path))
+            touched = any(f.path == path and f.status != "deleted" for f in change.functions) or any(
+                s.path == path for s in change.statements)
+            if reasons:
+                reason = "; ".join(reasons[:3]) + (
+                    f" (and {len(reasons) - 3} more)" if len(reasons) > 3 else "")
+            elif not touched:
+                reason = "no code line changed: only comments, docstrings, blank lines or formatting"
+            else:
+                reason = "outside the chosen scope"
+        sites.append({"path": path, "mutants": count, "reason": reason})
+    return sites
+
+
 class Evaluation:
     """One evaluation run; holds what the stages hand each other."""
 
@@ -152,6 +179,7 @@ class Evaluation:
         self.base_unavailable: str | None = None
         self.report: dict | None = None
         self.cache = ResultCache(enabled=not options.fresh)
+        self.layout = SourceLayout((ROOT,), ())
 
     # -- stages --------------------------------------------------------------------
 
@@ -202,11 +230,13 @@ class Evaluation:
                   f"{len(plan.rejected)} rejected before running.")
         target_files = tuple(path for path, _ in plan.spans) if answer.option == "target" else ()
         tests = selected_tests(session.change, session.head, target_files)
+        layout = detect_layout(session.head, session.change.settings)
+        self.layout = layout
         run_dir = self._run_directory(session, answer, plan, tests)
         self.echo(f"Run directory: {run_dir.path}")
         baselines: dict[str, Baseline] = {}
         with scratch_root() as root:
-            existing, modified = build_cohorts(session.change, session.base, session.head, root, tests)
+            existing, modified = build_cohorts(session.change, session.base, session.head, root, tests, layout)
             cohorts = {"existing": existing, "modified": modified}
             self.cohorts_same = existing.same_as is not None
             self._inspect(cohorts)
@@ -298,7 +328,8 @@ class Evaluation:
                 baselines[name] = Baseline(**{**cached, "failing_tests": tuple(cached["failing_tests"]),
                                               "flaky_tests": tuple(cached["flaky_tests"]),
                                               "excluded": tuple(cached["excluded"])})
-                self.echo(f"Baseline, {name}: {baselines[name].status} (reused: same content as an earlier run)")
+                self.echo(f"Baseline, {name}: {baselines[name].status} (reused: same content and installed "
+                          "packages as an earlier run; pass --fresh to run it again)")
                 continue
             self.echo(f"Baseline: running the {name} tests ({len(cohort.tests)} file(s)) without any mutant...")
             baselines[name] = establish(cohort, root, _observes(plan.challenged, cohort), set_aside)
@@ -314,7 +345,12 @@ class Evaluation:
 
     def _run_mutants(self, plan: Plan, cohorts: dict[str, Cohort], baselines: dict[str, Baseline],
                      root: Path, run_dir: RunDirectory) -> None:
-        jobs: list[tuple[Planned, Cohort, float, tuple[str, ...]]] = []
+        """Each mutant against each cohort; a run that hits its limit gets one more with double the
+        limit before it counts as a timeout. Only kills and survivals are cached."""
+        slowest = max((b.duration for b in baselines.values() if b.usable and b.duration is not None),
+                      default=1.0)
+        limit = timeout_for(slowest, self.options.timeout_factor)
+        jobs: list[tuple[Planned, Cohort, tuple[str, ...]]] = []
         for planned in plan.challenged:
             for name in ("existing", "modified"):
                 cohort, baseline = cohorts[name], baselines[name]
@@ -324,33 +360,42 @@ class Evaluation:
                     self.verdicts[(planned.mutant.id, name)] = Verdict(
                         Outcome.SURVIVED, None, "no test of this cohort relates to the mutated code")
                     continue
-                timeout = timeout_for(baseline.duration or 1.0, self.options.timeout_factor)
                 key = self._run_key(planned, cohort, baseline)
                 cached = self.cache.get(key)
                 if cached is not None:
                     self.verdicts[(planned.mutant.id, name)] = _verdict_from_record(cached)
                     run_dir.append_run({**cached, "run": run_dir.id, "cached": True})
                     continue
-                jobs.append((planned, cohort, timeout, baseline.deselect))
+                jobs.append((planned, cohort, baseline.deselect))
         progress = Progress(len(jobs), enabled=self.options.interactive)
         pool = ThreadPoolExecutor(max_workers=self.options.jobs)
-        pending = {}
+        pending: dict = {}
+
+        def submit(planned: Planned, cohort: Cohort, deselect: tuple[str, ...], timeout: float,
+                   attempt: int) -> None:
+            future = pool.submit(run_once, cohort, root, cohort.tests, timeout, planned.mutant, deselect)
+            pending[future] = (planned, cohort, deselect, timeout, attempt)
+
         try:
-            for planned, cohort, timeout, deselect in jobs:
-                mutant = planned.mutant
-                future = pool.submit(run_once, cohort, root, cohort.tests, timeout,
-                                     (mutant.path, mutant.mutated_source), deselect)
-                pending[future] = (planned, cohort)
+            for planned, cohort, deselect in jobs:
+                submit(planned, cohort, deselect, limit, 1)
             while pending:
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for future in done:
-                    planned, cohort = pending.pop(future)
+                    planned, cohort, deselect, timeout, attempt = pending.pop(future)
                     result = future.result()
                     verdict = judge(result, planned.mutant.path)
-                    self.verdicts[(planned.mutant.id, cohort.name)] = verdict
                     record = _run_record(run_dir.id, planned.mutant.id, cohort.name, result, verdict)
+                    record["attempt"] = attempt
                     run_dir.append_run(record)
-                    if verdict.outcome in (Outcome.KILLED, Outcome.SURVIVED, Outcome.TIMEOUT):
+                    if verdict.outcome is Outcome.TIMEOUT and attempt == 1:
+                        submit(planned, cohort, deselect, timeout * 2, 2)  # a loaded machine is not a hang
+                        continue
+                    if verdict.outcome is Outcome.TIMEOUT:
+                        verdict = replace(verdict, reason=f"no result within {limit:g} s, nor within "
+                                                          f"{timeout:g} s when run again; {verdict.reason}")
+                    self.verdicts[(planned.mutant.id, cohort.name)] = verdict
+                    if verdict.outcome in (Outcome.KILLED, Outcome.SURVIVED):
                         self.cache.put(self._run_key(planned, cohort, baselines[cohort.name]), record)
                     progress.advance(planned.mutant.incident, verdict.outcome.value)
         except BaseException:
@@ -384,7 +429,7 @@ class Evaluation:
             modified = self._verdict(mutant.id, "modified", same)
             existing = self._verdict(mutant.id, "existing", same)
             result = modified.outcome.value if modified else "not-run"
-            reason = modified.reason if modified and result in ("not-comparable", "inconclusive", "timeout") else None
+            reason = modified.reason if modified and result != "killed" else None
             if result == "not-run":
                 reason = self._not_run_reason(baselines)
             mutations.append({
@@ -424,6 +469,7 @@ class Evaluation:
                              "test_files_modified": list(change.tests_modified),
                              "test_files_deleted": list(change.tests_deleted),
                              "related_tests": list(change.related_tests)},
+                "production_sites": _production_sites(change, plan),
                 "target": answer.target,
                 "excluded": list(session.excluded) + [f"{p}: not Python production code" for p in change.paths("other")],
                 "reason": answer.reason,
@@ -441,7 +487,9 @@ class Evaluation:
             "baseline": {name: _baseline_json(b) for name, b in baselines.items()},
             "budget": {"limit": self.options.budget, "source": "explicit" if self.options.budget_explicit else "default"},
             "execution": {"test_command": "pytest " + " ".join(tests) + " (with the Elenchus recorder plugin)",
-                          "isolation": "a fresh copy of the cohort snapshot per run, outside the working tree",
+                          "isolation": "a fresh copy of the cohort snapshot per run, outside the working tree; "
+                                       "the project is imported from that copy's source roots",
+                          "source_roots": list(self.layout.roots),
                           "jobs": self.options.jobs},
             "mutations": mutations,
             "not_challenged": [{"id": p.mutant.id, "rank": p.rank, "contract_id": p.contract_id,

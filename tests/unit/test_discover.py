@@ -2,7 +2,7 @@ import pytest
 
 from elenchus import scratch
 from elenchus.config import Settings, load_settings
-from elenchus.discover import changed_lines, function_spans, module_names
+from elenchus.discover import _functions_of, _statements_of, changed_lines, function_spans, module_names
 from elenchus.session import open_session
 
 
@@ -36,9 +36,39 @@ def test_function_spans_name_methods_by_class_and_skip_nested_functions():
         ("Stack.push", 2, 5, True), ("_helper", 7, 8, False)]
 
 
-def test_changed_lines_mark_a_pure_deletion_on_the_following_head_line():
-    head, base = changed_lines("a\nb\nc\n", "a\nc\n")
-    assert base == (2,) and head == (2,)
+def test_changed_lines_mark_a_pure_deletion_inside_a_function_on_both_sides_of_the_gap():
+    old = "def f(xs):\n    xs.sort()\n    xs.reverse()\n    return xs\n"
+    new = "def f(xs):\n    xs.sort()\n    return xs\n"
+    head, base = changed_lines(old, new)
+    assert base == (3,) and head == (2, 3)
+
+
+def test_changed_lines_mark_nothing_at_head_when_whole_statements_were_deleted():
+    head, base = changed_lines("a = 1\nb = 2\nc = 3\n", "a = 1\nc = 3\n")
+    assert base == (2,) and head == ()
+
+
+def test_changed_lines_ignore_comments_docstrings_blank_lines_and_spacing():
+    old = 'def f(x):\n    """Old doc."""\n    # old comment\n    return x+1\n'
+    new = 'def f(x):\n    """New doc,\n    two lines."""\n    # new comment\n\n    return x + 1  # why\n'
+    assert changed_lines(old, new) == ((), ())
+
+
+def test_a_function_whose_code_was_only_reflowed_is_not_changed(tmp_path):
+    old = "def f(a, b):\n    return g(a, b)\n"
+    new = "def f(a, b):\n    return g(\n        a,\n        b\n    )\n"
+    assert _functions_of("m.py", old, new) == []
+    assert _functions_of("m.py", old, new.replace("b\n    )", "b + 1\n    )"))[0].qualname == "f"
+
+
+def test_changed_module_and_class_level_code_becomes_changed_statements_named_after_their_target():
+    old = ('import re\n\nMAX = 5\nPATTERN = re.compile(r"[a-z]+")\nTABLE = {\n    "a": 1,\n    "b": 2,\n}\n\n'
+           'class C:\n    retries: int = 3\n    name = "c"\n\n    def f(self):\n        return 1\n')
+    new = ('import re\n\nMAX = 6\nPATTERN = re.compile(r"[a-z0-9]+")\nTABLE = {\n    "a": 1,\n}\n\n'
+           'class C:\n    retries: float = 3\n    name = "c"\n\n    def f(self):\n        return 1\n')
+    found = {(s.symbol, s.changed_lines) for s in _statements_of("m.py", old, new)}
+    assert found == {("MAX", (3,)), ("PATTERN", (4,)), ("TABLE", (6, 7)), ("C.retries", (10,))}
+    assert _functions_of("m.py", old, new) == []
 
 
 def test_module_names_cover_src_layout_and_packages():

@@ -39,7 +39,7 @@ def edit_stays_within(before: str, after: str, line: int, end_line: int) -> bool
 def test_mutate_records_are_frozen_slotted_and_keep_the_agreed_field_names():
     assert [f.name for f in dataclasses.fields(Mutant)] == [
         "id", "path", "symbol", "line", "end_line", "col", "family", "changed_intent",
-        "incident", "expected_detection", "diff", "mutated_source", "in_changed_lines"]
+        "incident", "expected_detection", "diff", "mutated_source", "in_changed_lines", "mutated_lines"]
     assert [f.name for f in dataclasses.fields(Rejected)] == [
         "path", "symbol", "line", "family", "changed_intent", "reason"]
     assert [f.name for f in dataclasses.fields(FunctionSpan)] == [

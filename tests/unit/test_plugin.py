@@ -169,7 +169,7 @@ def test_plugin_writes_one_line_per_test_with_every_field(recorded):
     assert len(tests) == 19
     for line in tests.values():
         assert set(line) == {
-            "nodeid", "outcome", "duration", "failure_kind", "crossed_files", "exception_type", "message",
+            "nodeid", "outcome", "duration", "failure_kind", "crossed_files", "exception_type", "message", "check",
         }
         assert line["outcome"] in ("passed", "failed", "skipped", "error", "xfailed", "xpassed")
         assert line["duration"] >= 0
