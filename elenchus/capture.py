@@ -109,6 +109,7 @@ def build_challenges(reference: Snapshot, change: ChangeSet, contract: Contract,
     tests = related_tests(reference, change.settings, tuple({m.path for _, m in chosen}))
     targets = sorted({(probe_engine.module_name_for(m.path, reference.root), m.symbol) for _, m in chosen})
     samples = probe_engine.record_calls(reference.root, tests, targets) if tests else {}
+    test_literals = probe_engine.literals_in([reference.read(test) or "" for test in tests])
     challenges = []
     for rank, mutant in chosen:
         item = contract.item_for(mutant.path, mutant.symbol)
@@ -120,11 +121,12 @@ def build_challenges(reference: Snapshot, change: ChangeSet, contract: Contract,
             continue
         echo(f"Probing: {mutant.incident}")
         found = probe_engine.find_distinguishing_input(
-            reference.root, mutant, samples.get(f"{module}:{mutant.symbol}", []))
+            reference.root, mutant, samples.get(f"{module}:{mutant.symbol}", []), test_literals=test_literals)
         if found is None:
             challenges.append(Challenge(mutant, item.id if item else None, rank, None,
                                         "no input found whose output differs between the reference and the "
-                                        "mutant (recorded calls and a bounded input search)"))
+                                        "mutant (recorded calls, boundary and edge values, the tests' literals "
+                                        "and a bounded input search)"))
             continue
         probe = probe_engine.write_probe(mutant, found, module, contract_id=item.id if item else None)
         check = probe_engine.verify_probe(reference.root, probe, mutant)

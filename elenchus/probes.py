@@ -7,11 +7,14 @@ The engine has five steps, each a function that returns a frozen record:
    function actually received (``CallSample``).
 2. ``find_distinguishing_input`` looks for an input on which a mutant of a
    module-level function observably differs from the reference: first the recorded
-   samples, then a bounded, derandomized Hypothesis search over inputs built from the
-   function's signature (annotations through ``from_type``, defaults) and the values
-   seen in the samples. Calls run in two driver processes (``callrecord.serve``), one
-   in a copy of the reference and one in a copy with the mutant applied; no user code
-   is ever imported into this process. A difference counts only when a probe can fail
+   samples; then boundary candidates, each a recorded call (or a default call) with one
+   argument replaced by a constant of the mutated lines or its neighbour, by a literal
+   the related tests write, or by an empty, zero, negative or None value of the
+   argument's type; then a bounded, derandomized Hypothesis search over inputs built
+   from the function's signature (annotations through ``from_type``, defaults) and the
+   values seen in the samples. Calls run in two driver processes
+   (``callrecord.serve``), one in a copy of the reference and one in a copy with the
+   mutant applied; no user code is ever imported into this process. A difference counts only when a probe can fail
    *at its assertion* on it: two unequal literal return values, or the reference
    raising where the mutant returns. A mutant that raises, hangs or returns something
    that is not a literal where the reference returns a value is not used.
@@ -51,7 +54,7 @@ import sys
 import tempfile
 import textwrap
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from enum import StrEnum
@@ -87,6 +90,7 @@ __all__ = [
     "check_host_probe",
     "find_distinguishing_input",
     "host_probe",
+    "literals_in",
     "module_name_for",
     "private_names_in",
     "record_calls",
@@ -103,6 +107,8 @@ CALLRECORD_MODULE = "_elenchus_callrecord"
 RECORD_TIMEOUT = 300.0  # seconds for the one recording run of the reference tests
 PROBE_TIMEOUT = 60.0  # seconds for one pytest run of a probe
 PER_CALL_TIMEOUT = 2.0  # seconds for one call of the function in a driver
+BOUNDARY_BUDGET = 200  # boundary, test-literal and edge-value calls per mutant
+TEST_LITERALS = 50  # distinct literals taken from the related test files
 SEARCH_BUDGET = 200  # Hypothesis examples per mutant
 SEARCH_SECONDS = 60.0  # wall-clock budget of one search
 DRIVER_START_TIMEOUT = 30.0
@@ -140,7 +146,10 @@ class Distinction:
 
     Exactly one of ``reference_repr`` / ``reference_exception`` is set, and the same for
     the mutant side. Exceptions are named as a probe writes them (``ValueError``,
-    ``pkg.mod.CartError``). ``origin`` is "recorded" or "search".
+    ``pkg.mod.CartError``). ``origin`` tells where the input came from: "recorded" (a
+    call the tests made), "boundary" (a constant of the mutated lines, or a neighbour),
+    "test-literal" (a literal the related tests write), "edge-value" (an empty, zero,
+    negative or None argument) or "search" (the Hypothesis search).
     """
 
     args_repr: tuple[str, ...]
@@ -571,6 +580,8 @@ def find_distinguishing_input(
     mutant: Mutant,
     samples: Sequence[CallSample],
     *,
+    test_literals: Sequence[Any] = (),
+    boundary_budget: int = BOUNDARY_BUDGET,
     search_budget: int = SEARCH_BUDGET,
     per_call_timeout: float = PER_CALL_TIMEOUT,
     time_budget: float = SEARCH_SECONDS,
@@ -579,8 +590,12 @@ def find_distinguishing_input(
     """The first input on which ``mutant`` fails a reference-output assertion, or None.
 
     Recorded ``samples`` (those of this function) are tried first, in order; then up to
-    ``search_budget`` Hypothesis examples (derandomized, shrunk to a small input). None
-    also when the function cannot be probed (``unsupported_reason``) or imported.
+    ``boundary_budget`` boundary candidates (``_boundary_calls``: constants of the
+    mutated lines and their neighbours, then ``test_literals``, the values the related
+    tests write (``literals_in``), then edge values of each argument's type); then up to
+    ``search_budget`` Hypothesis examples (derandomized, shrunk to a small input). All
+    steps share ``time_budget``. None also when the function cannot be probed
+    (``unsupported_reason``) or imported.
     """
     reference_dir = Path(reference_dir)
     if unsupported_reason(reference_dir, mutant) is not None:
@@ -606,12 +621,253 @@ def find_distinguishing_input(
             found = comparer.check(sample.args_repr, dict(sample.kwargs_repr), "recorded")
             if found is not None and comparer.confirm(found):
                 return found
+        signature = _Signature.of(node)
+        constants = _mutated_constants(source, mutant)
+        for args_repr, kwargs_repr, origin in _boundary_calls(signature, mine, constants, test_literals,
+                                                               boundary_budget):
+            if time.monotonic() > comparer.deadline:
+                break
+            found = comparer.check(args_repr, kwargs_repr, origin)
+            if found is not None and comparer.confirm(found):
+                return found
         if search_budget <= 0:
             return None
-        found = _search(_Signature.of(node), mine, comparer, search_budget)
+        found = _search(signature, mine, comparer, search_budget)
         if found is not None and comparer.confirm(found):
             return found
     return None
+
+
+# --- boundary candidates
+
+
+_NONE = type(None)
+#: Empty, zero and negative values tried for an argument of each type, before None.
+_EDGE_VALUES: dict[type, tuple[Any, ...]] = {
+    int: (0, -1), float: (0.0, -1.0), str: ("",), bytes: (b"",), list: ([],), dict: ({},), tuple: ((),),
+    set: (set(),),
+}
+
+
+def _literal_nodes(tree: ast.AST) -> list[tuple[ast.expr, Any]]:
+    """The scalar literals in ``tree`` with their nodes, in source order: numbers (a
+    leading minus included), strings and bytes; not docstrings, booleans or None."""
+    docstrings: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                docstrings.add(id(first.value))
+    found: list[tuple[ast.expr, Any]] = []
+    signed: set[int] = set()
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd))
+                and isinstance(node.operand, ast.Constant) and type(node.operand.value) in (int, float)):
+            value = node.operand.value
+            found.append((node, -value if isinstance(node.op, ast.USub) else value))
+            signed.add(id(node.operand))
+        elif (isinstance(node, ast.Constant) and type(node.value) in (int, float, str, bytes)
+              and id(node) not in docstrings):
+            found.append((node, node.value))
+    found = [(node, value) for node, value in found if id(node) not in signed]
+    return sorted(found, key=lambda pair: (pair[0].lineno, pair[0].col_offset))
+
+
+def _unique(values: Iterable[Any]) -> list[Any]:
+    """``values`` without repeats; ``1``, ``1.0`` and ``True`` are different values here."""
+    seen: set[str] = set()
+    kept = []
+    for value in values:
+        key = f"{type(value).__name__}:{value!r}"
+        if key not in seen:
+            seen.add(key)
+            kept.append(value)
+    return kept
+
+
+def _constants_on(source: str, first: int, last: int) -> list[Any]:
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    return [value for node, value in _literal_nodes(tree)
+            if node.lineno <= last and (node.end_lineno or node.lineno) >= first]
+
+
+def _mutated_constants(source: str, mutant: Mutant) -> list[Any]:
+    """The constants on the mutant's lines: those the mutation changed first, then the
+    others of the reference, then the mutant's own."""
+    shift = len(mutant.mutated_source.splitlines()) - len(source.splitlines())
+    before = _constants_on(source, mutant.line, mutant.end_line)
+    after = _constants_on(mutant.mutated_source, mutant.line, mutant.end_line + shift)
+
+    def count(values: list[Any], value: Any) -> int:
+        return sum(1 for v in values if type(v) is type(value) and v == value)
+
+    changed = [v for v in (*before, *after) if count(before, v) != count(after, v)]
+    return _unique([*changed, *before, *after])
+
+
+def _neighbours(value: Any) -> tuple[Any, ...]:
+    """A constant and the values around it a boundary mistake would show on."""
+    if type(value) is int:
+        return value - 1, value, value + 1
+    if type(value) is float:
+        return (value, value - 1.0, value + 1.0, math.nextafter(value, -math.inf),
+                math.nextafter(value, math.inf))
+    if type(value) is str:
+        return value, ""
+    if type(value) is bytes:
+        return value, b""
+    return (value,)
+
+
+def literals_in(sources: Sequence[str]) -> tuple[Any, ...]:
+    """The literal values test ``sources`` write, in order of appearance and without
+    repeats: numbers, strings, bytes, and list/tuple/set/dict displays made of literals.
+    Docstrings, booleans and None are left out; a source that does not parse adds nothing."""
+    found: list[Any] = []
+    for source in sources:
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            continue
+        displays: list[tuple[ast.expr, Any]] = []
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.List, ast.Tuple, ast.Set, ast.Dict)):
+                try:
+                    value = ast.literal_eval(node)
+                except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                    continue
+                displays.append((node, value))
+        nodes = sorted([*_literal_nodes(tree), *displays], key=lambda pair: (pair[0].lineno, pair[0].col_offset))
+        found += [value for _, value in nodes if callrecord.is_literal(value)]
+    return tuple(_unique(found))
+
+
+def _kinds(annotation: ast.expr | None) -> list[type]:
+    """The builtin types an annotation names (``Optional[int]`` -> int, NoneType)."""
+    import types
+    import typing
+
+    def flatten(resolved: Any) -> list[type]:
+        origin = typing.get_origin(resolved)
+        if origin is typing.Union or origin is types.UnionType:
+            return [kind for member in typing.get_args(resolved) for kind in flatten(member)]
+        if origin is not None:
+            return [origin] if isinstance(origin, type) else []
+        return [resolved] if isinstance(resolved, type) else []
+
+    resolved = _resolve(annotation)
+    return [] if resolved is None else flatten(resolved)
+
+
+def _fits(value: Any, kinds: Sequence[type]) -> bool:
+    """May ``value`` stand for an argument seen with ``kinds``? (ints and floats mix;
+    any value fits an argument of unknown type, or one seen only as None)"""
+    known = {kind for kind in kinds if kind is not _NONE}
+    if not known:
+        return True
+    if type(value) in (int, float):
+        return bool(known & {int, float})
+    return type(value) in known
+
+
+def _boundary_calls(signature: _Signature, samples: Sequence[CallSample], constants: Sequence[Any],
+                    test_literals: Sequence[Any], budget: int) -> Iterator[tuple[list[str], dict[str, str], str]]:
+    """Up to ``budget`` distinct calls, each a base call with one argument replaced.
+
+    The base calls are the recorded ``samples``; with none, one default call: each
+    required parameter gets the first edge value of its annotated type (0 when the type
+    is unknown), and positional parameters with a literal default are passed it. In
+    order: the ``constants`` of the mutated lines and their neighbours ("boundary"), then
+    the ``test_literals`` ("test-literal"), then each argument's empty, zero, negative
+    and None values ("edge-value"). A replacement must fit the types seen for that
+    argument in the samples, its default and its annotation. Yields (args_repr,
+    kwargs_repr, origin); calls equal to a sample are skipped.
+    """
+    positional = [p for p in signature.parameters if not p.keyword_only]
+    keyword = [p for p in signature.parameters if p.keyword_only]
+    kinds: dict[int | str, list[type]] = {}
+
+    def note(slot: int | str, *seen: type) -> None:
+        bucket = kinds.setdefault(slot, [])
+        for kind in seen:
+            if kind not in bucket:
+                bucket.append(kind)
+
+    for sample in samples:
+        for index, value in enumerate(sample.args):
+            note(index, type(value))
+        for name, value in sample.kwargs.items():
+            note(name, type(value))
+    for index, parameter in enumerate(positional):
+        note(index, *(type(v) for v in parameter.default), *_kinds(parameter.annotation))
+    for parameter in keyword:
+        note(parameter.name, *(type(v) for v in parameter.default), *_kinds(parameter.annotation))
+
+    def stand_in(slot: int | str) -> Any:
+        seen = kinds.get(slot, [])
+        for kind in seen:
+            if kind in _EDGE_VALUES:
+                return _EDGE_VALUES[kind][0]
+        return None if seen == [_NONE] else 0
+
+    bases: list[tuple[tuple[Any, ...], dict[str, Any]]] = [(s.args, s.kwargs) for s in samples]
+    if not bases:
+        args: list[Any] = []
+        for index, parameter in enumerate(positional):
+            if parameter.has_default and not parameter.default:
+                break
+            args.append(parameter.default[0] if parameter.default else stand_in(index))
+        bases.append((tuple(args), {p.name: stand_in(p.name) for p in keyword if not p.has_default}))
+
+    def slots(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[int | str]:
+        return [*range(len(args)), *kwargs, *(p.name for p in keyword if p.name not in kwargs)]
+
+    def replaced(base: tuple[tuple[Any, ...], dict[str, Any]], slot: int | str,
+                 value: Any) -> tuple[list[str], dict[str, str]] | None:
+        args, kwargs = list(base[0]), dict(base[1])
+        if isinstance(slot, int):
+            args[slot] = value
+        else:
+            kwargs[slot] = value
+        args_repr = [text for text in map(callrecord.literal_repr, args) if text is not None]
+        kwargs_repr = {name: text for name, v in kwargs.items() if (text := callrecord.literal_repr(v)) is not None}
+        if len(args_repr) != len(args) or len(kwargs_repr) != len(kwargs):
+            return None
+        return args_repr, kwargs_repr
+
+    def steps() -> Iterator[tuple[Any, int | str, tuple[tuple[Any, ...], dict[str, Any]], str]]:
+        for value in _unique(v for constant in constants for v in _neighbours(constant)):
+            for base in bases:
+                for slot in slots(*base):
+                    yield value, slot, base, "boundary"
+        for value in _unique(list(test_literals)[:TEST_LITERALS]):
+            for base in bases:
+                for slot in slots(*base):
+                    yield value, slot, base, "test-literal"
+        for base in bases:
+            for slot in slots(*base):
+                edges = [v for kind in kinds.get(slot, []) for v in _EDGE_VALUES.get(kind, ())]
+                for value in _unique([*edges, None]):
+                    yield value, slot, base, "edge-value"
+
+    seen = {json.dumps([list(s.args_repr), sorted(s.kwargs_repr)]) for s in samples}
+    given = 0
+    for value, slot, base, origin in steps():
+        if given >= budget:
+            return
+        if value is not None and not _fits(value, kinds.get(slot, [])):
+            continue
+        call = replaced(base, slot, value)
+        if call is None:
+            continue
+        key = json.dumps([call[0], sorted(call[1].items())])
+        if key not in seen:
+            seen.add(key)
+            given += 1
+            yield call[0], call[1], origin
 
 
 # --- the search space

@@ -41,6 +41,18 @@ def test_capture_reports_a_reintroduced_off_by_one_as_a_weak_catch_with_a_behavi
     assert handoff["probes"] and handoff["apply"] == {"requested": False, "written": []}
 
 
+def test_capture_boundary_reports_a_strict_comparison_at_the_boundary_value_no_test_calls(
+        build_scenario, tmp_path):
+    done, report = capture(build_scenario("capture-boundary"), tmp_path, "--proposed", "HEAD")
+    assert done.returncode == 0, done.stderr
+    [difference] = report["behavior_differences"]
+    assert (difference["path"], difference["line"]) == ("src/batching/voting.py", 6)
+    assert difference["input"] == "can_vote(18)"  # the tests only call can_vote(30) and can_vote(10)
+    assert (difference["reference"], difference["proposed"]) == ("True", "False")
+    assert "**Behavior difference** (src/batching/voting.py:6" in done.stdout
+    assert "- Input: `can_vote(18)`" in done.stdout
+
+
 def test_capture_finds_no_weak_catch_in_a_behaviour_preserving_refactor(build_scenario, tmp_path):
     done, report = capture(build_scenario("capture-refactor"), tmp_path, "--proposed", "HEAD")
     assert done.returncode == 0, done.stderr

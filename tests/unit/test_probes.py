@@ -206,6 +206,69 @@ def test_search_gives_up_on_a_mutant_that_hangs_within_its_time_budget(tmp_path)
     assert time.monotonic() - started < 15
 
 
+@pytest.mark.parametrize(
+    ("threshold", "samples", "boundary"),
+    [("18", ("30", "10"), "18"), ("17.5", ("30.0", "10.0"), "17.5")],
+    ids=["int", "float"],
+)
+def test_boundary_step_finds_the_constant_of_an_off_by_one_the_recorded_samples_miss(
+        tmp_path, threshold, samples, boundary):
+    source = f"def is_adult(age):\n    return age >= {threshold}\n"
+    root = make_project(tmp_path / "adult", "adult", source, "def test_nothing():\n    pass\n")
+    mutants, _ = mutate.generate("src/shop/adult.py", source)
+    mutant = pick(mutants, f"age > {threshold}")
+    recorded = [probes.CallSample("shop.adult:is_adult", (text,)) for text in samples]
+    distinction = probes.find_distinguishing_input(root, mutant, recorded, search_budget=0)
+    assert distinction is not None and distinction.origin == "boundary"
+    assert distinction.args_repr == (boundary,)
+    assert (distinction.reference_repr, distinction.mutant_repr) == ("True", "False")
+
+
+SIZE = "LIMIT = 100\n\n\ndef is_large(n):\n    return n >= LIMIT\n"
+
+SIZE_TESTS = textwrap.dedent(
+    """\
+    \"\"\"Tests of is_large; this docstring is not a literal worth trying.\"\"\"
+    from shop.size import LIMIT, is_large
+
+
+    def test_the_limit_is_a_hundred():
+        assert LIMIT == 100
+
+
+    def test_is_large():
+        assert is_large(500) and not is_large(-5)
+    """
+)
+
+
+def test_literals_in_test_files_are_numbers_strings_and_displays_in_order_without_docstrings():
+    source = 'def test_it():\n    """Doc."""\n    assert f(-3, "a", [1, 2], True, None) == (-3, 2.5)\n'
+    assert probes.literals_in([source, "def broken(:\n"]) == (-3, "a", [1, 2], 1, 2, (-3, 2.5), 2.5)
+
+
+def test_test_literal_step_tries_the_values_the_related_tests_write(tmp_path):
+    root = make_project(tmp_path / "size", "size", SIZE, SIZE_TESTS)
+    mutant = pick(mutate.generate("src/shop/size.py", SIZE)[0], "n > LIMIT")
+    recorded = [probes.CallSample("shop.size:is_large", ("500",)), probes.CallSample("shop.size:is_large", ("-5",))]
+    assert probes.find_distinguishing_input(root, mutant, recorded, search_budget=0) is None  # no constant in `n > LIMIT`
+    literals = probes.literals_in([(root / "tests" / "test_size.py").read_text()])
+    assert literals == (100, 500, -5)
+    distinction = probes.find_distinguishing_input(root, mutant, recorded, test_literals=literals, search_budget=0)
+    assert distinction is not None and distinction.origin == "test-literal"
+    assert (distinction.args_repr, distinction.reference_repr, distinction.mutant_repr) == (("100",), "True", "False")
+
+
+def test_edge_value_step_finds_the_empty_string_of_the_argument_type(tmp_path):
+    source = "def words(text):\n    if not text:\n        return None\n    return text.split()\n"
+    root = make_project(tmp_path / "words", "words", source, "def test_nothing():\n    pass\n")
+    mutant = handmade_mutant("src/shop/words.py", "words", source.replace("if not text:", "if text is None:"))
+    recorded = [probes.CallSample("shop.words:words", ("'a b'",)), probes.CallSample("shop.words:words", ("'c'",))]
+    distinction = probes.find_distinguishing_input(root, mutant, recorded, search_budget=0)
+    assert distinction is not None and distinction.origin == "edge-value"
+    assert (distinction.args_repr, distinction.reference_repr, distinction.mutant_repr) == (("''",), "None", "[]")
+
+
 QUANTITY = textwrap.dedent(
     """\
     class QuantityError(ValueError):
