@@ -65,6 +65,13 @@ def test_evaluate_baseline_red_names_the_failing_test_and_classifies_nothing(eva
         "tests/test_core.py::test_normalize_tag_ignores_case_and_spaces"]
     assert report["comparisons"] == []
     assert {m["result"] for m in report["mutations"]} == {"not-run"}
+    # No section claims anything was caught or protected when nothing ran; each says why.
+    assert "caught" not in done.stdout.split("## Existing Protection")[1].split("## Modified")[0].replace(
+        "Nothing was evaluated", "")
+    assert "Nothing: every challenged incident was caught" not in done.stdout
+    assert "## Existing Protection\n\nNothing was evaluated: the modified baseline is baseline-red." in done.stdout
+    assert "Whether the tests catch these incidents is unknown: the modified baseline is baseline-red." \
+        in done.stdout
 
 
 def test_evaluate_flaky_test_is_reported_and_never_counted_as_a_kill(evaluate, tmp_path):
@@ -93,10 +100,25 @@ def test_evaluate_endless_loop_mutant_times_out_within_its_bound_and_leaves_no_p
     bound = 1 * report["baseline"]["modified"]["duration_seconds"] + 5.0
     records = [json.loads(line) for line in (runs / report["run"]["id"] / "runs.jsonl").read_text().splitlines()]
     timed = [r for r in records if r["outcome"] == "timeout"]
-    assert timed and all(r["duration"] <= bound + 3.0 for r in timed)
+    assert timed and all(r["duration"] <= r["attempt"] * bound + 3.0 for r in timed)
+    for mutation in timeouts:  # each was given a second run with double the limit before it counted
+        attempts = sorted(r["attempt"] for r in timed if r["mutant_id"] == mutation["id"] and r["cohort"] == "modified")
+        assert attempts == [1, 2]
+    cached = [json.loads(p.read_text()) for p in (runs.parent / "cache").rglob("*.json")]
+    assert cached and not any(entry.get("outcome") in ("timeout", "inconclusive") for entry in cached)
     assert no_process_mentions("elenchus-") or no_process_mentions(report["run"]["id"])
     comparisons = {c["mutation_id"]: c for c in report["comparisons"]}
     assert all(comparisons[m["id"]]["assessment"] == "inconclusive" for m in timeouts)
+
+
+def test_evaluate_runs_a_slow_but_finishing_mutant_again_with_double_the_limit_instead_of_a_timeout(evaluate):
+    done, report, _, runs = evaluate("slow-mutant", "--scope", "current-change", "--fresh")
+    assert done.returncode == 0, done.stderr
+    slow = next(m for m in report["mutations"] if "PAUSE = 1" in m["diff"])
+    assert slow["result"] == "survived", slow
+    records = [json.loads(line) for line in (runs / report["run"]["id"] / "runs.jsonl").read_text().splitlines()]
+    mine = sorted((r["attempt"], r["outcome"]) for r in records if r["mutant_id"] == slow["id"])
+    assert mine == [(1, "timeout"), (2, "survived")]
 
 
 def test_evaluate_without_a_terminal_or_scope_prints_the_question_and_exits_3(evaluate):
@@ -154,10 +176,15 @@ def test_evaluate_repeated_on_the_same_change_reruns_nothing_unless_fresh(build_
     assert first.returncode == 0, first.stderr
     second = run_cli(*args, env={"ELENCHUS_RUNS_DIR": str(runs)})
     assert second.returncode == 0, second.stderr
-    assert "Baseline, modified: green (reused: same content as an earlier run)" in second.stdout
-    newest = sorted(runs.iterdir())[-1]
+    assert ("Baseline, modified: green (reused: same content and installed packages as an earlier run; "
+            "pass --fresh to run it again)") in second.stdout
+    oldest, newest = sorted(runs.iterdir())[0], sorted(runs.iterdir())[-1]
+    first_records = [json.loads(line) for line in (oldest / "runs.jsonl").read_text().splitlines()]
+    settled = {(r["mutant_id"], r["cohort"]) for r in first_records if r["outcome"] in ("killed", "survived")}
     records = [json.loads(line) for line in (newest / "runs.jsonl").read_text().splitlines()]
-    assert records and all(r["cached"] for r in records)
+    assert settled and records
+    for record in records:  # kills and survivals are reused; a timeout is never replayed from the cache
+        assert bool(record.get("cached")) == ((record["mutant_id"], record["cohort"]) in settled)
     first_report = json.loads(sorted(runs.iterdir())[0].joinpath("report.json").read_text())
     second_report = json.loads((newest / "report.json").read_text())
     assert first_report["comparisons"] == second_report["comparisons"]

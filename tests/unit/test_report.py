@@ -1,0 +1,52 @@
+"""The Markdown report says why when nothing ran, and never claims a catch it did not see."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+from elenchus.report import nothing_ran, render_markdown
+from elenchus.resources import data_dir
+
+
+def example() -> dict:
+    return json.loads((data_dir("fixtures") / "documents" / "mutation-report.example.json").read_text())
+
+
+def idle(report: dict, reason: str) -> dict:
+    report = copy.deepcopy(report)
+    report["comparisons"] = []
+    report["not_challenged"] = []
+    for mutation in report["mutations"]:
+        mutation.update(result="not-run", kill=None, reason=f"not run: {reason}")
+    return report
+
+
+def test_every_section_says_why_when_no_mutant_ran_and_none_claims_a_catch():
+    report = idle(example(), "the modified baseline is baseline-red")
+    report["scope"]["detected"]["test_files_modified"] = ["tests/test_core.py"]
+    text = render_markdown(report)
+    why = "Nothing was evaluated: the modified baseline is baseline-red."
+    assert text.count(why) == 2  # Existing Protection and Modified Test Contribution
+    assert "Whether the tests catch these incidents is unknown: the modified baseline is baseline-red." in text
+    assert "every challenged incident was caught" not in text
+    assert "still caught" not in text
+    assert nothing_ran(report) == "the modified baseline is baseline-red"
+
+
+def test_a_report_with_results_keeps_its_sections_and_lists_mutants_that_did_not_run():
+    report = example()
+    assert nothing_ran(report) is None
+    report["mutations"][0].update(result="not-run", kill=None, reason="the run was interrupted before this mutant ran")
+    text = render_markdown(report)
+    assert "Nothing was evaluated" not in text
+    assert "### Not run" in text
+    assert "the run was interrupted before this mutant ran" in text
+
+
+def test_a_changed_file_without_mutants_is_listed_with_the_reason():
+    report = example()
+    path = report["scope"]["detected"]["production_files"][0]
+    report["scope"]["production_sites"] = [{"path": path, "mutants": 0,
+                                            "reason": "an import (`import os`); a missing import fails at load"}]
+    assert f"`{path}` (no mutant: an import (`import os`)" in render_markdown(report)
