@@ -8,6 +8,10 @@ templates that name the concrete code:
 - ``incident``: what a user of the code would suffer;
 - ``expected_detection``: what a test must assert to notice.
 
+Sites may sit anywhere in a module: in functions, in class bodies and in module-level
+code. A site inside a module- or class-level assignment is named after what it assigns
+("`MAX_RETRIES`", "`Config.retries`"), see ``SourceView.who``.
+
 Families never apply their edits and never decide whether a site is worth running:
 ``elenchus.mutate`` applies exactly one site at a time and rejects arid or
 equivalent mutants. No user-facing text here names an operator class.
@@ -19,6 +23,9 @@ which the unit tests run.
 
 from __future__ import annotations
 
+import math
+import re
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Protocol, TypeVar, runtime_checkable
@@ -164,7 +171,14 @@ class SourceView:
         return None
 
     def who(self, node: cst.CSTNode) -> str:
-        """Sentence subject for the code around ``node``: "`clamp`" or "module-level code"."""
+        """Sentence subject for the code around ``node``.
+
+        "`clamp`" inside a function, "`MAX_SIZE`" or "`Config.retries`" inside a module-
+        or class-level assignment, else "module-level code" or "the class body of `X`".
+        """
+        assigned = self.assigned_name(node)
+        if assigned is not None:
+            return f"`{assigned}`"
         qual = self.qualname(node)
         if qual is None:
             return "module-level code"
@@ -173,13 +187,34 @@ class SourceView:
         return f"`{qual}`"
 
     def exercise(self, node: cst.CSTNode) -> str:
-        """What a test does to reach ``node``: "calls `clamp`" or "imports the module"."""
+        """What a test does to reach ``node``: "calls `clamp`", "uses `MAX_SIZE`" or "imports the module"."""
+        assigned = self.assigned_name(node)
+        if assigned is not None:
+            return f"uses `{assigned}`"
         qual = self.qualname(node)
         if qual is None:
             return "imports the module"
         if self._innermost_is_class(node):
             return f"uses `{qual}`"
         return f"calls `{qual}`"
+
+    def assigned_name(self, node: cst.CSTNode) -> str | None:
+        """"MAX_SIZE" or "Config.retries" when ``node`` sits in a module- or class-level
+        assignment to a plain name (``node`` may be the assignment itself), else None."""
+        for current in (node, *self.ancestors(node)):
+            if isinstance(current, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+                target = current.targets[0].target if isinstance(current, cst.Assign) else current.target
+                if not isinstance(target, cst.Name) or self.in_function(current):
+                    return None
+                owner = self.qualname(current)
+                return f"{owner}.{target.value}" if owner else target.value
+            if isinstance(current, (cst.BaseStatement, cst.BaseSmallStatement)):
+                return None
+        return None
+
+    def in_function(self, node: cst.CSTNode) -> bool:
+        """Whether ``node`` is part of a function, at any depth."""
+        return any(isinstance(a, cst.FunctionDef) for a in self.ancestors(node))
 
     def _innermost_is_class(self, node: cst.CSTNode) -> bool:
         for a in self.ancestors(node):
@@ -249,6 +284,64 @@ def _as_atom(expr: cst.BaseExpression) -> cst.BaseExpression:
     return _parenthesized(expr)
 
 
+#: Places where any expression may stand without parentheses.
+_OPEN_SLOTS = (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Return, cst.Arg, cst.Element,
+               cst.DictElement, cst.Index)
+
+
+#: Expressions whose line breaks sit inside their own brackets.
+_BRACKETED = (cst.Call, cst.Subscript, cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp,
+              cst.SetComp)
+
+
+def _fit(view: SourceView, original: cst.BaseExpression, new: cst.BaseExpression) -> cst.BaseExpression:
+    """``new`` ready to stand where ``original`` stands, parenthesized only where needed:
+    in an operand position, or when it spans lines that only ``original``'s brackets joined."""
+    spans_lines = "\n" in view.module.code_for_node(new) and not isinstance(new, _BRACKETED)
+    if isinstance(view.parent(original), _OPEN_SLOTS) and not spans_lines:
+        return _keep_parens(original, new)
+    return _keep_parens(original, _as_atom(new) if not spans_lines else _parenthesized(new))
+
+
+def _verb(view: SourceView, expr: cst.BaseExpression) -> str:
+    """How the code around ``expr`` uses it: "returns", "holds" (a setting) or "uses"."""
+    holder = view.parent(expr)
+    if isinstance(holder, cst.Return):
+        return "returns"
+    if isinstance(holder, (cst.Assign, cst.AnnAssign)) and view.assigned_name(expr) is not None:
+        return "holds"
+    return "uses"
+
+
+def _without_element(display: cst.Dict | cst.List | cst.Tuple | cst.Set,
+                     index: int) -> tuple[cst.CSTNode, cst.CSTNode | cst.RemovalSentinel]:
+    """The minimal edit that drops one element, leaving no dangling `, ` or blank line."""
+    elements = display.elements
+    if index < len(elements) - 1:
+        return elements[index], REMOVE
+    last, previous = elements[index], elements[index - 1]
+    kept = previous.with_changes(comma=last.comma)
+    edited = display
+    spacing = previous.comma.whitespace_after if isinstance(previous.comma, cst.Comma) else None
+    closing = _closing_bracket(display)
+    if (isinstance(spacing, cst.ParenthesizedWhitespace) and closing is not None
+            and isinstance(closing.whitespace_before, cst.ParenthesizedWhitespace)):
+        # One element per line: the closing bracket keeps its line, `previous` its comment.
+        kept = previous.with_changes(comma=previous.comma.with_changes(
+            whitespace_after=cst.SimpleWhitespace("")))
+        edited = display.deep_replace(closing, closing.with_changes(
+            whitespace_before=closing.whitespace_before.with_changes(
+                first_line=spacing.first_line, empty_lines=spacing.empty_lines)))
+    return display, edited.with_changes(elements=[*elements[:-2], kept])
+
+
+def _closing_bracket(display: cst.Dict | cst.List | cst.Tuple | cst.Set
+                     ) -> cst.RightCurlyBrace | cst.RightSquareBracket | cst.RightParen | None:
+    if isinstance(display, cst.Tuple):
+        return display.rpar[-1] if display.rpar else None
+    return display.rbracket if isinstance(display, cst.List) else display.rbrace
+
+
 def _shift(expr: cst.BaseExpression, delta: int) -> cst.BaseExpression | None:
     """``expr`` plus ``delta`` (+1 or -1), folded into a literal when it is one."""
     if isinstance(expr, cst.Integer):
@@ -314,6 +407,57 @@ def _site(family: str, target: cst.CSTNode, replacement: cst.CSTNode | cst.Remov
           anchor: cst.CSTNode, intent: str, incident: str, detection: str) -> Site:
     return Site(family=family, target=target, replacement=replacement, anchor=anchor,
                 changed_intent=intent, incident=incident, expected_detection=detection)
+
+
+def _change(view: SourceView, node: cst.BaseExpression, new: cst.BaseExpression) -> str:
+    """"`total = 0` became `total = 1`": the code around ``node`` before and after the edit."""
+    context = view.context(node)
+    return f"`{view.code(context)}` became `{view.swapped_code(context, node, new)}`"
+
+
+def _in_dunder_assignment(view: SourceView, node: cst.CSTNode) -> bool:
+    """Whether ``node`` is part of `__all__ = ...`, `__version__ = ...` and the like."""
+    name = view.assigned_name(node)
+    last = name.rsplit(".", 1)[-1] if name else ""
+    return len(last) > 4 and last.startswith("__") and last.endswith("__")
+
+
+def _used_as_value(view: SourceView, expr: cst.BaseExpression) -> bool:
+    """Whether the result of ``expr`` is used (it is not a statement of its own)."""
+    return not isinstance(view.parent(expr), cst.Expr)
+
+
+def _is_target(view: SourceView, expr: cst.BaseExpression) -> bool:
+    """Whether ``expr`` is (part of) something assigned to, deleted or looped into."""
+    current: cst.CSTNode = expr
+    for parent in view.ancestors(expr):
+        if isinstance(parent, (cst.AssignTarget, cst.Del, cst.AsName)):
+            return True
+        if isinstance(parent, (cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor)):
+            return parent.target is current
+        if not isinstance(parent, (cst.Element, cst.StarredElement, cst.Tuple, cst.List)):
+            return False
+        current = parent
+    return False
+
+
+#: A separator and the one a programmer most plausibly confuses it with.
+_SEPARATOR_NEIGHBOURS = {
+    ",": ";", ";": ",", ".": ",", "-": "_", "_": "-", "/": "\\", "\\": "/", ": ": ":",
+    ", ": ",", "=": ":", "\t": " ",
+}
+
+
+def _separator_neighbour(string: cst.SimpleString) -> cst.SimpleString | None:
+    """``string`` with its separator swapped for the neighbour (`','` -> `';'`), or None."""
+    value = string.evaluated_value
+    text = value.decode("latin-1") if isinstance(value, bytes) else value
+    neighbour = _SEPARATOR_NEIGHBOURS.get(text)
+    if neighbour is None or string.quote not in ("'", '"'):
+        return None
+    if "r" in string.prefix.lower():
+        return None if "\\" in neighbour or "\t" in neighbour else _with_text(string, neighbour)
+    return _with_text(string, neighbour.replace("\\", "\\\\").replace("\t", "\\t"))
 
 
 def _comparison_parts(view: SourceView, target: cst.ComparisonTarget) -> tuple[cst.Comparison, str, str]:
@@ -998,19 +1142,60 @@ class ChangedDefault:
 
 
 def _drifted_constant(expr: cst.BaseExpression) -> cst.BaseExpression | None:
-    """The nearest plausibly-confused literal: 0<->1, n->n+1, True<->False, ''<->'x'."""
-    if isinstance(expr, cst.Integer):
-        value = int(expr.evaluated_value)
-        new: cst.BaseExpression = cst.Integer({0: "1", 1: "0"}.get(value, str(value + 1)))
+    """The nearest plausibly-confused literal: 0<->1, n->n+1, x->x+1.0, -n->-(n+1),
+    True<->False, ''<->'x'."""
+    if isinstance(expr, cst.Integer) and int(expr.evaluated_value) in (0, 1):
+        new: cst.BaseExpression | None = cst.Integer("1" if int(expr.evaluated_value) == 0 else "0")
+    elif isinstance(expr, (cst.Integer, cst.Float)):
+        new = _bumped(expr)
+    elif isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        magnitude = _bumped(expr.expression)
+        new = expr.with_changes(expression=magnitude) if magnitude is not None else None
     elif isinstance(expr, cst.Name) and expr.value in ("True", "False"):
         new = cst.Name("False" if expr.value == "True" else "True")
     elif isinstance(expr, cst.SimpleString):
-        quote = expr.quote
-        prefix = expr.prefix
-        new = cst.SimpleString(f"{prefix}{quote}x{quote}" if not expr.raw_value else f"{prefix}{quote}{quote}")
+        new = _with_text(expr, "" if expr.raw_value else "x")
     else:
-        return None
-    return _keep_parens(expr, new)
+        new = None
+    return _keep_parens(expr, new) if new is not None else None
+
+
+def _bumped(number: cst.BaseExpression) -> cst.BaseExpression | None:
+    """``number`` plus one, as a literal of its kind (`0xff` -> `0x100`, `2.5` -> `3.5`)."""
+    if isinstance(number, cst.Integer):
+        return number.with_changes(value=_integer_text(int(number.evaluated_value) + 1, number.value))
+    if isinstance(number, cst.Float):
+        bumped = float(number.evaluated_value) + 1.0
+        if math.isinf(bumped):
+            return None  # 1e999 spells infinity, which has no literal to drift to
+        return number.with_changes(value=repr(bumped))
+    return None
+
+
+def _drifted_value(expr: cst.BaseExpression) -> cst.BaseExpression | None:
+    """A drifted value in a mapping: a separator becomes its neighbour, other literals drift."""
+    if isinstance(expr, cst.SimpleString):
+        neighbour = _separator_neighbour(expr)
+        if neighbour is not None:
+            return neighbour
+    return _drifted_constant(expr)
+
+
+def _integer_text(value: int, like: str) -> str:
+    """``value`` written in the base of the literal ``like`` (`0xff` drifts to `0x100`)."""
+    base = like[:2].lower()
+    if value >= 0 and base in ("0x", "0o", "0b"):
+        return {"0x": hex, "0o": oct, "0b": bin}[base](value)
+    return str(value)
+
+
+def _is_negative(node: cst.CSTNode | None) -> bool:
+    return isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus)
+
+
+def _with_text(string: cst.SimpleString, text: str) -> cst.SimpleString:
+    """``string`` with its contents (as written in source) replaced, prefix and quotes kept."""
+    return string.with_changes(value=f"{string.prefix}{string.quote}{text}{string.quote}")
 
 
 class _SwapCompareFamily:
@@ -1304,6 +1489,703 @@ class MissingNormalization:
                         f"a test that {view.exercise(call)} {detection} and checks the result")
 
 
+class BypassedCall:
+    key = "bypassed-call"
+    title = "call bypassed: its argument used as it is"
+    risk_weight = 3
+    examples = (
+        Example(
+            before="def parse_port(text):\n    return int(text)\n",
+            after="def parse_port(text):\n    return text\n",
+            changed_intent="believes `text` is already what `int(text)` makes of it",
+            incident="`parse_port` returns `text` itself instead of converting it with `int(text)`: "
+                     "`int(text)` became `text`",
+        ),
+        Example(
+            before="def clamp(value, lo, hi):\n    return max(lo, min(value, hi))\n",
+            after="def clamp(value, lo, hi):\n    return max(lo, value)\n",
+            changed_intent="believes `value` is already what `min(value, hi)` makes of it",
+            incident="`clamp` uses `value` itself instead of limiting it with `min(value, hi)`: "
+                     "`max(lo, min(value, hi))` became `max(lo, value)`",
+        ),
+        Example(
+            before="import os\n\nDATA_DIR = os.path.normpath(BASE_DIR + '/data')\n",
+            after="import os\n\nDATA_DIR = BASE_DIR + '/data'\n",
+            changed_intent="believes `BASE_DIR + '/data'` is already what "
+                           "`os.path.normpath(BASE_DIR + '/data')` makes of it",
+            incident="`DATA_DIR` holds `BASE_DIR + '/data'` itself instead of normalizing it with "
+                     "`os.path.normpath(BASE_DIR + '/data')`: `DATA_DIR = os.path.normpath(BASE_DIR "
+                     "+ '/data')` became `DATA_DIR = BASE_DIR + '/data'`",
+        ),
+    )
+
+    _CONVERSIONS = ("int", "float", "str", "bytes", "bool", "complex", "tuple", "frozenset", "list",
+                    "set", "dict", "Decimal", "Fraction", "Path", "PurePath")
+    _NORMALIZERS = ("normpath", "abspath", "realpath", "normcase", "expanduser", "expandvars")
+    _DOING = {
+        **dict.fromkeys(_CONVERSIONS, "converting it with"),
+        **dict.fromkeys(_NORMALIZERS, "normalizing it with"),
+        "round": "rounding it with", "min": "limiting it with", "max": "limiting it with",
+        "reversed": "reversing it with",
+    }
+    #: Reached through a module (`os.path.normpath`, `decimal.Decimal`); the rest are builtins.
+    _QUALIFIED = frozenset({*_NORMALIZERS, "Decimal", "Fraction", "Path", "PurePath"})
+
+    def find_sites(self, wrapper: MetadataWrapper) -> Iterator[Site]:
+        view = SourceView(wrapper)
+        for call in view.nodes(cst.Call):
+            name = _call_name(call)
+            if name not in self._DOING or not _used_as_value(view, call):
+                continue
+            if isinstance(call.func, cst.Attribute) and name not in self._QUALIFIED:
+                continue
+            for arg in self._bypassing_arguments(call, name):
+                new = _fit(view, call, arg.value)
+                subject, whole = view.code(arg.value), view.code(call)
+                yield _site(
+                    self.key, call, new, call,
+                    f"believes `{subject}` is already what `{whole}` makes of it",
+                    f"{view.who(call)} {_verb(view, call)} `{subject}` itself instead of "
+                    f"{self._DOING[name]} `{whole}`: {_change(view, call, new)}",
+                    f"a test that {view.exercise(call)} where `{subject}` and `{whole}` differ, and "
+                    f"checks the result",
+                )
+
+    @staticmethod
+    def _bypassing_arguments(call: cst.Call, name: str) -> list[cst.Arg]:
+        """The arguments that could stand for the call: the subject, or any of min/max's."""
+        if any(arg.star for arg in call.args):
+            return []
+        args = _positional(call)
+        if name in ("min", "max"):
+            args = args[:3] if len(args) >= 2 else []
+        else:
+            args = args[:1]
+            if name in ("list", "dict", "set") and args and isinstance(
+                    args[0].value, (cst.Name, cst.Attribute)):
+                return []  # a copy of a named collection: dropped-copy tells that story
+        return [a for a in args
+                if not _is_literal(a.value) and not isinstance(a.value, (
+                    cst.FormattedString, cst.ConcatenatedString, cst.GeneratorExp, cst.Lambda))]
+
+
+class DroppedChainStep:
+    key = "dropped-chain-step"
+    title = "step dropped from a method chain"
+    risk_weight = 3
+    examples = (
+        Example(
+            before="def slug(title):\n    return title.replace(' ', '-').replace('/', '-')\n",
+            after="def slug(title):\n    return title.replace('/', '-')\n",
+            changed_intent="believes `.replace(' ', '-')` makes no difference to `title`",
+            incident="`slug` no longer applies `.replace(' ', '-')` to `title`: "
+                     "`title.replace(' ', '-').replace('/', '-')` became `title.replace('/', '-')`",
+        ),
+        Example(
+            before="def recent(session, since):\n"
+                   "    return session.query(Event).filter(Event.at > since).all()\n",
+            after="def recent(session, since):\n    return session.query(Event).all()\n",
+            changed_intent="believes `.filter(Event.at > since)` makes no difference to "
+                           "`session.query(Event)`",
+            incident="`recent` no longer applies `.filter(Event.at > since)` to "
+                     "`session.query(Event)`: `session.query(Event).filter(Event.at > since).all()` "
+                     "became `session.query(Event).all()`",
+        ),
+        Example(
+            before="from datetime import datetime\n\n"
+                   "STARTED = datetime.now().replace(microsecond=0)\n",
+            after="from datetime import datetime\n\nSTARTED = datetime.now()\n",
+            changed_intent="believes `.replace(microsecond=0)` makes no difference to "
+                           "`datetime.now()`",
+            incident="`STARTED` no longer applies `.replace(microsecond=0)` to `datetime.now()`: "
+                     "`datetime.now().replace(microsecond=0)` became `datetime.now()`",
+        ),
+    )
+
+    #: Methods that return a transformed copy of their receiver, so dropping one anywhere in a
+    #: chain is plausible; other methods are dropped only from the middle of a chain.
+    _TRANSFORMS = frozenset({"replace", "removeprefix", "removesuffix", "title", "capitalize",
+                             "swapcase", "zfill", "expandtabs", "resolve", "absolute", "expanduser",
+                             "astimezone", "normalize"})
+    #: Steps whose loss another family describes: missing-normalization and dropped-copy.
+    _OWNED = frozenset({"strip", "lstrip", "rstrip", "lower", "upper", "casefold", "copy"})
+
+    def find_sites(self, wrapper: MetadataWrapper) -> Iterator[Site]:
+        view = SourceView(wrapper)
+        for call in view.nodes(cst.Call):
+            func = call.func
+            if not isinstance(func, cst.Attribute) or func.attr.value in self._OWNED:
+                continue
+            receiver, top = func.value, _chain_top(view, call)
+            inner = _is_method_call(receiver) and top is not call  # `.filter()` in `q.filter().all()`
+            if not (inner or (func.attr.value in self._TRANSFORMS and _used_as_value(view, top))):
+                continue  # a last step like `.split()` changes what comes out, not how it is made
+            new = _fit(view, call, receiver)
+            step, subject = "." + view.code(call.with_changes(func=func.attr)), view.code(receiver)
+            yield _site(
+                self.key, call, new, func.attr,
+                f"believes `{step}` makes no difference to `{subject}`",
+                f"{view.who(call)} no longer applies `{step}` to `{subject}`: `{view.code(top)}` "
+                f"became `{view.swapped_code(top, call, new)}`",
+                f"a test that {view.exercise(call)} where `{step}` changes `{subject}`, and checks "
+                f"the result",
+            )
+
+
+def _is_method_call(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute)
+
+
+def _chain_top(view: SourceView, call: cst.Call) -> cst.Call:
+    """The last call of the method chain ``call`` belongs to (`a.b().c()` for `a.b()`)."""
+    top = call
+    while True:
+        attribute = view.parent(top)
+        outer = view.parent(attribute) if isinstance(attribute, cst.Attribute) else None
+        if not (isinstance(outer, cst.Call) and outer.func is attribute):
+            return top
+        top = outer
+
+
+class DroppedCopy:
+    key = "dropped-copy"
+    title = "defensive copy dropped"
+    risk_weight = 4
+    examples = (
+        Example(
+            before="class Cart:\n    def items(self):\n        return self._items[:]\n",
+            after="class Cart:\n    def items(self):\n        return self._items\n",
+            changed_intent="believes nobody changes `self._items` or its copy `self._items[:]` "
+                           "afterwards",
+            incident="`Cart.items` returns `self._items` itself instead of a copy, so a change to "
+                     "one shows up in the other: `self._items[:]` became `self._items`",
+        ),
+        Example(
+            before="def settings(overrides):\n    merged = dict(DEFAULTS)\n"
+                   "    merged.update(overrides)\n    return merged\n",
+            after="def settings(overrides):\n    merged = DEFAULTS\n"
+                  "    merged.update(overrides)\n    return merged\n",
+            changed_intent="believes nobody changes `DEFAULTS` or its copy `dict(DEFAULTS)` afterwards",
+            incident="`settings` uses `DEFAULTS` itself instead of a copy, so a change to one shows "
+                     "up in the other: `merged = dict(DEFAULTS)` became `merged = DEFAULTS`",
+        ),
+        Example(
+            before="import copy\n\nSTATE = copy.deepcopy(INITIAL_STATE)\n",
+            after="import copy\n\nSTATE = INITIAL_STATE\n",
+            changed_intent="believes nobody changes `INITIAL_STATE` or its copy "
+                           "`copy.deepcopy(INITIAL_STATE)` afterwards",
+            incident="`STATE` holds `INITIAL_STATE` itself instead of a copy, so a change to one "
+                     "shows up in the other: `STATE = copy.deepcopy(INITIAL_STATE)` became "
+                     "`STATE = INITIAL_STATE`",
+        ),
+    )
+
+    def find_sites(self, wrapper: MetadataWrapper) -> Iterator[Site]:
+        view = SourceView(wrapper)
+        for node in view.all_nodes():
+            if not isinstance(node, (cst.Subscript, cst.Call)) or not self._kept(view, node):
+                continue
+            original = self._copied(node)
+            if original is None:
+                continue
+            new = _fit(view, node, original)
+            subject, copied, name = view.code(original), view.code(node), view.assigned_name(node)
+            yield _site(
+                self.key, node, new, node,
+                f"believes nobody changes `{subject}` or its copy `{copied}` afterwards",
+                f"{view.who(node)} {_verb(view, node)} `{subject}` itself instead of a copy, so a "
+                f"change to one shows up in the other: {_change(view, node, new)}",
+                f"a test that {view.exercise(node)}, then changes `{subject}` or "
+                f"{f'`{name}`' if name else 'the result'}, and checks that the other is unaffected",
+            )
+
+    @staticmethod
+    def _kept(view: SourceView, node: cst.BaseExpression) -> bool:
+        """Whether the copy is stored, returned or looped over (not an operand like `set(a) & b`)."""
+        holder = view.parent(node)
+        if isinstance(holder, (cst.Assign, cst.AnnAssign, cst.Return, cst.Yield)):
+            return holder.value is node
+        return isinstance(holder, cst.For) and holder.iter is node
+
+    @staticmethod
+    def _copied(node: cst.Subscript | cst.Call) -> cst.BaseExpression | None:
+        """What ``node`` copies: `xs` in `xs[:]`, `xs.copy()`, `list(xs)`, `copy.copy(xs)`."""
+        if isinstance(node, cst.Subscript):
+            piece = node.slice[0].slice if len(node.slice) == 1 else None
+            whole = isinstance(piece, cst.Slice) and piece.lower is piece.upper is piece.step is None
+            return node.value if whole else None
+        func, args = node.func, node.args
+        if isinstance(func, cst.Attribute) and func.attr.value == "copy" and not args:
+            return func.value
+        if len(args) != 1 or args[0].keyword is not None or args[0].star:
+            return None
+        value = args[0].value
+        if isinstance(func, cst.Name) and func.value in ("list", "dict", "set"):
+            return value if isinstance(value, (cst.Name, cst.Attribute)) else None
+        module_copy = (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+                       and func.value.value == "copy")
+        if _call_name(node) in ("copy", "deepcopy") and (module_copy or isinstance(func, cst.Name)):
+            return value
+        return None
+
+
+class BaseClassInstance:
+    key = "base-class-instance"
+    title = "subclass gets a base-class instance"
+    risk_weight = 3
+    examples = (
+        Example(
+            before="class Money:\n    def __add__(self, other):\n"
+                   "        return type(self)(self.cents + other.cents)\n",
+            after="class Money:\n    def __add__(self, other):\n"
+                  "        return Money(self.cents + other.cents)\n",
+            changed_intent="believes `Money.__add__` only ever runs on `Money` itself, never on a "
+                           "subclass",
+            incident="subclasses of `Money` get a plain `Money` back from `Money.__add__`: "
+                     "`type(self)(self.cents + other.cents)` became `Money(self.cents + other.cents)`",
+        ),
+        Example(
+            before="class Config:\n    @classmethod\n    def from_dict(cls, data):\n"
+                   "        return cls(**data)\n",
+            after="class Config:\n    @classmethod\n    def from_dict(cls, data):\n"
+                  "        return Config(**data)\n",
+            changed_intent="believes `Config.from_dict` only ever runs on `Config` itself, never on "
+                           "a subclass",
+            incident="subclasses of `Config` get a plain `Config` back from `Config.from_dict`: "
+                     "`cls(**data)` became `Config(**data)`",
+        ),
+    )
+
+    def find_sites(self, wrapper: MetadataWrapper) -> Iterator[Site]:
+        view = SourceView(wrapper)
+        for call in view.nodes(cst.Call):
+            method = view.function(call)
+            if method is None or not self._own_class(call.func, method):
+                continue
+            owner = view.parent(view.parent(method))  # the class around the method's block
+            if not isinstance(owner, cst.ClassDef):
+                continue
+            cls, qual = _class_path(view, owner), view.qualname(method)
+            new = _keep_parens(call.func, cst.parse_expression(cls))
+            yield _site(
+                self.key, call.func, new, call,
+                f"believes `{qual}` only ever runs on `{cls}` itself, never on a subclass",
+                f"subclasses of `{cls}` get a plain `{cls}` back from `{qual}`: `{view.code(call)}` "
+                f"became `{view.swapped_code(call, call.func, new)}`",
+                f"a test that calls `{qual}` on a subclass of `{cls}` and checks that the result is "
+                f"an instance of that subclass",
+            )
+
+    @staticmethod
+    def _own_class(func: cst.BaseExpression, method: cst.FunctionDef) -> bool:
+        """Whether ``func`` is `type(self)`, `self.__class__`, or `cls` in a classmethod."""
+        params = [*method.params.posonly_params, *method.params.params]
+        decorators = {d.decorator.value for d in method.decorators if isinstance(d.decorator, cst.Name)}
+        if not params or "staticmethod" in decorators:
+            return False
+        first = params[0].name.value
+        if "classmethod" in decorators:
+            return isinstance(func, cst.Name) and func.value == first
+        if isinstance(func, cst.Attribute):
+            return (func.attr.value == "__class__" and isinstance(func.value, cst.Name)
+                    and func.value.value == first)
+        return (isinstance(func, cst.Call) and isinstance(func.func, cst.Name)
+                and func.func.value == "type" and len(func.args) == 1
+                and isinstance(func.args[0].value, cst.Name) and func.args[0].value.value == first)
+
+
+def _class_path(view: SourceView, cls: cst.ClassDef) -> str:
+    """How code inside ``cls`` names it: `Outer.Inner` up to the nearest function."""
+    names = [cls.name.value]
+    for a in view.ancestors(cls):
+        if isinstance(a, cst.FunctionDef):
+            break
+        if isinstance(a, cst.ClassDef):
+            names.insert(0, a.name.value)
+    return ".".join(names)
+
+
+class RegexSlip:
+    key = "regex-slip"
+    title = "regular expression slip"
+    risk_weight = 3
+    examples = (
+        Example(
+            before="import re\n\n\ndef slugify(text):\n    return re.sub(r'[-_.]+', '-', text)\n",
+            after="import re\n\n\ndef slugify(text):\n    return re.sub(r'[-_]+', '-', text)\n",
+            changed_intent="believes the text never has `.` where `[-_.]` matches",
+            incident="`slugify` no longer matches `.` with the pattern `r'[-_.]+'`: the class "
+                     "`[-_.]` became `[-_]`",
+        ),
+        Example(
+            before="import re\n\nVERSION_RE = re.compile(r'^v\\d+$')\n",
+            after="import re\n\nVERSION_RE = re.compile(r'^v\\d*$')\n",
+            changed_intent="believes `\\d` may be missing where `r'^v\\d+$'` matches",
+            incident="`VERSION_RE` also matches where there is no `\\d`, though the pattern "
+                     "`r'^v\\d+$'` requires at least one: `\\d+` became `\\d*`",
+        ),
+        Example(
+            before="class Account:\n    NAME_PATTERN = r'^[a-z]+$'\n",
+            after="class Account:\n    NAME_PATTERN = r'^[a-z]+'\n",
+            changed_intent="believes a match of `r'^[a-z]+$'` that does not reach the end of the "
+                           "text is as good as one that does",
+            incident="`Account.NAME_PATTERN` no longer requires a match of `r'^[a-z]+$'` to reach "
+                     "the end of the text: `r'^[a-z]+$'` became `r'^[a-z]+'`",
+        ),
+    )
+
+    _FUNCTIONS = frozenset({"compile", "match", "search", "fullmatch", "sub", "subn", "split",
+                            "findall", "finditer"})
+    _NAMED = re.compile(r"(^|_)(RE|REGEX|PATTERN)$")
+
+    def find_sites(self, wrapper: MetadataWrapper) -> Iterator[Site]:
+        view = SourceView(wrapper)
+        named_uses: dict[str, set[str]] = {}
+        for call in view.nodes(cst.Call):
+            used = self._regex_function(call)
+            if used and call.args and isinstance(call.args[0].value, (cst.Name, cst.Attribute)):
+                value = call.args[0].value
+                name = value.value if isinstance(value, cst.Name) else value.attr.value
+                named_uses.setdefault(name, set()).add(used)
+        for node in view.nodes(cst.SimpleString):
+            uses = self._uses(view, node, named_uses)
+            if uses is None or not self._editable(node):
+                continue
+            for edit in _regex_edits(node.raw_value):
+                if (edit.kind == "start" and uses and uses <= {"match", "fullmatch"}
+                        or edit.kind == "end" and uses == {"fullmatch"}):
+                    continue  # the call anchors the match already: the edit changes nothing
+                new = _with_text(node, edit.pattern)
+                if not _compiles_as_regex(new):
+                    continue
+                yield self._site(view, node, new, edit)
+
+    def _site(self, view: SourceView, node: cst.SimpleString, new: cst.SimpleString,
+              edit: _RegexEdit) -> Site:
+        who, literal, new_literal = view.who(node), view.code(node), view.code(new)
+        part, new_part, piece = edit.part, edit.new_part, edit.piece
+        intent, incident, detection = {
+            "class": (f"believes the text never has `{piece}` where `{part}` matches",
+                      f"{who} no longer matches `{piece}` with the pattern `{literal}`: the class "
+                      f"`{part}` became `{new_part}`",
+                      f"with text that has `{piece}` where `{part}` should match it"),
+            "excluded": (f"believes the text never has `{piece}` where `{part}` matches",
+                         f"{who} now matches `{piece}` where the pattern `{literal}` excluded it: the "
+                         f"class `{part}` became `{new_part}`",
+                         f"with text that has `{piece}` where `{part}` must refuse it"),
+            "plus": (f"believes `{piece}` may be missing where `{literal}` matches",
+                     f"{who} also matches where there is no `{piece}`, though the pattern "
+                     f"`{literal}` requires at least one: `{part}` became `{new_part}`",
+                     f"with text that lacks `{piece}` where `{literal}` requires it, expecting no match"),
+            "start": (f"believes a match of `{literal}` that does not start the text is as good as "
+                      f"one that does",
+                      f"{who} no longer requires a match of `{literal}` to start the text: "
+                      f"`{literal}` became `{new_literal}`",
+                      f"with extra text before a match of `{literal}`, expecting no match"),
+            "end": (f"believes a match of `{literal}` that does not reach the end of the text is "
+                    f"as good as one that does",
+                    f"{who} no longer requires a match of `{literal}` to reach the end of the text: "
+                    f"`{literal}` became `{new_literal}`",
+                    f"with extra text after a match of `{literal}`, expecting no match"),
+        }[edit.kind]
+        return _site(self.key, node, new, node, intent, incident,
+                     f"a test that {view.exercise(node)} {detection}")
+
+    def _regex_function(self, call: cst.Call) -> str | None:
+        func = call.func
+        if (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+                and func.value.value in ("re", "regex") and func.attr.value in self._FUNCTIONS):
+            return func.attr.value
+        return None
+
+    def _uses(self, view: SourceView, node: cst.SimpleString,
+              named_uses: dict[str, set[str]]) -> set[str] | None:
+        """The `re` functions ``node`` is a pattern for (empty: unknown), or None if it is not one."""
+        arg = view.parent(node)
+        call = view.parent(arg) if isinstance(arg, cst.Arg) else None
+        if isinstance(call, cst.Call) and isinstance(arg, cst.Arg) and call.args[0] is arg:
+            used = self._regex_function(call)
+            return {used} if used else None
+        holder, name = view.parent(node), view.assigned_name(node)
+        if name is None or not isinstance(holder, (cst.Assign, cst.AnnAssign)):
+            return None
+        last = name.rsplit(".", 1)[-1]
+        if last in named_uses:
+            return named_uses[last]
+        return set() if self._NAMED.search(last.upper()) else None
+
+    @staticmethod
+    def _editable(node: cst.SimpleString) -> bool:
+        """Source text that is the pattern itself: raw, or free of escapes; no verbose comments."""
+        text = node.raw_value
+        if "\\" in text and "r" not in node.prefix.lower():
+            return False
+        return not (len(node.quote) == 3 and "#" in text)
+
+
+def _compiles_as_regex(string: cst.SimpleString) -> bool:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "possible nested set" and the like: still a pattern
+        try:
+            re.compile(string.evaluated_value)
+        except (re.error, ValueError):
+            return False
+    return True
+
+
+@dataclass(frozen=True, slots=True)
+class _RegexEdit:
+    """One slip in a pattern: ``part`` of it became ``new_part``; ``piece`` is what it concerns."""
+
+    pattern: str
+    kind: str  # "class", "excluded" (negated class), "plus", "start" or "end"
+    part: str
+    new_part: str
+    piece: str
+
+
+def _regex_edits(pattern: str) -> Iterator[_RegexEdit]:
+    """A class member dropped, `x+` loosened to `x*`, a `^` or `$` anchor dropped."""
+    if pattern.startswith("^"):
+        yield _RegexEdit(pattern[1:], "start", "^", "", "^")
+    groups: list[int] = []
+    atom: int | None = None  # where the atom before the current character starts
+    i = 0
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\":
+            atom, i = i, i + 2
+            continue
+        if char == "[":
+            end, members = _class_members(pattern, i)
+            if end is None:
+                return
+            part = pattern[i:end + 1]
+            kind = "excluded" if part.startswith("[^") else "class"
+            for start, stop in members if len(members) > 1 else ():
+                yield _RegexEdit(pattern[:start] + pattern[stop:], kind, part,
+                                 pattern[i:start] + pattern[stop:end + 1], pattern[start:stop])
+            atom, i = i, end + 1
+            continue
+        if char == "+" and atom is not None:
+            piece = pattern[atom:i]
+            yield _RegexEdit(pattern[:i] + "*" + pattern[i + 1:], "plus", f"{piece}+", f"{piece}*",
+                             piece)
+        if char == "(":
+            groups.append(i)
+        if char == ")":
+            atom = groups.pop() if groups else None  # a group is one atom: `(ab)+`
+        else:
+            atom = None if char in "(|^$*+?{" else i
+        if char == "{":  # a `{m,n}` quantifier: skip to its end
+            close = pattern.find("}", i)
+            i = close if close >= 0 else len(pattern)
+        i += 1
+    backslashes = len(pattern[:-1]) - len(pattern[:-1].rstrip("\\"))
+    if pattern.endswith("$") and backslashes % 2 == 0 and len(pattern) > 1:
+        yield _RegexEdit(pattern[:-1], "end", "$", "", "$")
+
+
+def _class_members(pattern: str, start: int) -> tuple[int | None, list[tuple[int, int]]]:
+    """Where the class opening at ``start`` closes, and its members (`a`, `a-z`, `\\d`)."""
+    i = start + 1
+    if pattern[i:i + 1] == "^":
+        i += 1
+    members = []
+    first = True
+    while i < len(pattern) and (pattern[i] != "]" or first):  # `[]a]`: a leading `]` is literal
+        first, begin = False, i
+        i += 2 if pattern[i] == "\\" else 1
+        if pattern[i:i + 1] == "-" and pattern[i + 1:i + 2] not in ("", "]"):
+            i += 3 if pattern[i + 1] == "\\" else 2
+        members.append((begin, i))
+    return (i, members) if i < len(pattern) else (None, [])
+
+
+class WrongSeparator:
+    key = "wrong-separator"
+    title = "wrong separator string"
+    risk_weight = 2
+    examples = (
+        Example(
+            before="def parse_row(line):\n    return line.split(',')\n",
+            after="def parse_row(line):\n    return line.split(';')\n",
+            changed_intent="believes the separator in `line.split(',')` is `';'`, not `','`",
+            incident="`parse_row` works with the separator `';'` instead of `','`: "
+                     "`line.split(',')` became `line.split(';')`",
+        ),
+        Example(
+            before="HEADER = ', '.join(COLUMNS)\n",
+            after="HEADER = ','.join(COLUMNS)\n",
+            changed_intent="believes the separator in `HEADER = ', '.join(COLUMNS)` is `','`, "
+                           "not `', '`",
+            incident="`HEADER` works with the separator `','` instead of `', '`: "
+                     "`HEADER = ', '.join(COLUMNS)` became `HEADER = ','.join(COLUMNS)`",
+        ),
+    )
+
+    _METHODS = frozenset({"split", "rsplit", "join", "replace", "partition", "rpartition",
+                          "startswith", "endswith", "strip", "lstrip", "rstrip"})
+    _KEYWORDS = frozenset({"sep", "delimiter", "separator"})
+
+    def find_sites(self, wrapper: MetadataWrapper) -> Iterator[Site]:
+        view = SourceView(wrapper)
+        for node in view.nodes(cst.SimpleString):
+            if not self._separates(view, node):
+                continue
+            new = _separator_neighbour(node)
+            if new is None:
+                continue
+            old_text, new_text = view.code(node), view.code(new)
+            context = view.code(view.context(node))
+            yield _site(
+                self.key, node, new, node,
+                f"believes the separator in `{context}` is `{new_text}`, not `{old_text}`",
+                f"{view.who(node)} works with the separator `{new_text}` instead of `{old_text}`: "
+                f"{_change(view, node, new)}",
+                f"a test that {view.exercise(node)} and checks a result that depends on the "
+                f"separator `{old_text}`",
+            )
+
+    def _separates(self, view: SourceView, node: cst.SimpleString) -> bool:
+        """Whether ``node`` is a separator argument, a `sep=`, or the receiver of `.join`."""
+        parent = view.parent(node)
+        if isinstance(parent, cst.Attribute):
+            call = view.parent(parent)
+            return parent.attr.value == "join" and isinstance(call, cst.Call) and call.func is parent
+        if not isinstance(parent, cst.Arg):
+            return False
+        if parent.keyword is not None:
+            return parent.keyword.value in self._KEYWORDS
+        call = view.parent(parent)
+        return (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
+                and call.func.attr.value in self._METHODS and call.func.attr.value != "join")
+
+
+class DroppedEntry:
+    key = "dropped-entry"
+    title = "entry missing from a mapping or list"
+    risk_weight = 3
+    examples = (
+        Example(
+            before="MIME_TYPES = {'.svg': 'image/svg+xml', '.png': 'image/png'}\n",
+            after="MIME_TYPES = {'.png': 'image/png'}\n",
+            changed_intent="believes nothing needs the key `'.svg'`",
+            incident="`MIME_TYPES` no longer maps `'.svg'`: the entry `'.svg': 'image/svg+xml'` "
+                     "was removed",
+        ),
+        Example(
+            before="class Upload:\n    ALLOWED = ('jpg', 'png', 'gif')\n",
+            after="class Upload:\n    ALLOWED = ('jpg', 'gif')\n",
+            changed_intent="believes `'png'` does not belong in `('jpg', 'png', 'gif')`",
+            incident="`Upload.ALLOWED` no longer includes `'png'`: it was removed from "
+                     "`('jpg', 'png', 'gif')`",
+        ),
+        Example(
+            before="def to_json(user):\n    return {'id': user.id, 'name': user.name}\n",
+            after="def to_json(user):\n    return {'id': user.id}\n",
+            changed_intent="believes nothing needs the key `'name'`",
+            incident="`to_json` no longer maps `'name'`: the entry `'name': user.name` was removed",
+        ),
+    )
+
+    def find_sites(self, wrapper: MetadataWrapper) -> Iterator[Site]:
+        view = SourceView(wrapper)
+        for node in view.all_nodes():
+            if isinstance(node, cst.Dict) and len(node.elements) > 1:
+                if _in_dunder_assignment(view, node):
+                    continue
+                for index in self._distinct(view, node):
+                    entry = node.elements[index]
+                    if isinstance(entry, cst.DictElement):
+                        yield self._dict_site(view, node, index, entry)
+            elif isinstance(node, (cst.List, cst.Tuple, cst.Set)) and self._is_setting(view, node):
+                for index in self._distinct(view, node):
+                    yield self._element_site(view, node, index, node.elements[index])
+
+    @staticmethod
+    def _distinct(view: SourceView, node: cst.Dict | cst.List | cst.Tuple | cst.Set) -> list[int]:
+        """Elements to drop, skipping a repeat of the one before (dropping either is one program)."""
+        texts = [view.code(e) for e in node.elements]
+        return [i for i, text in enumerate(texts) if i == 0 or text != texts[i - 1]]
+
+    def _dict_site(self, view: SourceView, node: cst.Dict, index: int, entry: cst.DictElement) -> Site:
+        target, replacement = _without_element(node, index)
+        key = view.code(entry.key)
+        return _site(
+            self.key, target, replacement, entry,
+            f"believes nothing needs the key `{key}`",
+            f"{view.who(node)} no longer maps `{key}`: the entry `{view.code(entry)}` was removed",
+            f"a test that {view.exercise(node)} and needs the entry for `{key}`",
+        )
+
+    def _element_site(self, view: SourceView, node: cst.List | cst.Tuple | cst.Set, index: int,
+                      element: cst.BaseElement) -> Site:
+        target, replacement = _without_element(node, index)
+        item, display = view.code(element.value), view.code(node)
+        return _site(
+            self.key, target, replacement, element,
+            f"believes `{item}` does not belong in `{display}`",
+            f"{view.who(node)} no longer includes `{item}`: it was removed from `{display}`",
+            f"a test that {view.exercise(node)} and relies on `{item}` being included",
+        )
+
+    @staticmethod
+    def _is_setting(view: SourceView, node: cst.List | cst.Tuple | cst.Set) -> bool:
+        """A module- or class-level list of plain values, like an allow-list or defaults: the
+        value assigned (perhaps through `frozenset(...)`), or a value in such a mapping."""
+        holder = view.parent(node)
+        if isinstance(holder, cst.Arg):
+            holder = view.parent(view.parent(holder))
+        if not (isinstance(holder, (cst.Assign, cst.AnnAssign)) or (
+                isinstance(holder, cst.DictElement) and holder.value is node)):
+            return False
+        if len(node.elements) < 2 or view.assigned_name(node) is None:
+            return False
+        plain = all(isinstance(e, cst.Element) and (
+            _is_literal(e.value) or isinstance(e.value, (cst.Name, cst.Attribute))) for e in node.elements)
+        return plain and not _in_dunder_assignment(view, node)
+
+
+class ChangedEntryValue:
+    key = "changed-entry-value"
+    title = "wrong value in a mapping"
+    risk_weight = 2
+    examples = (
+        Example(
+            before="TIMEOUTS = {'connect': 5, 'read': 30}\n",
+            after="TIMEOUTS = {'connect': 6, 'read': 30}\n",
+            changed_intent="believes `'connect'` should map to `6`, not `5`",
+            incident="`TIMEOUTS` maps `'connect'` to `6` instead of `5`: `'connect': 5` became "
+                     "`'connect': 6`",
+        ),
+        Example(
+            before="def request_options(token):\n"
+                   "    return {'headers': {'Authorization': token}, 'verify': True}\n",
+            after="def request_options(token):\n"
+                  "    return {'headers': {'Authorization': token}, 'verify': False}\n",
+            changed_intent="believes `'verify'` should map to `False`, not `True`",
+            incident="`request_options` maps `'verify'` to `False` instead of `True`: "
+                     "`'verify': True` became `'verify': False`",
+        ),
+    )
+
+    def find_sites(self, wrapper: MetadataWrapper) -> Iterator[Site]:
+        view = SourceView(wrapper)
+        for entry in view.nodes(cst.DictElement):
+            new = _drifted_value(entry.value)
+            if new is None or _in_dunder_assignment(view, entry):
+                continue
+            key, old_text, new_text = view.code(entry.key), view.code(entry.value), view.code(new)
+            yield _site(
+                self.key, entry.value, new, entry,
+                f"believes `{key}` should map to `{new_text}`, not `{old_text}`",
+                f"{view.who(entry)} maps `{key}` to `{new_text}` instead of `{old_text}`: "
+                f"`{key}: {old_text}` became `{key}: {new_text}`",
+                f"a test that {view.exercise(entry)} and depends on the value for `{key}`",
+            )
+
+
 class ConstantDrift:
     key = "constant-drift"
     title = "constant drift"
@@ -1324,54 +2206,99 @@ class ConstantDrift:
             incident="`join` works with `'x'` where `''` was meant: `''.join(parts)` became "
                      "`'x'.join(parts)`",
         ),
+        Example(
+            before="MAX_RETRIES = 5\nTIMEOUT = 2.5\n",
+            after="MAX_RETRIES = 6\nTIMEOUT = 2.5\n",
+            changed_intent="believes `MAX_RETRIES` should be `6`, not `5`",
+            incident="`MAX_RETRIES` is now `6` instead of `5`: `MAX_RETRIES = 5` became "
+                     "`MAX_RETRIES = 6`",
+        ),
+        Example(
+            before="class Config:\n    retries: int = 3\n    timeout: float = 2.5\n",
+            after="class Config:\n    retries: int = 3\n    timeout: float = 3.5\n",
+            changed_intent="believes `Config.timeout` should be `3.5`, not `2.5`",
+            incident="`Config.timeout` is now `3.5` instead of `2.5`: `timeout: float = 2.5` became "
+                     "`timeout: float = 3.5`",
+        ),
     )
 
     def find_sites(self, wrapper: MetadataWrapper) -> Iterator[Site]:
         view = SourceView(wrapper)
-        for node in (n for n in view.all_nodes()
-                     if isinstance(n, (cst.Integer, cst.Name, cst.SimpleString))):
-            if isinstance(node, cst.Integer) and int(node.evaluated_value) not in (0, 1):
-                continue
-            if isinstance(node, cst.Name) and node.value not in ("True", "False"):
-                continue
-            if self._covered_elsewhere(view, node):
+        for node in view.all_nodes():
+            if not self._drifts(view, node):
                 continue
             new = _drifted_constant(node)
             if new is None:
                 continue
-            if isinstance(node, cst.Integer):
-                new = _keep_parens(node, cst.Integer("1" if int(node.evaluated_value) == 0 else "0"))
-            context = view.context(node)
-            old_text, new_text = view.code(node), view.code(new)
+            old_text, new_text, change = view.code(node), view.code(new), _change(view, node, new)
+            name = view.assigned_name(node)
+            holder = view.parent(node)
+            if name is not None and isinstance(holder, (cst.Assign, cst.AnnAssign)):
+                yield _site(
+                    self.key, node, new, node,
+                    f"believes `{name}` should be `{new_text}`, not `{old_text}`",
+                    f"`{name}` is now `{new_text}` instead of `{old_text}`: {change}",
+                    f"a test whose expected result depends on `{name}` being `{old_text}`",
+                )
+                continue
+            context = view.code(view.context(node))
             yield _site(
                 self.key, node, new, node,
-                f"believes the value in `{view.code(context)}` is `{new_text}`, not `{old_text}`",
-                f"{view.who(node)} works with `{new_text}` where `{old_text}` was meant: "
-                f"`{view.code(context)}` became `{view.swapped_code(context, node, new)}`",
+                f"believes the value in `{context}` is `{new_text}`, not `{old_text}`",
+                f"{view.who(node)} works with `{new_text}` where `{old_text}` was meant: {change}",
                 f"a test that {view.exercise(node)} and whose expected result depends on the "
-                f"`{old_text}` in `{view.code(context)}`",
+                f"`{old_text}` in `{context}`",
             )
+
+    def _drifts(self, view: SourceView, node: cst.CSTNode) -> bool:
+        """Whether ``node`` is a literal this family drifts: numbers (`-5` as a whole, never
+        its `5`), True/False and strings. Floats only outside functions, where they are
+        settings rather than the terms of a formula."""
+        if isinstance(node, (cst.Integer, cst.Float)) and _is_negative(view.parent(node)):
+            return False
+        number = node.expression if _is_negative(node) else node
+        if isinstance(number, cst.Float) and view.in_function(node):
+            return False
+        literal = isinstance(number, (cst.Integer, cst.Float, cst.SimpleString)) or (
+            isinstance(node, cst.Name) and node.value in ("True", "False"))
+        if isinstance(number, cst.Integer) and self._same_as_boundary(view, node):
+            return False
+        return literal and not self._covered_elsewhere(view, node)
+
+    #: Comparisons (whole number on the right) where moving it up or down by one is, on whole
+    #: numbers, the same as boundary-inclusivity's mutant: `age >= 19` is `age > 18`.
+    _BOUNDARY_SHIFTS = {1: (cst.GreaterThanEqual, cst.LessThan), -1: (cst.GreaterThan, cst.LessThanEqual)}
+    _MIRRORED = {cst.GreaterThanEqual: cst.LessThanEqual, cst.LessThanEqual: cst.GreaterThanEqual,
+                 cst.GreaterThan: cst.LessThan, cst.LessThan: cst.GreaterThan}
+
+    def _same_as_boundary(self, view: SourceView, node: cst.CSTNode) -> bool:
+        parent = view.parent(node)
+        if isinstance(parent, cst.ComparisonTarget) and parent.comparator is node:
+            operator = type(parent.operator)
+        elif isinstance(parent, cst.Comparison) and parent.left is node:
+            operator = self._MIRRORED.get(type(parent.comparisons[0].operator))
+        else:
+            return False
+        # 1 drifts down to 0 and `-5` to `-6`; every other whole number drifts up.
+        down = _is_negative(node) or (isinstance(node, cst.Integer) and node.evaluated_value == 1)
+        return operator in self._BOUNDARY_SHIFTS[-1 if down else 1]
 
     @staticmethod
     def _covered_elsewhere(view: SourceView, node: cst.CSTNode) -> bool:
-        """Skip spots another family owns (defaults, slice and range bounds) or keys."""
+        """Skip spots another family owns (defaults, slice and range bounds, mapping values),
+        keys, and dunder assignments like `__version__`."""
         parent = view.parent(node)
-        if isinstance(parent, cst.Param):
+        if isinstance(parent, (cst.Param, cst.Slice, cst.ConcatenatedString)):
             return True
-        if isinstance(parent, cst.Slice):
-            return True
+        if isinstance(parent, cst.DictElement):
+            return parent.value is node or isinstance(node, cst.SimpleString)
         if isinstance(parent, cst.Arg):
             call = view.parent(parent)
             if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "range":
                 return True
-        if isinstance(parent, cst.ConcatenatedString):
+        if isinstance(node, cst.SimpleString) and isinstance(parent, cst.Index):
             return True
-        if isinstance(node, cst.SimpleString):
-            if isinstance(parent, (cst.DictElement,)) and parent.key is node:
-                return True
-            if isinstance(parent, cst.Index):
-                return True
-        return False
+        return _in_dunder_assignment(view, node)
 
 
 class LoopSkipsEdge:
@@ -1446,6 +2373,14 @@ FAMILIES: dict[str, Family] = {
         NoneCheckInversion(),
         EqualityInversion(),
         MissingNormalization(),
+        BypassedCall(),
+        DroppedChainStep(),
+        DroppedCopy(),
+        BaseClassInstance(),
+        RegexSlip(),
+        WrongSeparator(),
+        DroppedEntry(),
+        ChangedEntryValue(),
         ConstantDrift(),
         LoopSkipsEdge(),
     )
