@@ -13,6 +13,7 @@ import functools
 import json
 import os
 import secrets
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -160,6 +161,12 @@ class ResultCache:
             return
         path = self.root / key[:2] / f"{key}.json"
         path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_suffix(".partial")
-        partial.write_text(json.dumps(record, sort_keys=True))
-        partial.replace(path)
+        # A private temporary name: two evaluations may store the same key at once.
+        descriptor, partial = tempfile.mkstemp(prefix=f".{key[:12]}-", suffix=".partial", dir=path.parent)
+        try:
+            with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+                handle.write(json.dumps(record, sort_keys=True))
+            os.replace(partial, path)
+        except BaseException:
+            Path(partial).unlink(missing_ok=True)
+            raise
