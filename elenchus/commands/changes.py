@@ -42,6 +42,11 @@ def run(repo: str, base: str | None, head: str | None, echo: Callable[[str], Non
         for fn in change.functions:
             echo(f"  {fn.path}:{fn.start}-{fn.end} {fn.qualname} ({fn.status}; "
                  f"{'Base' if fn.status == 'deleted' else 'Head'} lines {_ranges(fn.changed_lines)})")
+        statements = change.statements
+        echo(f"Changed code outside functions ({len(statements)}):" + ("" if statements else " none"))
+        for statement in statements:
+            echo(f"  {statement.path}:{statement.start}-{statement.end} {statement.symbol} ({statement.status}; "
+                 f"Head lines {_ranges(statement.changed_lines)})")
         changes = session.close()
     sentence = post_flight_sentence(changes)
     echo(sentence or "Post-flight found changes to the repository:\n  " + "\n  ".join(changes))

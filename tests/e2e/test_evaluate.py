@@ -223,3 +223,30 @@ def test_evaluate_in_a_shallow_clone_blocks_the_incremental_comparison_and_still
     assert report["baseline"]["existing"]["status"] == "blocked"
     assert {c["assessment"] for c in report["comparisons"]} == {"blocked"}
     assert {m["result"] for m in report["mutations"]} & {"killed", "survived"}
+
+
+def test_evaluate_challenges_changed_module_and_class_level_lines_and_names_what_they_assign(evaluate):
+    done, report, _, _ = evaluate("module-level", "--scope", "current-change", "--budget", "40", "--jobs", "2")
+    assert done.returncode == 0, done.stderr
+    by_line: dict[int, list[dict]] = {}
+    for mutation in report["mutations"]:
+        by_line.setdefault(mutation["location"]["line"], []).append(mutation)
+    assert {m["location"]["symbol"] for m in by_line[7]} == {"MAX_BATCH"}  # MAX_BATCH = 128
+    assert {m["location"]["symbol"] for m in by_line[8]} == {"TAG_PATTERN"}  # the compiled regex
+    assert {m["location"]["symbol"] for m in by_line[12]} == {"UNITS"}  # the new "g" entry
+    assert {m["location"]["symbol"] for m in by_line[18]} == {"Policy.retries"}  # annotation-only change
+
+    def result_of(added: str) -> str:
+        [found] = [m["result"] for m in report["mutations"] if any(
+            line.startswith("+" + added) or line.strip().startswith("+" + added) for line in m["diff"].splitlines())]
+        return found
+
+    assert result_of("MAX_BATCH = 129") == "killed"  # module-level code runs at import: still a kill
+    assert result_of("    retries: float = 4") == "killed"
+    assert result_of('    "g": 1000000001') == "survived"  # no test scales by "g"
+    [import_line] = [r for r in report["rejected"] if r["location"]["line"] == 4]
+    assert import_line["reason"].startswith("no mutant: an import (`import string`)")
+    assert report["scope"]["production_sites"] == [
+        {"path": "src/batching/settings.py", "mutants": len(report["mutations"]), "reason": None}]
+    survivors = [m for m in report["mutations"] if m["result"] == "survived"]
+    assert survivors and all("passed" in m["reason"] for m in survivors)
