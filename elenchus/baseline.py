@@ -18,7 +18,7 @@ from pathlib import Path
 
 from elenchus.cohorts import Cohort
 from elenchus.mutate import Mutant
-from elenchus.run import Execution, FailureKind, RunResult, TestRecord, run_pytest
+from elenchus.run import Execution, FailureKind, RunResult, TestRecord, foreign_modules, import_advice, run_pytest
 from elenchus.workspace import fresh_copy, remove_tree, verify_unchanged
 
 BASELINE_TIMEOUT_SECONDS = 900.0
@@ -104,6 +104,11 @@ def establish(cohort: Cohort, root: Path, observes: Callable[[frozenset[str]], b
     if first.exit_code == 5 or not first.records:
         return Baseline(cohort.name, "blocked", (), (), None, first.duration,
                         "no runnable tests: pytest collected nothing from " + ", ".join(cohort.tests))
+    foreign = foreign_modules(first)
+    if foreign:  # every mutant run would test someone else's copy: stop before the first one
+        name, file = foreign[0]
+        return Baseline(cohort.name, "blocked", (), (), None, first.duration,
+                        import_advice(f"`{name}` from {file}", "any mutant"), first.records)
     failures = _failed(first)
     collection = [r for r in failures if r.failure_kind is FailureKind.COLLECTION_ERROR]
     if collection:

@@ -679,9 +679,16 @@ def foreign_import(result: RunResult, mutated: str | None) -> str | None:
     return None
 
 
-def _import_advice(where: str) -> str:
-    return (f"the tests imported {where}, not the copy under evaluation, so this run says nothing about the "
-            "mutant. Make the copy under evaluation importable first: list the directories that hold your "
+def foreign_modules(result: RunResult) -> tuple[tuple[str, str], ...]:
+    """The project's modules this run imported from outside its workspace, as (name, file)."""
+    workspace_real = os.path.realpath(result.workspace)
+    return tuple((name, file) for name, file in result.modules or ()
+                 if file and not os.path.realpath(file).startswith(workspace_real + os.sep))
+
+
+def import_advice(where: str, what: str = "the mutant") -> str:
+    return (f"the tests imported {where}, not the copy under evaluation, so this run says nothing about "
+            f"{what}. Make the copy under evaluation importable first: list the directories that hold your "
             "packages in `source-roots` under [tool.elenchus] in pyproject.toml, and remove any sys.path or "
             "PYTHONPATH setting in conftest.py or the pytest configuration that points at your checkout")
 
@@ -709,7 +716,7 @@ def judge(result: RunResult, mutated_file: str | None = None) -> Verdict:
 
     where = foreign_import(result, mutated)
     if where is not None:
-        return Verdict(Outcome.NOT_COMPARABLE, None, _import_advice(where))
+        return Verdict(Outcome.NOT_COMPARABLE, None, import_advice(where))
 
     failures = [r for r in result.records if r.is_failure]
     for record in failures:

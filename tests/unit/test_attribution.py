@@ -253,3 +253,23 @@ def test_isolate_imports_drops_foreign_path_entries_and_import_hooks_of_the_proj
     assert not seen["finder_left"]
     assert any(str(outside) in entry for entry in seen["removed"] if entry.startswith("import path"))
     assert any("EditableFinder" in entry for entry in seen["removed"])
+
+
+def test_a_baseline_whose_tests_import_the_project_from_elsewhere_is_blocked_before_any_mutant(tmp_path):
+    from elenchus.baseline import establish
+    from elenchus.cohorts import Cohort
+    from elenchus.workspace import tree_digest
+
+    outside = build(tmp_path / "checkout", {"pkg/__init__.py": "", "pkg/mod.py": "def one():\n    return 1\n"})
+    template = build(tmp_path / "template", {
+        "pkg/__init__.py": "",
+        "pkg/mod.py": "def one():\n    return 1\n",
+        "conftest.py": f"import sys\nsys.path.insert(0, {str(outside)!r})\n",
+        "tests/test_mod.py": "from pkg.mod import one\n\n\ndef test_one():\n    assert one() == 1\n",
+    })
+    cohort = Cohort("modified", template, ("tests/test_mod.py",), tree_digest(template),
+                    layout=SourceLayout((".",), ("pkg",)))
+    baseline = establish(cohort, tmp_path / "scratch", lambda excluded: True)
+    assert baseline.status == "blocked"
+    assert f"`pkg` from {outside / 'pkg' / '__init__.py'}" in baseline.reason
+    assert "source-roots" in baseline.reason
