@@ -8,6 +8,7 @@ explicit exception, made after the post-flight fingerprint was taken).
 
 from __future__ import annotations
 
+import ast
 import json
 import shutil
 import tempfile
@@ -140,7 +141,15 @@ def _baseline_json(baseline: Baseline) -> dict:
             "reason": baseline.reason}
 
 
-def _production_sites(change, plan: Plan) -> list[dict]:
+def _parse_error(source: str | None) -> str | None:
+    try:
+        ast.parse(source or "")
+    except SyntaxError as error:
+        return f"{error.msg} at line {error.lineno}"
+    return None
+
+
+def _production_sites(change, plan: Plan, head) -> list[dict]:
     """Per changed production file: its mutants (challenged or not), and why there are none."""
     sites = []
     for path in change.production_files:
@@ -148,7 +157,10 @@ def _production_sites(change, plan: Plan) -> list[dict]:
             continue
         count = sum(p.mutant.path == path for p in (*plan.challenged, *plan.not_challenged))
         reason = None
-        if count == 0:
+        broken = _parse_error(head.read(path)) if count == 0 else None
+        if broken:
+            reason = f"the file does not parse at Head ({broken}), so no mutant can be made"
+        elif count == 0:
             reasons = list(dict.fromkeys(r.reason.removeprefix("no mutant: ") for r in plan.rejected
                                          if r.path == path))
             touched = any(f.path == path and f.status != "deleted" for f in change.functions) or any(
@@ -180,6 +192,7 @@ class Evaluation:
         self.report: dict | None = None
         self.cache = ResultCache(enabled=not options.fresh)
         self.layout = SourceLayout((ROOT,), ())
+        self.sites: list[dict] = []
 
     # -- stages --------------------------------------------------------------------
 
@@ -230,6 +243,7 @@ class Evaluation:
                   f"{len(plan.rejected)} rejected before running.")
         target_files = tuple(path for path, _ in plan.spans) if answer.option == "target" else ()
         tests = selected_tests(session.change, session.head, target_files)
+        self.sites = _production_sites(session.change, plan, session.head)  # reads Head: before it goes
         layout = detect_layout(session.head, session.change.settings)
         self.layout = layout
         run_dir = self._run_directory(session, answer, plan, tests)
@@ -469,7 +483,7 @@ class Evaluation:
                              "test_files_modified": list(change.tests_modified),
                              "test_files_deleted": list(change.tests_deleted),
                              "related_tests": list(change.related_tests)},
-                "production_sites": _production_sites(change, plan),
+                "production_sites": self.sites,
                 "target": answer.target,
                 "excluded": list(session.excluded) + [f"{p}: not Python production code" for p in change.paths("other")],
                 "reason": answer.reason,
@@ -499,7 +513,8 @@ class Evaluation:
                                 "reason": f"beyond the mutation budget of {plan.budget}"}
                                for p in plan.not_challenged],
             "rejected": [{"location": {"path": r.path, "line": r.line, "end_line": r.line, "symbol": r.symbol},
-                          "changed_intent": r.changed_intent, "reason": r.reason} for r in plan.rejected],
+                          "changed_intent": r.changed_intent or "none: no misunderstanding was modelled here",
+                          "reason": r.reason} for r in plan.rejected],
             "comparisons": comparisons,
             "test_quality": concerns,
             "notes": self._notes(contract, baselines, plan),

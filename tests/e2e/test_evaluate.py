@@ -250,3 +250,22 @@ def test_evaluate_challenges_changed_module_and_class_level_lines_and_names_what
         {"path": "src/batching/settings.py", "mutants": len(report["mutations"]), "reason": None}]
     survivors = [m for m in report["mutations"] if m["result"] == "survived"]
     assert survivors and all("passed" in m["reason"] for m in survivors)
+
+
+def test_evaluate_says_why_a_changed_file_that_does_not_parse_has_no_mutant(tmp_path):
+    from tests.conftest import git
+
+    repo = tmp_path / "repo"
+    (repo / "pkg").mkdir(parents=True)
+    (repo / "tests").mkdir()
+    (repo / "pkg" / "__init__.py").write_text("")
+    (repo / "pkg" / "m.py").write_text("def f():\n    return 1\n")
+    (repo / "tests" / "test_m.py").write_text("from pkg.m import f\n\n\ndef test_f():\n    assert f() == 1\n")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "one")
+    (repo / "pkg" / "m.py").write_text("def f(:\n    return 1\n")
+    done = run_cli("evaluate", "--repo", str(repo), "--scope", "current-change",
+                   env={"ELENCHUS_RUNS_DIR": str(tmp_path / "runs")})
+    assert done.returncode == 4, done.stderr  # the suite cannot even be collected: baseline red
+    assert "`pkg/m.py` (no mutant: the file does not parse at Head (invalid syntax at line 1)" in done.stdout
