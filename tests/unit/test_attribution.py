@@ -8,7 +8,6 @@ as the situation a real mutant creates.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import textwrap
@@ -19,6 +18,8 @@ import pytest
 from elenchus import plugin
 from elenchus.layout import SourceLayout
 from elenchus.run import FailureKind, Outcome, judge, run_pytest
+
+from tests.conftest import FAST_ENV, write_tree
 
 MUTATED = "pkg/mod.py"
 
@@ -95,22 +96,9 @@ PROJECT = {
 }
 CHECKS = "tests/test_checks.py"
 
-# Installed pytest plugins are not needed here (hypothesis's alone costs ~0.6 s per run).
-FAST_ENV = dict(os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
-FAST_ENV.pop("PYTEST_ADDOPTS", None)
-
-
-def build(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
-    return root
-
-
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build(tmp_path_factory.mktemp("attribution"), PROJECT)
+    return write_tree(tmp_path_factory.mktemp("attribution"), PROJECT)
 
 
 def verdict_of(project: Path, test: str, **kwargs):
@@ -178,7 +166,7 @@ def test_the_run_records_whether_the_mutated_lines_executed(project, lines, expe
 
 
 def test_a_survivor_whose_mutated_line_never_ran_says_so(tmp_path):
-    project = build(tmp_path / "p", {
+    project = write_tree(tmp_path / "p", {
         "pkg/__init__.py": "",
         "pkg/mod.py": "def used():\n    return 1\n\n\ndef unused():\n    return 2\n",
         "tests/test_mod.py": "from pkg.mod import used\n\n\ndef test_used():\n    assert used() == 1\n",
@@ -193,8 +181,8 @@ def test_a_survivor_whose_mutated_line_never_ran_says_so(tmp_path):
 
 
 def test_a_run_whose_tests_import_the_mutated_module_from_elsewhere_is_not_comparable(tmp_path):
-    outside = build(tmp_path / "checkout", {"pkg/__init__.py": "", "pkg/mod.py": "def one():\n    return 1\n"})
-    project = build(tmp_path / "ws", {
+    outside = write_tree(tmp_path / "checkout", {"pkg/__init__.py": "", "pkg/mod.py": "def one():\n    return 1\n"})
+    project = write_tree(tmp_path / "ws", {
         "pkg/__init__.py": "",
         "pkg/mod.py": "def one():\n    return 2\n",  # the mutant, never imported
         "conftest.py": f"import sys\nsys.path.insert(0, {str(outside)!r})\n",
@@ -210,7 +198,7 @@ def test_a_run_whose_tests_import_the_mutated_module_from_elsewhere_is_not_compa
 
 
 def test_a_src_layout_project_imports_the_workspace_copy_without_any_configuration(tmp_path):
-    project = build(tmp_path / "ws", {
+    project = write_tree(tmp_path / "ws", {
         "src/pkg/__init__.py": "",
         "src/pkg/mod.py": "def one():\n    return 1\n",
         "tests/test_mod.py": "from pkg.mod import one\n\n\ndef test_one():\n    assert one() == 1\n",
@@ -223,8 +211,8 @@ def test_a_src_layout_project_imports_the_workspace_copy_without_any_configurati
 
 
 def test_isolate_imports_drops_foreign_path_entries_and_import_hooks_of_the_project(tmp_path):
-    outside = build(tmp_path / "checkout", {"pkg/__init__.py": "", "other/__init__.py": ""})
-    workspace = build(tmp_path / "ws", {"src/pkg/__init__.py": ""})
+    outside = write_tree(tmp_path / "checkout", {"pkg/__init__.py": "", "other/__init__.py": ""})
+    workspace = write_tree(tmp_path / "ws", {"src/pkg/__init__.py": ""})
     script = textwrap.dedent(f"""
         import importlib.machinery, json, sys
         sys.path.append({str(outside)!r})
@@ -260,8 +248,8 @@ def test_a_baseline_whose_tests_import_the_project_from_elsewhere_is_blocked_bef
     from elenchus.cohorts import Cohort
     from elenchus.workspace import tree_digest
 
-    outside = build(tmp_path / "checkout", {"pkg/__init__.py": "", "pkg/mod.py": "def one():\n    return 1\n"})
-    template = build(tmp_path / "template", {
+    outside = write_tree(tmp_path / "checkout", {"pkg/__init__.py": "", "pkg/mod.py": "def one():\n    return 1\n"})
+    template = write_tree(tmp_path / "template", {
         "pkg/__init__.py": "",
         "pkg/mod.py": "def one():\n    return 1\n",
         "conftest.py": f"import sys\nsys.path.insert(0, {str(outside)!r})\n",

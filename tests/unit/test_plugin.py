@@ -6,10 +6,11 @@ import json
 import os
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import write_tree
 
 PROJECT = {
     "pkg/__init__.py": "",
@@ -124,14 +125,6 @@ PROJECT = {
 }
 
 
-def build(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
-    return root
-
-
 def run_recorded(project: Path, record: Path | None, *args: str) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
     env.pop("PYTEST_ADDOPTS", None)
@@ -156,7 +149,7 @@ def read_lines(record: Path) -> tuple[dict[str, dict], dict]:
 
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, dict], dict, Path]:
-    project = build(tmp_path_factory.mktemp("project"), PROJECT)
+    project = write_tree(tmp_path_factory.mktemp("project"), PROJECT)
     record = tmp_path_factory.mktemp("records") / "records.jsonl"
     completed = run_recorded(project, record, "--continue-on-collection-errors")
     assert completed.returncode == 1, completed.stdout + completed.stderr
@@ -272,14 +265,14 @@ def test_plugin_records_an_import_error_as_collection_error_of_the_module(record
 
 
 def test_plugin_is_inactive_without_the_record_option(tmp_path):
-    project = build(tmp_path / "p", {"test_one.py": "def test_one():\n    assert True\n"})
+    project = write_tree(tmp_path / "p", {"test_one.py": "def test_one():\n    assert True\n"})
     completed = run_recorded(project, None)
     assert completed.returncode == 0, completed.stdout + completed.stderr
     assert sorted(p.name for p in project.iterdir()) == ["test_one.py"]
 
 
 def test_plugin_still_writes_the_record_file_when_the_session_is_interrupted(tmp_path):
-    project = build(tmp_path / "p", {
+    project = write_tree(tmp_path / "p", {
         "test_stop.py": """
             def test_first():
                 pass

@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 import os
 import tempfile
-import textwrap
 import time
 from dataclasses import FrozenInstanceError
 from pathlib import Path
@@ -27,6 +26,8 @@ from elenchus.run import (
     validate_timeout_factor,
 )
 from elenchus.workspace import tree_digest
+
+from tests.conftest import FAST_ENV, write_tree
 
 MUTATED = "pkg/mod.py"
 
@@ -112,22 +113,9 @@ PROJECT = {
 BEHAVIOUR = "tests/test_behaviour.py"
 
 
-def build(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
-    return root
-
-
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build(tmp_path_factory.mktemp("workspace"), PROJECT)
-
-
-# Installed pytest plugins (hypothesis's alone costs ~0.6 s of start-up) are not needed here.
-FAST_ENV = dict(os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
-FAST_ENV.pop("PYTEST_ADDOPTS", None)
+    return write_tree(tmp_path_factory.mktemp("workspace"), PROJECT)
 
 
 def run(project: Path, *tests: str, timeout: float = 60, **kwargs) -> RunResult:
@@ -221,7 +209,7 @@ def test_run_all_passing_tests_are_judged_survived(project):
 
 
 def test_run_with_no_tests_collected_is_judged_not_comparable(tmp_path):
-    workspace = build(tmp_path / "ws", {"test_nothing.py": "x = 1\n"})
+    workspace = write_tree(tmp_path / "ws", {"test_nothing.py": "x = 1\n"})
     result = run_pytest(workspace, None, 60, env=FAST_ENV)
     assert (result.execution, result.exit_code) == (Execution.COMPLETED, 5)
     assert judge(result, MUTATED).outcome is Outcome.NOT_COMPARABLE
@@ -280,7 +268,7 @@ def test_run_infinite_loop_times_out_is_judged_timeout_and_leaves_no_process(pro
 
 def test_run_kills_a_process_a_test_left_behind_when_the_run_ends(tmp_path):
     pid_file = tmp_path / "grandchild.pid"
-    workspace = build(tmp_path / "ws", {
+    workspace = write_tree(tmp_path / "ws", {
         "test_spawns.py": """
             import os, subprocess
 
@@ -337,7 +325,7 @@ def test_run_environment_is_scrubbed_of_secrets_in_the_subprocess(project):
 
 
 def test_run_a_workspace_with_its_own_elenchus_package_does_not_shadow_the_plugin(tmp_path):
-    workspace = build(tmp_path / "ws", {
+    workspace = write_tree(tmp_path / "ws", {
         "elenchus/__init__.py": "",
         "elenchus/plugin.py": "raise RuntimeError('the workspace copy must not be loaded')\n",
         "test_self.py": """
