@@ -272,7 +272,7 @@ def _build(
             diff=_diff(path, source, mutated_source),
             mutated_source=mutated_source,
             in_changed_lines=candidate.changed,
-            mutated_lines=edited_lines(source, mutated_source),
+            mutated_lines=_watched_lines(view, positions, site, source, mutated_source),
         ))
 
     # The same program reached twice: keep one mutant, preferring the more specific story
@@ -360,6 +360,23 @@ def _mutant_id(path: str, candidate: _Candidate, anchor_text: str) -> str:
     parts = (path, candidate.symbol, candidate.site.family,
              f"{candidate.relative_line}:{candidate.col}", anchor_text, candidate.replacement_text)
     return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()[:12]
+
+
+def _watched_lines(view: SourceView, positions: Positions, site: Site, before: str,
+                   after: str) -> tuple[int, ...]:
+    """The edited lines, plus the first line of the statement holding the edit.
+
+    Python reports a multi-line statement by the lines its bytecode carries (a display of
+    constants is folded into its first line), so the statement's first line stands in
+    for the edit when asking whether the mutated code ran.
+    """
+    lines = set(edited_lines(before, after))
+    if site.replacement is not REMOVE:
+        for node in (site.anchor, *view.ancestors(site.anchor)):
+            if isinstance(node, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
+                lines.add(_range(view, positions, node).start.line)
+                break
+    return tuple(sorted(lines))
 
 
 def edited_lines(before: str, after: str) -> tuple[int, ...]:

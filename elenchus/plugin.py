@@ -489,9 +489,9 @@ def _sigterm_to_interrupt(signum: int, frame: Any) -> None:
 class LineWatch:
     """Notices whether any of ``lines`` of the file ``path`` executes.
 
-    A pure-Python trace: the global function declines every frame of another file at its
-    call event (one dict lookup), and tracing stops for good once a watched line ran,
-    so its cost stays small. Another tracer taking over (a debugger, coverage) makes the
+    A pure-Python trace: the global function declines every frame whose code holds no
+    watched line at its call event (one dict lookup), and tracing stops for good once a
+    watched line ran, so its cost stays small. Another tracer taking over (a debugger, coverage) makes the
     answer unknown rather than "not executed".
     """
 
@@ -501,6 +501,7 @@ class LineWatch:
         self.seen = False
         self.displaced = False
         self._files: dict[str, bool] = {}
+        self._codes: dict[Any, bool] = {}
         self._active = False
         self._trace = self._global  # one bound method, so ``sys.gettrace() is self._trace`` holds
 
@@ -512,11 +513,19 @@ class LineWatch:
     def _global(self, frame: Any, event: str, arg: Any) -> Any:
         if self.seen:
             return None
-        name = frame.f_code.co_filename
+        code = frame.f_code
+        wanted = self._codes.get(code)
+        if wanted is None:
+            wanted = self._codes[code] = self._holds_watched_line(code)
+        return self._local if wanted else None
+
+    def _holds_watched_line(self, code: Any) -> bool:
+        """Only frames whose code has a watched line get the (costly) line events."""
+        name = code.co_filename
         mine = self._files.get(name)
         if mine is None:
             mine = self._files[name] = os.path.realpath(name) == self.real
-        return self._local if mine else None
+        return mine and any(line in self.lines for _, _, line in code.co_lines())
 
     def _local(self, frame: Any, event: str, arg: Any) -> Any:
         if event == "line" and frame.f_lineno in self.lines:
