@@ -1,0 +1,58 @@
+"""Verdict transitions between two sets of `elenchus evaluate` reports of the same repositories.
+
+    python benchmarks/compare_reports.py BEFORE_DIR AFTER_DIR [--out FILE.json]
+
+Each directory holds one report per repository (``NAME.json``, as written by
+``real_pairs.py --reports-dir``). Mutants are matched by id (ids are stable for the same
+site and edit), so the counts say, per repository, how each mutant that both runs challenged
+moved (for example ``inconclusive -> killed``), how many mutants only one run made, and how
+many changed production files had no mutant in each run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+from pathlib import Path
+
+
+def _results(report: dict) -> dict[str, str]:
+    return {m["id"]: m["result"] for m in report["mutations"]}
+
+
+def compare(before: dict, after: dict) -> dict:
+    old, new = _results(before), _results(after)
+    common = old.keys() & new.keys()
+    moves = Counter(f"{old[i]} -> {new[i]}" for i in common if old[i] != new[i])
+    return {
+        "common_mutants": len(common),
+        "unchanged": sum(old[i] == new[i] for i in common),
+        "transitions": dict(sorted(moves.items())),
+        "only_before": len(old.keys() - new.keys()),
+        "only_after": len(new.keys() - old.keys()),
+        "results_before": dict(Counter(old.values())),
+        "results_after": dict(Counter(new.values())),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("before", type=Path)
+    parser.add_argument("after", type=Path)
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+    table = {}
+    for path in sorted(args.after.glob("*.json")):
+        previous = args.before / path.name
+        if previous.is_file():
+            table[path.stem] = compare(json.loads(previous.read_text()), json.loads(path.read_text()))
+    text = json.dumps(table, indent=2) + "\n"
+    if args.out:
+        args.out.write_text(text)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
