@@ -130,7 +130,7 @@ def test_evaluate_without_a_terminal_or_scope_prints_the_question_and_exits_3(ev
 
 
 def test_evaluate_save_and_json_write_only_where_asked(build_scenario, tmp_path):
-    repo = build_scenario("endless-loop")
+    repo = build_scenario("demo")
     copy = tmp_path / "copy.json"
     done = run_cli("evaluate", "--repo", str(repo), "--scope", "current-change", "--budget", "2", "--save",
                    "--json", str(copy), env={"ELENCHUS_RUNS_DIR": str(tmp_path / "runs")})
@@ -141,7 +141,7 @@ def test_evaluate_save_and_json_write_only_where_asked(build_scenario, tmp_path)
 
 
 def test_evaluate_resume_reuses_recorded_runs_and_starts_over_when_the_repo_changed(build_scenario, tmp_path):
-    repo = build_scenario("endless-loop")
+    repo = build_scenario("demo")
     env = {"ELENCHUS_RUNS_DIR": str(tmp_path / "runs")}
     args = ("evaluate", "--repo", str(repo), "--scope", "current-change", "--budget", "3")
     first = run_cli(*args, env=env)
@@ -169,7 +169,7 @@ def test_evaluate_blocks_a_suite_whose_conftest_phones_home_unless_that_command_
 
 
 def test_evaluate_repeated_on_the_same_change_reruns_nothing_unless_fresh(build_scenario, tmp_path):
-    repo = build_scenario("endless-loop")
+    repo = build_scenario("demo")
     runs = tmp_path / "runs"
     args = ("evaluate", "--repo", str(repo), "--scope", "current-change", "--budget", "3")
     first = run_cli(*args, env={"ELENCHUS_RUNS_DIR": str(runs)})

@@ -28,7 +28,7 @@ def _read_until(fd: int, text: str, timeout: float = 60.0) -> str:
 
 def test_evaluate_on_a_terminal_asks_a_numbered_scope_question_with_the_recommendation_preselected(
         build_scenario, tmp_path):
-    repo = build_scenario("endless-loop")
+    repo = build_scenario("demo")
     primary, secondary = os.openpty()
     env = {**os.environ, "ELENCHUS_RUNS_DIR": str(tmp_path / "runs"), "COLUMNS": "200"}
     process = subprocess.Popen([sys.executable, "-m", "elenchus", "evaluate", "--repo", str(repo), "--budget", "2"],
