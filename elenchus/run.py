@@ -654,6 +654,13 @@ def _describe(record: TestRecord) -> str:
     return f"{record.nodeid} ({kind}{': ' + detail if detail else ''})"
 
 
+def _evidence_strength(record: TestRecord) -> int:
+    """0: a check failed; 1: an exception surfaced in a check; 2: it only crossed the mutated code."""
+    if record.failure_kind in (FailureKind.ASSERTION, FailureKind.EXPECTED_EXCEPTION_NOT_RAISED):
+        return 0
+    return 1 if record.check is not None else 2
+
+
 def foreign_import(result: RunResult, mutated: str | None) -> str | None:
     """Where the tests imported the mutated module from, when that was not the workspace.
 
@@ -719,7 +726,7 @@ def judge(result: RunResult, mutated_file: str | None = None) -> Verdict:
         return Verdict(Outcome.NOT_COMPARABLE, None, import_advice(where))
 
     failures = [r for r in result.records if r.is_failure]
-    for record in failures:
+    for record in sorted(failures, key=_evidence_strength):  # name the test that checked, if one did
         if is_attributed(record, mutated):
             assert record.failure_kind is not None
             return Verdict(Outcome.KILLED, Kill(record.nodeid, record.failure_kind, True),

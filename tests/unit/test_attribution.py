@@ -261,3 +261,16 @@ def test_a_baseline_whose_tests_import_the_project_from_elsewhere_is_blocked_bef
     assert baseline.status == "blocked"
     assert f"`pkg` from {outside / 'pkg' / '__init__.py'}" in baseline.reason
     assert "source-roots" in baseline.reason
+
+
+def test_the_named_kill_is_the_test_that_checked_not_one_that_merely_crossed_the_mutant(tmp_path):
+    project = write_tree(tmp_path / "p", {
+        "pkg/__init__.py": "",
+        "pkg/mod.py": "SUFFIXES = {}\n\n\ndef suffix(kind):\n    return SUFFIXES[kind]\n",  # the "decimal" entry dropped
+        "tests/test_a_bench.py": "from pkg.mod import suffix\n\n\ndef test_a_benchmark():\n    suffix('decimal')\n",
+        "tests/test_b_check.py": "from pkg.mod import suffix\n\n\ndef test_b_value():\n    assert suffix('decimal') == 'kB'\n",
+    })
+    result = run_pytest(project, ["tests"], 60, mutated_file=MUTATED, env=FAST_ENV)
+    verdict = judge(result)
+    assert verdict.outcome is Outcome.KILLED
+    assert verdict.kill.nodeid == "tests/test_b_check.py::test_b_value"
