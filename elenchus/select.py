@@ -213,7 +213,8 @@ def _own_lines(statement: ast.stmt) -> range:
 
 def _why_no_mutant(tree: ast.Module, line: int, text: str) -> str:
     statement, header = _innermost_statement(tree, line)
-    code = " ".join(text.split())[:60]
+    code = " ".join(text.split())
+    code = code if len(code) <= 60 else code[:57].rstrip() + "..."
     if header is not None:
         if any(d.lineno <= line <= (d.end_lineno or d.lineno) for d in header.decorator_list):
             return f"no mutant: a decorator line (`{code}`); no family models a changed decorator"
