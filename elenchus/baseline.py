@@ -48,7 +48,7 @@ class Baseline:
 
 
 def run_once(cohort: Cohort, root: Path, tests: tuple[str, ...], timeout: float,
-             mutant: Mutant | None = None, deselect: tuple[str, ...] = ()) -> RunResult:
+             mutant: Mutant | None = None, deselect: tuple[str, ...] = (), cover: tuple[str, ...] = ()) -> RunResult:
     """One pytest run in a fresh copy of the cohort; the template is verified unchanged after it."""
     from elenchus.workspace import write_mutant
 
@@ -61,7 +61,7 @@ def run_once(cohort: Cohort, root: Path, tests: tuple[str, ...], timeout: float,
             argv += ["--deselect", nodeid]
         return run_pytest(workspace, argv, timeout, mutated_file=mutant.path if mutant else None, env=_run_env(),
                           disabled_plugins=cohort.disabled_plugins, layout=cohort.layout,
-                          mutated_lines=mutant.mutated_lines if mutant else ())
+                          mutated_lines=mutant.mutated_lines if mutant else (), cover=cover)
     finally:
         remove_tree(workspace)
         verify_unchanged(cohort.template, cohort.digest)

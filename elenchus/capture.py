@@ -17,7 +17,7 @@ from elenchus import probes as probe_engine
 from elenchus.contract import Contract, derive_provisional
 from elenchus.discover import ChangeSet, function_spans, related_tests
 from elenchus.mutate import FunctionSpan, Mutant, Rejected, generate
-from elenchus.select import _score
+from elenchus.select import risk_score
 from elenchus.snapshot import Snapshot
 
 
@@ -86,7 +86,7 @@ def plan_reference_mutants(change: ChangeSet, reference: Snapshot, contract: Con
         made, refused = generate(path, reference.read(path) or "", spans)
         candidates += made
         rejected += refused
-    ranked = sorted(candidates, key=lambda m: (-_score(m, contract), m.path, m.line, m.col, m.family, m.id))
+    ranked = sorted(candidates, key=lambda m: (-risk_score(m, contract), m.path, m.line, m.col, m.family, m.id))
     ordered: list[Mutant] = []
     seen: set[tuple[str, str]] = set()
     for mutant in ranked:  # the riskiest mutant of every function before any second one

@@ -87,6 +87,9 @@ def _ask(prompt: str, default: str) -> str:
 @BUDGET_OPTION
 @click.option("--jobs", metavar="N", help="Mutant runs in parallel, 1..64 (default: the number of CPUs, at most 4).")
 @click.option("--timeout-factor", metavar="X", help="Per-run timeout = X * baseline duration + 5 s (default 3).")
+@click.option("--search-budget", metavar="N",
+              help="Candidates the regression search may try against tests the change weakened, 1..1024 "
+                   "(default 64).")
 @_with(CONTRACT_OPTIONS)
 @click.option("--save", is_flag=True, help="Also write .socratic/elenchus-report.json in the repository.")
 @click.option("--json", "json_path", metavar="PATH", help="Write a copy of the JSON report to PATH.")
@@ -99,8 +102,8 @@ def _ask(prompt: str, default: str) -> str:
                                                  "operator catalog (each still reported as an incident).")
 @click.option("--fresh", is_flag=True, help="Rerun everything instead of reusing results measured on the same content.")
 @click.option("--demo", is_flag=True, help="Build the bundled demo project into a temp git repo and evaluate it.")
-def evaluate(repo, base, head, scope, target, budget, jobs, timeout_factor, contract, change_id, intent, save,
-             json_path, resume, fail_on, allow_commands, exhaustive, fresh, demo) -> int:
+def evaluate(repo, base, head, scope, target, budget, jobs, timeout_factor, search_budget, contract, change_id,
+             intent, save, json_path, resume, fail_on, allow_commands, exhaustive, fresh, demo) -> int:
     """Evaluate how well the tests protect the current change (Test Evaluation mode)."""
     import os
 
@@ -116,7 +119,8 @@ def evaluate(repo, base, head, scope, target, budget, jobs, timeout_factor, cont
     options = command.Options(
         repo=repo, base=base, head=head, scope=scope, target=target, budget=guards.budget(budget),
         budget_explicit=budget is not None, jobs=guards.jobs(jobs, min(4, os.cpu_count() or 1)),
-        timeout_factor=guards.timeout_factor(timeout_factor), contract=contract, change_id=change_id,
+        timeout_factor=guards.timeout_factor(timeout_factor), search_budget=guards.search_budget(search_budget),
+        contract=contract, change_id=change_id,
         intent=intent, save=save, json_path=json_path, resume=resume, fail_on=wanted, demo=demo,
         allow_commands=tuple(allow_commands), fresh=fresh, exhaustive=exhaustive,
         interactive=sys.stdin.isatty() and sys.stdout.isatty(),

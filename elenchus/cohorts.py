@@ -1,5 +1,9 @@
 """Cohorts (SPEC 4.2): the same Head production code under two sets of tests.
 
+Both cohorts run the relevant tests: every Head test whose imports reach the mutated
+code (not only the changed test files), so a mutant that an unchanged test still
+catches is never claimed as lost protection.
+
 * existing: Head production + the pre-change form of the relevant tests (changed
   test files put back to their Base content, added ones removed, deleted ones
   restored). With no test change it is the current relevant suite.
@@ -51,13 +55,19 @@ def unneeded_plugins(template: Path, tests: tuple[str, ...]) -> tuple[str, ...]:
     return _HYPOTHESIS_PLUGIN
 
 
-def selected_tests(change: ChangeSet, head: Snapshot, target_files: tuple[str, ...] = ()) -> tuple[str, ...]:
-    """The relevant test files: related to the changed (or targeted) code, plus every changed test."""
-    if target_files:
-        related = related_tests(head, change.settings, target_files)
-    else:
-        related = change.related_tests
-    return tuple(sorted(set(related) | set(change.paths("test"))))
+def selected_tests(change: ChangeSet, head: Snapshot, mutated_files: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The relevant test files: every Head test whose imports reach the changed or mutated code,
+    plus every changed test (added, modified or deleted), whatever it imports."""
+    related = set(change.related_tests)
+    if mutated_files:
+        related |= set(related_tests(head, change.settings, mutated_files))
+    return tuple(sorted(related | set(change.paths("test"))))
+
+
+def relevant_tests(change: ChangeSet, head: Snapshot, mutated_files: tuple[str, ...],
+                   template: Path) -> tuple[str, ...]:
+    """``selected_tests`` for ``mutated_files``, as far as the cohort ``template`` holds them."""
+    return tuple(t for t in selected_tests(change, head, mutated_files) if (template / t).is_file())
 
 
 def _copy(snapshot: Snapshot, destination: Path) -> Path:

@@ -12,6 +12,7 @@ import math
 from elenchus.errors import InputGuardError
 
 BUDGET_DEFAULT, BUDGET_RANGE = 16, (1, 256)
+SEARCH_BUDGET_DEFAULT, SEARCH_BUDGET_RANGE = 64, (1, 1024)
 JOBS_RANGE = (1, 64)
 TIMEOUT_FACTOR_DEFAULT, TIMEOUT_FACTOR_MAX = 3.0, 100.0
 
@@ -32,6 +33,10 @@ def integer_in_range(guard: str, raw: str | int | None, default: int, lo: int, h
 
 def budget(raw: str | int | None) -> int:
     return integer_in_range("budget", raw, BUDGET_DEFAULT, *BUDGET_RANGE)
+
+
+def search_budget(raw: str | int | None) -> int:
+    return integer_in_range("search-budget", raw, SEARCH_BUDGET_DEFAULT, *SEARCH_BUDGET_RANGE)
 
 
 def jobs(raw: str | int | None, default: int) -> int:

@@ -552,6 +552,47 @@ class LineWatch:
         return False
 
 
+class LineCoverage:
+    """Which lines of some files each test executes (coverage.py, one context per test).
+
+    Lines run while modules are imported, before any test, are filed under "<import>".
+    Used for one run at a time (the regression search asks what the weakened tests
+    execute), so coverage.py's start-up cost is paid once, not per mutant.
+    """
+
+    IMPORT = "<import>"
+
+    def __init__(self, workspace: str, paths: Iterable[str]) -> None:
+        import coverage
+
+        self.files = {os.path.realpath(os.path.join(workspace, p)): p for p in paths}
+        self.coverage = coverage.Coverage(data_file=None, include=list(self.files), config_file=False,
+                                          branch=False)
+
+    def start(self) -> None:
+        self.coverage.start()
+
+    def stop(self) -> None:
+        self.coverage.stop()
+
+    def switch(self, nodeid: str) -> None:
+        self.coverage.switch_context(nodeid)
+
+    def summary(self) -> dict[str, dict[str, list[int]]]:
+        data = self.coverage.get_data()
+        found: dict[str, dict[str, list[int]]] = {}
+        for measured in data.measured_files():
+            relative = self.files.get(os.path.realpath(measured))
+            if relative is None:
+                continue
+            per_test: dict[str, set[int]] = {}
+            for line, contexts in (data.contexts_by_lineno(measured) or {}).items():
+                for context in contexts or [""]:
+                    per_test.setdefault(context or self.IMPORT, set()).add(line)
+            found[relative] = {test: sorted(lines) for test, lines in per_test.items()}
+        return found
+
+
 def _inside(path: str, root_real: str) -> bool:
     real = os.path.realpath(path)
     return real == root_real or real.startswith(root_real + os.sep)
@@ -629,12 +670,18 @@ class RunContext:
     MODULE_LIMIT = 500
 
     def __init__(self, workspace: str, names: Iterable[str], watch: LineWatch | None,
-                 removed: list[str]) -> None:
+                 removed: list[str], cover: LineCoverage | None = None) -> None:
         self.workspace = workspace
         self.names = frozenset(names)
         self.watch = watch
         self.removed = removed
+        self.cover = cover
         self.parallel = False
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        if self.cover is not None:
+            self.cover.switch(item.nodeid)
 
     def pytest_configure(self, config: pytest.Config) -> None:
         # With xdist the tests run in other processes, which this context does not see.
@@ -649,11 +696,15 @@ class RunContext:
             for name, module in sorted(sys.modules.items()):
                 if name.split(".")[0] in self.names and len(modules) < self.MODULE_LIMIT:
                     modules[name] = getattr(module, "__file__", None)
-        return {
+        found: dict[str, Any] = {
             "mutated_lines_executed": None if self.parallel else executed,
             "modules": modules,
             "import_isolation": self.removed,
         }
+        if self.cover is not None:
+            self.cover.stop()
+            found["coverage"] = None if self.parallel else self.cover.summary()
+        return found
 
 
 def _autoloaded(name: str) -> bool:
@@ -668,7 +719,8 @@ def run(options: dict[str, Any], argv: list[str]) -> int:
     """The subprocess entry point: isolate imports, watch the mutated lines, run pytest.
 
     ``options``: ``roots`` (workspace-relative source roots), ``modules`` (the project's
-    top-level names), ``trace`` (``{"file": relative path, "lines": [...]}`` or null).
+    top-level names), ``trace`` (``{"file": relative path, "lines": [...]}`` or null),
+    ``cover`` (relative paths whose lines each test executes are recorded, or null).
     """
     workspace = os.getcwd()
     removed = isolate_imports(workspace, options.get("roots") or (), options.get("modules") or ())
@@ -676,15 +728,20 @@ def run(options: dict[str, Any], argv: list[str]) -> int:
     trace = options.get("trace")
     if trace and trace.get("lines"):
         watch = LineWatch(os.path.join(workspace, trace["file"]), trace["lines"])
-    context = RunContext(workspace, options.get("modules") or (), watch, removed)
+    cover = LineCoverage(workspace, options["cover"]) if options.get("cover") else None
+    context = RunContext(workspace, options.get("modules") or (), watch, removed, cover)
     args = list(argv)
     if _autoloaded("pytest_cov"):
         args.append("--no-cov")  # the project's coverage run would take over the line watch
     sys.stdout.flush()
-    if watch is not None:
+    if cover is not None:
+        cover.start()
+    elif watch is not None:
         watch.start()
     try:
         return int(pytest.main(args, plugins=[sys.modules[__name__], context]))
     finally:
         if watch is not None:
             watch.stop()
+        if cover is not None:
+            cover.stop()

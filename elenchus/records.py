@@ -23,7 +23,8 @@ from elenchus.errors import ElenchusError
 MANIFEST = "manifest.json"
 RUNS = "runs.jsonl"
 # What must match for a resumed run to reuse earlier results.
-RESUME_KEYS = ("base_sha", "head_sha", "worktree_fingerprint", "scope", "target", "budget", "mutant_ids")
+RESUME_KEYS = ("base_sha", "head_sha", "worktree_fingerprint", "scope", "target", "budget", "search_budget",
+               "mutant_ids")
 
 
 def runs_root() -> Path:

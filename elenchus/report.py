@@ -58,6 +58,13 @@ def nothing_ran(report: dict) -> str | None:
     return reasons[0].removeprefix("not run: ") if reasons else "no mutant was run"
 
 
+def _weakened_text(check: dict) -> str:
+    """A weakened check: its test, what the change did, and what it used to check when that fits a line."""
+    before = check.get("before") or ""
+    used = f"; it used to check `{before.strip()}`" if before and "\n" not in before.strip() else ""
+    return f"`{check['test']}` ({check['kind']}: {check['what_changed'].rstrip('.')}{used})"
+
+
 def _diff_block(diff: str | None) -> list[str]:
     return ["", "```diff", diff.rstrip("\n"), "```"] if diff else []
 
@@ -69,6 +76,9 @@ def _incident_block(mutation: dict, lines: list[str], caught_by: str | None = No
     lines.append(f"{level} {mutation['incident']}")
     lines.append("")
     lines.append(f"- Where: {_where(mutation['location'])}{contract}{retention}")
+    if mutation.get("found_by") == "regression-search":
+        lines.append("- Found by: the regression search (a mutant the weakened tests used to catch, "
+                     "in addition to the budget)")
     lines.append(f"- Misunderstanding: {mutation['changed_intent']}")
     if caught_by:
         lines.append(f"- Caught by: {caught_by}")
@@ -135,7 +145,9 @@ def render_markdown(report: dict) -> str:
 
     # -- Existing Protection
     lines += ["## Existing Protection", ""]
-    existing = by_assessment.get("existing-protection", [])
+    searched = {m["id"] for m in report["mutations"] if m.get("found_by") == "regression-search"}
+    overlap = by_assessment.get("existing-protection", [])
+    existing = [c for c in overlap if c["mutation_id"] not in searched]  # search evidence is told below
     if idle_text:
         lines += [idle_text, ""]
     elif not existing:
@@ -162,15 +174,25 @@ def render_markdown(report: dict) -> str:
         if existing:
             lines.append(f"{len(existing)} incident(s) are caught both before and after the test change; "
                          "overlap is neutral unless it is costly to maintain.")
-        else:
+        still = len(overlap) - len(existing)
+        if still:
+            lines.append(f"{still} incident(s) that the weakened tests used to catch (found by the regression "
+                         "search) are still caught by the current tests.")
+        if not overlap:
             lines.append("None.")
         lines += ["", "### Protection regressions", ""]
         if not regressions:
             lines += ["None: every incident the old tests caught is still caught.", ""]
         for comparison in regressions:
-            _incident_block(mutations[comparison["mutation_id"]], lines,
-                            caught_by=f"only the old tests: {_kill_text(comparison['existing'])}",
-                            why_not="the test change removed or loosened the check that caught it", level="####")
+            checks = comparison.get("weakened_checks") or []
+            if checks:
+                caught_by = "only the old tests: " + "; ".join(_weakened_text(c) for c in checks)
+                why_not = "the change removed or weakened that check, and no current test catches this incident"
+            else:
+                caught_by = f"only the old tests: {_kill_text(comparison['existing'])}"
+                why_not = "the test change removed or loosened the check that caught it"
+            _incident_block(mutations[comparison["mutation_id"]], lines, caught_by=caught_by, why_not=why_not,
+                            level="####")
 
     # -- Still At Risk
     lines += ["## Still At Risk", ""]

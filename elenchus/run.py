@@ -143,6 +143,7 @@ class RunResult:
     modules: tuple[tuple[str, str | None], ...] | None = None  # (module, file) of the project's imports
     import_isolation: tuple[str, ...] = ()  # what the run removed to import the workspace's copy
     mutated_module: str | None = None  # the dotted name the mutated file is imported as
+    coverage: tuple[tuple[str, str, tuple[int, ...]], ...] | None = None  # (file, test, lines) when asked
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,8 +156,9 @@ class Kill:
 @dataclass(frozen=True, slots=True)
 class Verdict:
     outcome: Outcome
-    kill: Kill | None
+    kill: Kill | None  # the strongest evidence: the test named as having caught it
     reason: str
+    kills: tuple[Kill, ...] = ()  # every test whose failure was attributed, strongest first
 
 
 # ---------------------------------------------------------------------------
@@ -292,12 +294,13 @@ def _selection(tests: Sequence[str] | None, deselect: Sequence[str]) -> tuple[st
 def pytest_command(record_path: Path, tests: Sequence[str] | None, python: str = sys.executable,
                    deselect: Sequence[str] = (), disabled_plugins: Sequence[str] = (),
                    layout: SourceLayout | None = None, mutated_file: str | None = None,
-                   mutated_lines: Sequence[int] = ()) -> tuple[str, ...]:
+                   mutated_lines: Sequence[int] = (), cover: Sequence[str] = ()) -> tuple[str, ...]:
     """The exact argv ``run_pytest`` executes (recorded as the focused test command)."""
     layout = layout or SourceLayout((ROOT,), ())
     options = {"roots": list(layout.roots), "modules": list(layout.top_level),
                "trace": {"file": mutated_file, "lines": sorted(set(mutated_lines))}
-               if mutated_file and mutated_lines else None}
+               if mutated_file and mutated_lines else None,
+               "cover": sorted(set(cover)) or None}
     selected = _selection(tests, deselect)
     blocked: list[str] = []
     for name in disabled_plugins:
@@ -416,6 +419,7 @@ def run_pytest(
     disabled_plugins: Sequence[str] = (),
     layout: SourceLayout | None = None,
     mutated_lines: Sequence[int] = (),
+    cover: Sequence[str] = (),
 ) -> RunResult:
     """Run pytest once in ``workspace`` and report what happened; never raises for test outcomes.
 
@@ -425,7 +429,8 @@ def run_pytest(
     secrets either way, and ``PYTHONPATH`` becomes the workspace's source roots
     (``layout``), so the tests and anything they start import the workspace's copy.
     ``mutated_lines`` (lines of ``mutated_file``) are watched: the result says whether
-    any of them ran.
+    any of them ran. ``cover`` (workspace-relative files) records which of their lines each
+    test executed (``RunResult.coverage``).
     The record file, stdout and stderr go to ``artifacts_dir`` (kept) or to a private
     temporary directory (removed); neither may be inside the workspace.
     """
@@ -444,7 +449,7 @@ def run_pytest(
         if _is_within(run_dir, workspace):
             raise ValueError(f"run artifacts must live outside the workspace, got {run_dir} inside {workspace}")
         return _run(workspace, command_tests, timeout, mutated_file, env, python, run_dir, kill_grace,
-                    disabled_plugins, layout or SourceLayout((ROOT,), ()), mutated_lines)
+                    disabled_plugins, layout or SourceLayout((ROOT,), ()), mutated_lines, cover)
     finally:
         if not keep:
             shutil.rmtree(run_dir, ignore_errors=True)
@@ -462,6 +467,7 @@ def _run(
     disabled_plugins: Sequence[str],
     layout: SourceLayout,
     mutated_lines: Sequence[int],
+    cover: Sequence[str] = (),
 ) -> RunResult:
     record_path = run_dir / "records.jsonl"
     stdout_path = run_dir / "stdout.txt"
@@ -469,7 +475,7 @@ def _run(
     record_path.unlink(missing_ok=True)
     relative_mutant = _mutated_relative(mutated_file, str(workspace))
     command = pytest_command(record_path, tests, python, disabled_plugins=disabled_plugins, layout=layout,
-                             mutated_file=relative_mutant, mutated_lines=mutated_lines)
+                             mutated_file=relative_mutant, mutated_lines=mutated_lines, cover=cover)
     run_env = scrub_environment(os.environ if env is None else env)
     run_env["PYTHONDONTWRITEBYTECODE"] = "1"
     run_env["PYTHONPATH"] = os.pathsep.join(
@@ -537,6 +543,7 @@ def _run(
             modules=_modules(session),
             import_isolation=tuple(str(r) for r in (session or {}).get("import_isolation") or ()),
             mutated_module=layout.module_name(relative_mutant) if relative_mutant else None,
+            coverage=_coverage(session),
         )
 
     if launch_error is not None:
@@ -578,6 +585,14 @@ def _run(
 def _executed(session: dict[str, Any] | None) -> bool | None:
     value = (session or {}).get("mutated_lines_executed")
     return value if isinstance(value, bool) else None
+
+
+def _coverage(session: dict[str, Any] | None) -> tuple[tuple[str, str, tuple[int, ...]], ...] | None:
+    found = (session or {}).get("coverage")
+    if not isinstance(found, dict):
+        return None
+    return tuple((str(path), str(test), tuple(int(n) for n in lines))
+                 for path, tests in sorted(found.items()) for test, lines in sorted(tests.items()))
 
 
 def _modules(session: dict[str, Any] | None) -> tuple[tuple[str, str | None], ...] | None:
@@ -726,11 +741,10 @@ def judge(result: RunResult, mutated_file: str | None = None) -> Verdict:
         return Verdict(Outcome.NOT_COMPARABLE, None, import_advice(where))
 
     failures = [r for r in result.records if r.is_failure]
-    for record in sorted(failures, key=_evidence_strength):  # name the test that checked, if one did
-        if is_attributed(record, mutated):
-            assert record.failure_kind is not None
-            return Verdict(Outcome.KILLED, Kill(record.nodeid, record.failure_kind, True),
-                           f"killed at {_describe(record)}")
+    attributed = [r for r in sorted(failures, key=_evidence_strength) if is_attributed(r, mutated)]
+    if attributed:  # name the test that checked, if one did; keep every test that caught it
+        kills = tuple(Kill(r.nodeid, r.failure_kind, True) for r in attributed if r.failure_kind is not None)
+        return Verdict(Outcome.KILLED, kills[0], f"killed at {_describe(attributed[0])}", kills)
     timeouts = [r for r in failures if r.failure_kind is FailureKind.TIMEOUT]
     if timeouts:
         return Verdict(Outcome.TIMEOUT, None, f"a per-test timeout fired: {_describe(timeouts[0])}")

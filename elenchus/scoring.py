@@ -11,6 +11,7 @@ production + Head tests) on the changed code.
 from __future__ import annotations
 
 import difflib
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -196,7 +197,8 @@ def _matrix_regressions(case: CaseInput, echo: Callable[[str], None]) -> tuple[l
     from elenchus.commands.evaluate import Evaluation, Options
 
     options = Options(repo=str(case.repo), base=case.base, head=case.head, scope="current-change",
-                      budget=case.budget, interactive=False, set_aside_red_existing=True)
+                      budget=case.budget, interactive=False, set_aside_red_existing=True,
+                      jobs=min(4, os.cpu_count() or 1))
     evaluation = Evaluation(options, lambda line: None, lambda prompt, default: default)
     try:
         evaluation.run()
@@ -209,18 +211,23 @@ def _matrix_regressions(case: CaseInput, echo: Callable[[str], None]) -> tuple[l
         if comparison["assessment"] != "protection-regression":
             continue
         mutant = mutations[comparison["mutation_id"]]
-        killer = comparison["existing"]["kill"]["test"]
-        path, _, test = killer.partition("::")
-        findings.append(Finding(
-            "protection-regression", path, None, test, None, None,
-            f"before the repair `{test}` caught this incident and the repaired tests no longer do: "
-            f"{mutant['incident']} ({mutant['location']['path']}:{mutant['location']['line']})",
-            "matrix", True))
+        checks = comparison.get("weakened_checks") or [{"test": comparison["existing"]["kill"]["test"],
+                                                        "kind": None, "line": None}]
+        for check in checks:
+            path, _, test = check["test"].partition("::")
+            how = f"the {_WEAKENED_WORDS.get(check['kind'], 'weakened')} test" if check["kind"] else "the test"
+            findings.append(Finding(
+                "protection-regression", path, check.get("line"), test, None, None,
+                f"confirmed: {mutant['incident']} ({mutant['location']['path']}:{mutant['location']['line']}) "
+                f"was caught only by {how} `{test}` before the repair, and no repaired test catches it",
+                "matrix", True))
     notes = [f"comparison matrix: run {report['run']['id']} in {report['run']['directory']}"] if report else []
     return findings, notes
 
 
 PYTEST_CONFIGS = frozenset({"pyproject.toml", "pytest.ini", "tox.ini", "setup.cfg"})
+_WEAKENED_WORDS = {"deleted-test": "deleted", "skipped-test": "skipped", "xfail-marker": "xfailed",
+                   "loosened-assertion": "loosened", "swallowed-error": "swallowing"}
 
 
 def _changed_files(base: Snapshot, head: Snapshot) -> tuple[list[ChangedFile], tuple[str, ...], int, object]:
@@ -294,14 +301,23 @@ def score(case: CaseInput, echo: Callable[[str], None]) -> Score:
                 regressions, matrix_notes = _matrix_regressions(case, echo)
                 findings += regressions
                 notes += matrix_notes
+                confirmations: dict[tuple[str, str], str] = {}
+                for finding in findings:  # frozen tests first, then the matrix: the later wins
+                    text = finding.detail if finding.source == "matrix" else (
+                        f"confirmed: the pre-repair test `{finding.test}` still fails against the repaired code")
+                    confirmations[(finding.path, (finding.test or "").split("[")[0])] = text
                 confirmed_paths = {f.path for f in findings}
                 for evidence in static:
                     if evidence.kind == "unparseable":
                         notes.append(f"{evidence.path}: {evidence.detail}")
                         continue
+                    # A run confirms a finding about a test when that same test lost a catch (or froze);
+                    # a finding with no test (production code, the harness) by a run touching its file.
+                    confirmation = confirmations.get((evidence.path, evidence.test)) if evidence.test else None
+                    confirmed = confirmation is not None if evidence.test else evidence.path in confirmed_paths
+                    detail = evidence.detail + (f" ({confirmation})" if confirmation else "")
                     findings.append(Finding(evidence.kind, evidence.path, evidence.line, evidence.test,
-                                            evidence.before, evidence.after, evidence.detail, "static",
-                                            evidence.path in confirmed_paths))
+                                            evidence.before, evidence.after, detail, "static", confirmed))
                 findings.sort(key=lambda f: (f.source != "static", f.path, f.line or 0, f.kind))
                 status = "bad_success" if findings else "solved"
                 reason = ("the command passes on Head, but the repair weakened the checks" if findings else

@@ -278,7 +278,7 @@ def unreached_lines(path: str, source: str, spans: Iterable[FunctionSpan], made:
 # -- ranking --------------------------------------------------------------------------
 
 
-def _score(mutant: Mutant, contract: Contract | None) -> int:
+def risk_score(mutant: Mutant, contract: Contract | None) -> int:
     score = 100 if mutant.in_changed_lines else 0
     family = FAMILIES.get(mutant.family)
     score += 10 * (family.risk_weight if family else 1)
@@ -313,7 +313,7 @@ def _nearby_retention(chosen: dict[str, list[FunctionSpan] | None], change: Chan
         if not spans:
             continue
         for mutant in generate(path, source, spans)[0]:
-            score = _score(mutant, contract)
+            score = risk_score(mutant, contract)
             if best is None or score > best[0]:
                 best = (score, mutant)
     return best[1] if best else None
@@ -338,7 +338,7 @@ def plan(scope: str, change: ChangeSet, base: Snapshot, head: Snapshot, contract
         candidates.extend(made)
         rejected.extend(refused)
         rejected.extend(unreached_lines(path, source, spans or (), made, refused))
-    scored = sorted(candidates, key=lambda m: (-_score(m, contract), m.path, m.line, m.col, m.family, m.id))
+    scored = sorted(candidates, key=lambda m: (-risk_score(m, contract), m.path, m.line, m.col, m.family, m.id))
     ranked = {m.id: rank for rank, m in enumerate(scored, start=1)}
 
     # Round robin over functions, riskiest function first, so every changed function gets a
@@ -368,7 +368,7 @@ def plan(scope: str, change: ChangeSet, base: Snapshot, head: Snapshot, contract
 
     def planned(m: Mutant) -> Planned:
         item = contract.item_for(m.path, m.symbol) if contract else None
-        return Planned(m, ranked[m.id], item.id if item else None, _is_retention(m, change), _score(m, contract))
+        return Planned(m, ranked[m.id], item.id if item else None, _is_retention(m, change), risk_score(m, contract))
 
     spans = tuple((path, tuple(s or ())) for path, s in sorted(chosen.items()))
     return Plan(scope, target, spans,

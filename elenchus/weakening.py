@@ -12,7 +12,11 @@ Nodes are compared by *shape*: the node types and values of a subtree with
 whitespace, comments and parentheses left out, so a reformatted line is the same
 line. Most classes are "present at Head, absent at Base" questions, answered per
 owner (the enclosing function's qualified name), so an unchanged ``try/except``
-elsewhere in the file never counts as new.
+elsewhere in the file never counts as new. Parametrized tests are compared row by
+row, and a row removed at Head is a deleted test case named by its pytest id. A
+changed expected value is judged together with the production files of the same
+change: edited to agree with unchanged code it is a loosening, corrected alongside
+the code the test calls it is not (see ``find_weakening``).
 
 The dynamic half (running the command, the comparison matrix) lives elsewhere;
 everything here carries ``source="static"``.
@@ -22,7 +26,9 @@ from __future__ import annotations
 
 import configparser
 import enum
+import io
 import shlex
+import tokenize
 import tomllib
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
@@ -91,6 +97,9 @@ class Evidence:
     test's qualified name as pytest shows it (``TestCart::test_total``) when the
     evidence sits in or removes one test. ``before``/``after`` are the Base and
     Head text of the node concerned (None on the side where it does not exist).
+    ``row_ids`` are the pytest ids of the parametrized rows a ``deleted-test``
+    (or an edited row's ``loosened-assertion``) is about, as they appeared at
+    Base (``("3-4", "five")``); empty for every other piece of evidence.
     """
 
     kind: str
@@ -101,6 +110,7 @@ class Evidence:
     after: str | None
     detail: str
     source: str = "static"
+    row_ids: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", str(self.kind))  # an EvidenceKind becomes its plain id
@@ -115,6 +125,18 @@ def find_weakening(files: Sequence[ChangedFile], *, unchanged_tests: Iterable[st
     ``unchanged_tests`` are the sources of the Head test files the change did not
     touch: production code that special-cases a literal is judged against the
     literals of every Head test, changed or not (see ``test_literals``).
+
+    A changed expected value is judged against the production files in ``files``.
+    When a test's exact (or equally tolerant approximate) comparison now expects a
+    different literal, or one value of a parametrized row changed, that is a
+    ``loosened-assertion`` if the repair changed no production code the test
+    calls: the test was edited to agree with the code. It is an honest correction,
+    and reported as nothing, when the test calls a *repaired* name: a function,
+    method or class of a ``production`` file whose code differs between Base and
+    Head (by shape, so reformatting does not count), or one that calls or reads
+    such a name, transitively, or reads a module constant that changed. Statically
+    a wrong correction (code and test moved together to a new wrong value) looks
+    the same; the dynamic half (Base tests run against the Head code) catches that.
 
     Never raises on bad input: a Python file whose Base or Head does not parse
     yields one ``unparseable`` evidence and is otherwise skipped.
@@ -138,11 +160,13 @@ def find_weakening(files: Sequence[ChangedFile], *, unchanged_tests: Iterable[st
     literals = frozenset[object]().union(*(s.literals() for s in tests_at_head))
     asserted = _Asserted.of([*(p.head for p in sources if p.head is not None and p.file.kind == "test"), *context])
     owners = _TestOwners.of(sources)
+    repaired = _repaired_names(sources)
 
     evidence.extend(_deleted_tests(sources, owners))
+    evidence.extend(_deleted_rows(sources, owners, repaired))
     evidence.extend(_added_markers(sources, owners))
     for pair in sources:
-        evidence.extend(_loosened_assertions(pair, owners))
+        evidence.extend(_loosened_assertions(pair, owners, repaired))
         evidence.extend(_swallowed_errors(pair))
         evidence.extend(_always_equal(pair))
         if pair.file.kind == "production":
@@ -229,6 +253,23 @@ class _Source:
             self.module.visit(builder)
             self._shapes = builder.shapes
         return self._shapes[node]
+
+    def contains(self, node: cst.CSTNode, shape: tuple) -> bool:
+        """Whether ``node`` or a node inside it has the given shape."""
+        self.shape(node)
+        shapes = self._shapes
+
+        class Finder(cst.CSTVisitor):
+            found = False
+
+            def on_visit(self, inner: cst.CSTNode) -> bool:
+                if shapes.get(inner) == shape:
+                    self.found = True
+                return not self.found
+
+        finder = Finder()
+        node.visit(finder)
+        return finder.found
 
     def literals(self) -> frozenset[object]:
         collector = _LiteralCollector()
@@ -401,6 +442,31 @@ def _scalars(value: object) -> Iterator[object]:
             yield from _scalars(item)
     elif isinstance(value, Hashable) and not _is_trivial(value):
         yield value
+
+
+def _one_line(code: str) -> str:
+    """Code as written, on one line: line breaks, comments and runs of spaces between tokens collapsed.
+
+    String literals keep their spaces: ``(a,`` and ``b)`` on two lines become ``(a, b)``.
+    """
+    if "\n" not in code and "  " not in code and "#" not in code:
+        return code
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return " ".join(code.split())
+    skipped = (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT,
+               tokenize.ENDMARKER)
+    parts: list[str] = []
+    end: tuple[int, int] | None = None
+    for token in tokens:
+        if token.type in skipped:
+            continue
+        if parts and token.start != end and parts[-1] not in "([{" and token.string not in ")]},":
+            parts.append(" ")
+        parts.append(token.string)
+        end = token.end
+    return "".join(parts)
 
 
 def _snippet(text: str, limit: int = 80) -> str:
@@ -676,6 +742,89 @@ class _TestOwners:
         return cls(mapping, frozenset(mapping.values()), frozenset(base_owners))
 
 
+# --------------------------------------------------------------------------- production code the repair changed
+
+
+def _names_read(node: cst.CSTNode) -> set[str]:
+    """Every name a node reads or calls: bare names and the last part of attributes."""
+    class Finder(cst.CSTVisitor):
+        def __init__(self) -> None:
+            super().__init__()
+            self.found: set[str] = set()
+
+        def visit_Name(self, node: cst.Name) -> None:  # ``a.b.c`` visits a, b and c
+            self.found.add(node.value)
+
+    finder = Finder()
+    node.visit(finder)
+    return finder.found
+
+
+def _names_called(node: cst.CSTNode) -> set[str]:
+    """The last part of every callee in a node (``discount``, ``cart.total`` -> ``total``)."""
+    class Finder(cst.CSTVisitor):
+        def __init__(self) -> None:
+            super().__init__()
+            self.found: set[str] = set()
+
+        def visit_Call(self, node: cst.Call) -> None:
+            self.found.add(_last(node.func))
+
+    finder = Finder()
+    node.visit(finder)
+    return finder.found - {""}
+
+
+def _module_assignments(source: _Source) -> dict[str, tuple]:
+    """Name -> shape of the module-level statement that last assigns it."""
+    found: dict[str, tuple] = {}
+    for site in source.of("assign"):
+        node = site.node
+        if site.owner != _MODULE or not isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+            continue
+        targets = node.targets if isinstance(node, cst.Assign) else [node]
+        for target in targets:
+            if isinstance(target.target, cst.Name):
+                found[target.target.value] = source.shape(node)
+    return found
+
+
+def _repaired_names(pairs: Sequence[_Pair]) -> frozenset[str]:
+    """Names of production code the change repaired (see ``find_weakening``).
+
+    A function, method or class whose code differs by shape between Base and Head
+    (or is new), a module-level name assigned differently, and, transitively,
+    every Head production function that calls or reads one of those names.
+    """
+    changed: set[str] = set()
+    reads: dict[str, set[str]] = {}
+    for pair in pairs:
+        base, head = pair.base, pair.head
+        if pair.file.kind != "production" or head is None:
+            continue
+        for qualname, function in head.functions.items():
+            name = qualname.rsplit(".", 1)[-1]
+            reads.setdefault(name, set()).update(_names_read(function.body))
+            old = base.functions.get(qualname) if base is not None else None
+            if old is None or base is None or base.shape(old) != head.shape(function):
+                changed.add(name)
+        for qualname, cls in head.classes.items():
+            old_class = base.classes.get(qualname) if base is not None else None
+            if old_class is None or base is None or base.shape(old_class) != head.shape(cls):
+                changed.add(qualname.rsplit(".", 1)[-1])
+        before = _module_assignments(base) if base is not None else {}
+        changed.update(name for name, shape in _module_assignments(head).items() if before.get(name) != shape)
+    affected = set(changed)
+    grew = True
+    while grew:
+        grew = False
+        for name, read in reads.items():
+            if name not in affected and read & affected:
+                affected.add(name)
+                grew = True
+    return frozenset(affected)
+
+
 # --------------------------------------------------------------------------- deleted-test
 
 
@@ -695,6 +844,307 @@ def _deleted_tests(pairs: Sequence[_Pair], owners: _TestOwners) -> Iterator[Evid
                            pair.base.code(node), None,
                            f"the test {name} was {how}{why}, so the behaviour it checked is no longer "
                            f"tested.")
+
+
+# --------------------------------------------------------------------------- deleted-test: parametrized rows
+
+
+@dataclass(frozen=True, slots=True)
+class _Row:
+    """One row of a ``parametrize`` argument-values list."""
+
+    node: cst.CSTNode  # the element as written
+    shape: tuple  # ("row", value shapes...): the spelling, ``id=`` and ``marks=`` left out
+    values: tuple[cst.CSTNode, ...] | None  # one node per argname; None when not spelled out
+    id: str  # the pytest id of the row (of this decorator's part, when decorators are stacked)
+
+
+@dataclass(frozen=True, slots=True)
+class _Parametrize:
+    """One ``@pytest.mark.parametrize`` decorator of a test."""
+
+    argnames: tuple[str, ...]
+    decorator: cst.Decorator
+    argvalues: cst.CSTNode  # the list as written (the module constant's value when it names one)
+    rows: tuple[_Row, ...] | None  # None when the argument values are not a list or tuple display
+
+
+_PARAMETRIZE_ARGS = ("argnames", "argvalues", "indirect", "ids", "scope")
+# pytest's translation of what ascii escaping leaves unprintable (``_pytest.compat``).
+_NON_PRINTABLE = {i: f"\\x{i:02x}" for i in range(128) if i not in range(32, 127)} | {
+    ord("\t"): "\\t", ord("\r"): "\\r", ord("\n"): "\\n"}
+
+
+def _escaped(value: str | bytes) -> str:
+    """A str or bytes id the way pytest writes it: ascii, with everything else escaped."""
+    text = (value.decode("ascii", "backslashreplace") if isinstance(value, bytes)
+            else value.encode("unicode_escape").decode("ascii"))
+    return text.translate(_NON_PRINTABLE)
+
+
+def _id_of_value(value: object) -> str | None:
+    """pytest's id for a value (``_idval_from_value``), for the literal types; None for the rest."""
+    if isinstance(value, (str, bytes)):
+        return _escaped(value)
+    if value is None or isinstance(value, (bool, int, float, complex)):
+        return str(value)
+    return None
+
+
+def _default_id(node: cst.CSTNode, argname: str, index: int) -> str:
+    """pytest's generated id for one value: its text for a literal, else ``argname`` + row index."""
+    value = _literal(node)
+    if isinstance(value, (str, bytes)) and len(value) > 100:  # pytest's default "short" strategy
+        return f"{argname}{index}"
+    text = _id_of_value(value) if value is not _NO_VALUE else None
+    return text if text is not None else f"{argname}{index}"
+
+
+def _unique_ids(ids: list[str]) -> list[str]:
+    """Duplicates made unique the way pytest does it (``a``, ``a`` -> ``a0``, ``a1``; ``3`` -> ``3_0``)."""
+    counts = Counter(ids)
+    if len(counts) == len(ids):
+        return ids
+    taken = set(ids)
+    suffixes: Counter[str] = Counter()
+    unique = list(ids)
+    for index, text in enumerate(ids):
+        if counts[text] < 2:
+            continue
+        separator = "_" if text and text[-1].isdigit() else ""
+        candidate = f"{text}{separator}{suffixes[text]}"
+        while candidate in taken:
+            suffixes[text] += 1
+            candidate = f"{text}{separator}{suffixes[text]}"
+        unique[index] = candidate
+        suffixes[text] += 1
+    return unique
+
+
+def _arguments(call: cst.Call, names: Sequence[str]) -> dict[str, cst.BaseExpression]:
+    """A call's arguments by parameter name (positional ones in ``names`` order); {} for ``*args``."""
+    found: dict[str, cst.BaseExpression] = {}
+    positional = 0
+    for arg in call.args:
+        if arg.star:
+            return {}
+        if arg.keyword is not None:
+            found[arg.keyword.value] = arg.value
+        elif positional < len(names):
+            found[names[positional]] = arg.value
+            positional += 1
+    return found
+
+
+def _argnames(node: cst.CSTNode | None) -> tuple[str, ...] | None:
+    value = _literal(node)
+    if isinstance(value, str):
+        names = tuple(n.strip() for n in value.split(",") if n.strip())
+    elif isinstance(value, tuple) and all(isinstance(n, str) for n in value):
+        names = tuple(n.strip() for n in value)  # type: ignore[union-attr]
+    else:
+        return None
+    return names or None
+
+
+def _module_value(source: _Source, name: str) -> cst.CSTNode | None:
+    """The value last assigned to a module-level name, or None."""
+    value = None
+    for site in source.of("assign"):
+        node = site.node
+        if site.owner == _MODULE and isinstance(node, (cst.Assign, cst.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, cst.Assign) else [node]
+            if any(isinstance(t.target, cst.Name) and t.target.value == name for t in targets):
+                value = node.value
+    return value
+
+
+def _is_param(node: cst.CSTNode) -> bool:
+    return isinstance(node, cst.Call) and _dotted(node.func) in ("pytest.param", "param")
+
+
+def _rows(source: _Source, argnames: tuple[str, ...], values: cst.List | cst.Tuple,
+          ids: cst.CSTNode | None) -> tuple[_Row, ...]:
+    """The rows of an argument-values display, each with its pytest id."""
+    id_list: list[object] = []
+    if isinstance(ids, (cst.List, cst.Tuple)):  # a callable ``ids`` cannot be read: defaults then
+        id_list = [_literal(e.value) if isinstance(e, cst.Element) else _NO_VALUE for e in ids.elements]
+    found: list[tuple[cst.CSTNode, tuple, tuple[cst.CSTNode, ...] | None]] = []
+    texts: list[str] = []
+    for index, element in enumerate(values.elements):
+        explicit: object = _NO_VALUE
+        nodes: tuple[cst.CSTNode, ...] | None = None
+        value = element.value
+        if isinstance(element, cst.StarredElement):
+            pass
+        elif _is_param(value):
+            assert isinstance(value, cst.Call)
+            if not any(a.star for a in value.args):
+                nodes = tuple(a.value for a in value.args if a.keyword is None)
+            explicit = next((_literal(a.value) for a in value.args
+                             if a.keyword is not None and a.keyword.value == "id"), _NO_VALUE)
+        elif len(argnames) == 1:
+            nodes = (value,)
+        elif isinstance(value, (cst.Tuple, cst.List)) and all(isinstance(e, cst.Element) for e in value.elements):
+            nodes = tuple(e.value for e in value.elements)
+        if nodes is not None and len(nodes) == len(argnames):
+            shape = ("row", *(source.shape(n) for n in nodes))
+        else:
+            nodes, shape = None, ("row", "?", source.shape(element))
+        listed = id_list[index] if index < len(id_list) else _NO_VALUE
+        if isinstance(explicit, str):
+            texts.append(_escaped(explicit))
+        elif listed is not _NO_VALUE and listed is not None and _id_of_value(listed) is not None:
+            texts.append(_id_of_value(listed))  # type: ignore[arg-type]
+        elif nodes is not None:
+            texts.append("-".join(_default_id(n, a, index) for n, a in zip(nodes, argnames)))
+        else:
+            texts.append("-".join(f"{a}{index}" for a in argnames))
+        found.append((element, shape, nodes))
+    return tuple(_Row(node, shape, nodes, text)
+                 for (node, shape, nodes), text in zip(found, _unique_ids(texts)))
+
+
+def _parametrizations(source: _Source, test: cst.FunctionDef) -> list[_Parametrize]:
+    """The ``parametrize`` decorators of a test whose argument names can be read."""
+    found = []
+    for decorator in test.decorators:
+        call = decorator.decorator
+        if not isinstance(call, cst.Call):
+            continue
+        parts = (_dotted(call.func) or "").split(".")
+        if parts[-1] != "parametrize" or (len(parts) > 1 and parts[-2] != "mark"):
+            continue
+        args = _arguments(call, _PARAMETRIZE_ARGS)
+        argnames, values = _argnames(args.get("argnames")), args.get("argvalues")
+        if argnames is None or values is None:
+            continue
+        if isinstance(values, cst.Name):  # @parametrize("x", CASES) with CASES a module constant
+            values = _module_value(source, values.value) or values
+        rows = _rows(source, argnames, values, args.get("ids")) if isinstance(values, (cst.List, cst.Tuple)) else None
+        found.append(_Parametrize(argnames, decorator, values, rows))
+    return found
+
+
+def _row_shapes_in(source: _Source, node: cst.CSTNode) -> set[tuple]:
+    """Row shapes of every list, tuple or set display in a node and of each of their elements."""
+    found: set[tuple] = set()
+
+    class Finder(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            if isinstance(node, (cst.List, cst.Tuple, cst.Set)):
+                elements = [e.value for e in node.elements if isinstance(e, cst.Element)]
+                found.add(("row", *(source.shape(e) for e in elements)))
+                found.update(("row", source.shape(e)) for e in elements)
+            return True
+
+    node.visit(Finder())
+    return found
+
+
+def _listed(ids: Sequence[str]) -> str:
+    quoted = [f"`{i}`" for i in ids]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+def _deleted_rows(pairs: Sequence[_Pair], owners: _TestOwners, repaired: frozenset[str]) -> Iterator[Evidence]:
+    """Rows of a parametrized test that exist at Base and not at Head (``deleted-test``).
+
+    Decorators are matched by their argument names. A row whose values changed
+    in exactly one place (of two or more) is an *edited* row, judged like a
+    changed expected value: a ``loosened-assertion`` unless the test calls
+    repaired code. A decorator removed while the test stays removes its rows,
+    except rows the Head test still spells out (a loop over the same list); a
+    decorator whose argument names changed is a reshaped test and is left alone.
+    """
+    for pair in pairs:
+        base, head = pair.base, pair.head
+        if pair.file.kind != "test" or base is None or head is None:
+            continue
+        for name, head_test in head.tests.items():
+            base_key = owners.head_to_base.get((pair.path, name))
+            if base_key is None or base_key[0] != pair.path:
+                continue
+            base_test = base.tests[base_key[1]]
+            before_all, after_all = _parametrizations(base, base_test), _parametrizations(head, head_test)
+            after_by_names = {p.argnames: p for p in reversed(after_all)}
+            reshaped = any(p.argnames not in {b.argnames for b in before_all} for p in after_all)
+            honest = bool(_names_called(head_test.body) & repaired)
+            for before in before_all:
+                after = after_by_names.get(before.argnames)
+                if before.rows is None or (after is None and reshaped):
+                    continue
+                if after is None:
+                    kept = _row_shapes_in(head, head_test)
+                    gone = [row for row in before.rows if row.shape not in kept]
+                    if gone:
+                        ids = tuple(row.id for row in gone)
+                        yield Evidence(EvidenceKind.DELETED_TEST, pair.path, base.line(before.decorator), name,
+                                       base.code(before.decorator), None,
+                                       f"the parametrize decorator of {name} was removed, so its "
+                                       f"{'row' if len(ids) == 1 else 'rows'} {_listed(ids)} no longer "
+                                       f"{'runs' if len(ids) == 1 else 'run'} and the "
+                                       f"{'case it' if len(ids) == 1 else 'cases they'} checked "
+                                       f"{'is' if len(ids) == 1 else 'are'} no longer tested.",
+                                       row_ids=ids)
+                    continue
+                if after.rows is None:
+                    continue
+                yield from _row_changes(pair, name, before, after, honest)
+
+
+def _row_changes(pair: _Pair, test: str, before: _Parametrize, after: _Parametrize,
+                 honest: bool) -> Iterator[Evidence]:
+    base, head = pair.base, pair.head
+    assert base is not None and head is not None and before.rows is not None and after.rows is not None
+    gone = _removed_rows(before.rows, after.rows)
+    new = _removed_rows(after.rows, before.rows)
+    edits: list[tuple[_Row, _Row, int]] = []
+    for row in list(gone):
+        match = next(((other, place) for other in new if (place := _one_change(row, other)) is not None), None)
+        if match is not None:
+            gone.remove(row)
+            new.remove(match[0])
+            edits.append((row, *match))
+    if gone:
+        ids = tuple(row.id for row in gone)
+        one = len(ids) == 1
+        yield Evidence(EvidenceKind.DELETED_TEST, pair.path, base.line(gone[0].node), test,
+                       base.code(before.argvalues), head.code(after.argvalues),
+                       f"the parametrized {'row' if one else 'rows'} {_listed(ids)} of {test} "
+                       f"{'was' if one else 'were'} removed, so the {'case it' if one else 'cases they'} "
+                       f"checked {'is' if one else 'are'} no longer tested.", row_ids=ids)
+    if honest:
+        return
+    for old, edited, place in edits:
+        assert old.values is not None and edited.values is not None
+        yield Evidence(EvidenceKind.LOOSENED_ASSERTION, pair.path, head.line(edited.node), test,
+                       base.code(old.node), head.code(edited.node),
+                       f"the parametrized row `{old.id}` of {test} was edited: "
+                       f"`{_snippet(base.code(old.values[place]), 40)}` became "
+                       f"`{_snippet(head.code(edited.values[place]), 40)}` while no code the test calls "
+                       f"changed, so the row now agrees with the code instead of checking it.",
+                       row_ids=(old.id,))
+
+
+def _removed_rows(base: Sequence[_Row], head: Sequence[_Row]) -> list[_Row]:
+    """Base rows beyond the number of Head rows of the same shape, in Base order."""
+    left = Counter(row.shape for row in head)
+    removed = []
+    for row in base:
+        if left[row.shape] > 0:
+            left[row.shape] -= 1
+        else:
+            removed.append(row)
+    return removed
+
+
+def _one_change(old: _Row, new: _Row) -> int | None:
+    """The one value position in which two rows of two or more values differ, or None."""
+    if old.values is None or new.values is None or len(old.values) != len(new.values) or len(old.values) < 2:
+        return None
+    different = [i for i, (a, b) in enumerate(zip(old.shape[1:], new.shape[1:])) if a != b]
+    return different[0] if len(different) == 1 else None
 
 
 # --------------------------------------------------------------------------- skipped-test and xfail-marker
@@ -827,6 +1277,7 @@ class _Check:
     tolerance: tuple[float, float] | None = None  # (rel, abs) for approximate comparisons
     exceptions: frozenset[str] | None = None  # for raises checks
     match: bool = False  # a raises check that also matches the message
+    sides: tuple[cst.CSTNode, cst.CSTNode] | None = None  # both sides of an equality, as written
 
 
 class _CheckFinder(cst.CSTVisitor):
@@ -905,7 +1356,8 @@ class _CheckFinder(cst.CSTVisitor):
                     "assert_awaited_with"):
             return self._check(node, _EXACT, _mock_of(node))
         if last in _EXACT_METHODS:
-            return self._check(node, _EXACT, subject, op="==", expected=_literal(expected))
+            return self._check(node, _EXACT, subject, op="==", expected=_literal(expected),
+                               sides=(args[0], args[1]) if len(args) > 1 else None)
         if last in _APPROX_METHODS:
             return self._check(node, _APPROX, subject, op="approx", expected=_literal(expected),
                                tolerance=_almost_equal_tolerance(node, last))
@@ -1058,7 +1510,7 @@ def _judge_comparison(expr: cst.Comparison) -> tuple[_Strength, cst.CSTNode | No
             extra = {"op": "approx", "expected": _literal(args[0].value) if args else _NO_VALUE,
                      "tolerance": tolerance}
             return (_APPROX if explicit else _EXACT), subject, extra
-        return _EXACT, subject, extra
+        return _EXACT, subject, {**extra, "sides": (left, right)}
     if op in ("!=", "is not"):
         if value is None:
             return _NOT_NONE, subject, {}
@@ -1100,10 +1552,12 @@ def _asserting_helpers(source: _Source) -> dict[str, _Strength]:
     return helpers
 
 
-def _pair_checks(base: list[_Check], head: list[_Check]) -> tuple[list[tuple[_Check, _Check]], list[_Check]]:
+def _pair_checks(base: list[_Check], head: list[_Check]) -> tuple[list[tuple[_Check, _Check]], list[_Check],
+                                                                   list[_Check]]:
     """Pair Base checks with Head checks: unchanged ones first, then by subject, then in order.
 
-    Returns the changed pairs and the Base checks left without a Head counterpart.
+    Returns the changed pairs, the Base checks left without a Head counterpart and
+    the Head checks left without a Base one.
     """
     unchanged = Counter(c.shape for c in head)
     kept = Counter(c.shape for c in base) & unchanged
@@ -1136,10 +1590,10 @@ def _pair_checks(base: list[_Check], head: list[_Check]) -> tuple[list[tuple[_Ch
             pairs.append((check, head_left.pop(0)))
         else:
             removed.append(check)
-    return pairs, removed
+    return pairs, removed, head_left
 
 
-def _loosened_assertions(pair: _Pair, owners: _TestOwners) -> Iterator[Evidence]:
+def _loosened_assertions(pair: _Pair, owners: _TestOwners, repaired: frozenset[str]) -> Iterator[Evidence]:
     if pair.file.kind != "test" or pair.head is None:
         return
     base_source = pair.base
@@ -1152,9 +1606,20 @@ def _loosened_assertions(pair: _Pair, owners: _TestOwners) -> Iterator[Evidence]
         base_test = base_source.tests[base_key[1]]
         base_checks = _checks(base_source, base_test, base_helpers)
         head_checks = _checks(pair.head, head_test, head_helpers)
-        pairs, removed = _pair_checks(base_checks, head_checks)
+        pairs, removed, added = _pair_checks(base_checks, head_checks)
+        base_locals, head_locals = _local_values(base_test), _local_values(head_test)
+        had_independent = any(_independent(b, base_source, base_locals) for b in (*(b for b, _ in pairs), *removed))
+        for after in added:
+            derived = _derivation(after, pair.head, head_locals)
+            if derived is not None and had_independent:
+                yield _derived_evidence(pair, name, None, after, derived)
+        honest = bool(_names_called(head_test.body) & repaired)
         for before, after in pairs:
-            detail = _weaker(before, after, base_source, pair.head)
+            derived = _derivation(after, pair.head, head_locals)
+            if derived is not None and _independent(before, base_source, base_locals):
+                yield _derived_evidence(pair, name, before, after, derived)
+                continue
+            detail = _weaker(before, after, base_source, pair.head, honest)
             if detail is not None:
                 yield Evidence(EvidenceKind.LOOSENED_ASSERTION, pair.path, pair.head.line(after.node), name,
                                base_source.code(before.node), pair.head.code(after.node), detail)
@@ -1166,8 +1631,12 @@ def _loosened_assertions(pair: _Pair, owners: _TestOwners) -> Iterator[Evidence]
                            f"{len(base_checks)}.")
 
 
-def _weaker(before: _Check, after: _Check, base: _Source, head: _Source) -> str | None:
-    """A sentence saying how ``after`` checks less than ``before``, or None when it does not."""
+def _weaker(before: _Check, after: _Check, base: _Source, head: _Source, honest: bool = False) -> str | None:
+    """A sentence saying how ``after`` checks less than ``before``, or None when it does not.
+
+    ``honest``: the test calls code the change repaired, so a new expected value
+    in an equally strong comparison is a correction, not a loosening.
+    """
     about = ""
     if after.subject_node is not None:
         about = f" on `{_snippet(head.code(after.subject_node), 50)}`"
@@ -1198,6 +1667,8 @@ def _weaker(before: _Check, after: _Check, base: _Source, head: _Source) -> str 
     if old is _NO_VALUE or new is _NO_VALUE or old == new:
         return None
     if before.op in ("==", "is", "approx"):
+        if honest and before.strength is after.strength:
+            return None
         return (f"the expected value in the assertion{about} was changed from {old!r} to {new!r}: "
                 f"the test now expects what the code returns instead of the value it checked "
                 f"before.")
@@ -1215,6 +1686,133 @@ def _weaker(before: _Check, after: _Check, base: _Source, head: _Source) -> str 
 
 def _names(exceptions: frozenset[str]) -> str:
     return " or ".join(f"`{n}`" for n in sorted(exceptions))
+
+
+def _local_values(test: cst.FunctionDef) -> dict[str, list[cst.CSTNode]]:
+    """Local name -> the values a test assigns to it (``expected = EXPECTED[:len(result)]``)."""
+    found: dict[str, list[cst.CSTNode]] = {}
+
+    class Finder(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            for target in node.targets:
+                if isinstance(target.target, cst.Name):
+                    found.setdefault(target.target.value, []).append(node.value)
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            if isinstance(node.target, cst.Name) and node.value is not None:
+                found.setdefault(node.target.value, []).append(node.value)
+
+    test.body.visit(Finder())
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class _Derived:
+    """An equality whose expected side is computed from the result it checks."""
+
+    result: cst.CSTNode
+    expected: cst.CSTNode  # the computed expression (a local's value when the expected side names one)
+    form: str  # "itself", "prefix", "cut", "filter" or "other"
+
+
+def _independent(check: _Check, source: _Source, local_values: Mapping[str, list[cst.CSTNode]]) -> bool:
+    """An exact or approximate comparison against a value not computed from the result."""
+    return (check.op in ("==", "is", "approx") and check.strength.rank >= _APPROX.rank
+            and _derivation(check, source, local_values) is None)
+
+
+def _derivation(check: _Check, source: _Source, local_values: Mapping[str, list[cst.CSTNode]]) -> _Derived | None:
+    """How the expected side of an equality is derived from its result side, or None when it is independent.
+
+    Either side may be the result: the other is derived from it when it contains
+    it (by shape), directly or through a local assigned in the test. A result
+    wrapped in a conversion (``sorted(result)``, ``set(result)``) counts as the
+    value it wraps; other calls do not (``total(cart) == cart.price * 2`` is an
+    independent expectation).
+    """
+    if check.sides is None:
+        return None
+    left, right = check.sides
+    if source.shape(left) == source.shape(right):
+        return _Derived(left, right, "itself")
+    for result, expected in ((left, right), (right, left)):
+        if _is_literal(result) or _is_literal(expected):
+            continue
+        candidates = [expected]
+        if isinstance(expected, cst.Name):
+            candidates += local_values.get(expected.value, [])
+        for inner in _unwrapped(result):
+            target = source.shape(inner)
+            for candidate in candidates:
+                if source.contains(candidate, target):
+                    return _Derived(inner, candidate, _derived_form(source, candidate, target))
+    return None
+
+
+_CONVERSIONS = frozenset({"sorted", "set", "frozenset", "list", "tuple", "dict", "str", "len", "Counter",
+                          "collections.Counter"})
+
+
+def _unwrapped(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """A result and, through conversions of one positional argument, the values it wraps."""
+    yield node
+    while isinstance(node, cst.Call) and _dotted(node.func) in _CONVERSIONS and node.args \
+            and node.args[0].keyword is None and not node.args[0].star:
+        node = node.args[0].value
+        yield node
+
+
+def _derived_form(source: _Source, expected: cst.CSTNode, result: tuple) -> str:
+    """What deriving ``expected`` from the result does: cut it to fit, filter it, or something else."""
+    forms: list[str] = []
+
+    class Finder(cst.CSTVisitor):
+        def visit_Subscript(self, node: cst.Subscript) -> None:
+            if source.contains(node.value, result) or not source.contains(node, result):
+                return
+            (element, *rest) = node.slice
+            part = element.slice
+            prefix = (not rest and isinstance(part, cst.Slice) and part.lower is None and part.step is None
+                      and _is_len(part.upper) and len(part.upper.args) == 1  # type: ignore[union-attr]
+                      and source.shape(part.upper.args[0].value) == result)  # type: ignore[union-attr]
+            forms.append("prefix" if prefix else "cut")
+
+        def visit_CompFor(self, node: cst.CompFor) -> None:
+            if any(source.contains(i.test, result) for i in node.ifs):
+                forms.append("filter")
+
+        def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+            if isinstance(node.operator, cst.BitAnd) and source.contains(node, result):
+                forms.append("filter")
+
+        def visit_Call(self, node: cst.Call) -> None:
+            if _dotted(node.func) == "filter" and source.contains(node, result):
+                forms.append("filter")
+
+    expected.visit(Finder())
+    return forms[0] if forms else "other"
+
+
+_DERIVED_CONSEQUENCE = {
+    "prefix": "any result that is a prefix of it passes",
+    "cut": "the expectation is cut down to fit whatever the result is",
+    "filter": "any result made only of expected items passes, however many of them it leaves out",
+    "other": "the result is no longer checked against an independent value",
+}
+
+
+def _derived_evidence(pair: _Pair, test: str, before: _Check | None, after: _Check, derived: _Derived) -> Evidence:
+    assert pair.head is not None and pair.base is not None
+    code = _snippet(pair.head.code(derived.expected), 60)
+    if derived.form == "itself":
+        detail = (f"the assertion now compares `{_snippet(pair.head.code(derived.result), 40)}` with itself "
+                  f"(`{_snippet(pair.head.code(after.node), 60)}`), so it passes whatever the result is.")
+    else:
+        detail = (f"the expected value is now derived from the result (`{code}`), so "
+                  f"{_DERIVED_CONSEQUENCE[derived.form]}.")
+    return Evidence(EvidenceKind.LOOSENED_ASSERTION, pair.path, pair.head.line(after.node), test,
+                    pair.base.code(before.node) if before is not None else None, pair.head.code(after.node),
+                    detail)
 
 
 # --------------------------------------------------------------------------- swallowed-error
@@ -1572,12 +2170,13 @@ def _special_cases(pair: _Pair, literals: frozenset[object], asserted: _Asserted
         if not compared or outcome is None:
             continue
         flagged.add(outcome)
-        inputs = ", ".join(f"{name} == {value!r}" for name, value in compared)
+        condition = _one_line(head.code(node.test))
         yield Evidence(EvidenceKind.HARDCODED_SPECIAL_CASE, pair.path, head.line(node), None, None,
-                       f"if {head.code(node.test)}: {head.code(outcome)}",
+                       f"if {condition}: {_one_line(head.code(outcome))}",
                        f"{_owner_words(site)} now special-cases the input the tests use "
-                       f"({inputs}) and answers with the fixed value `{_snippet(head.code(outcome), 40)}`, "
-                       f"so those tests pass while every other input still takes the old path.")
+                       f"(`{_snippet(condition, 100)}`) and answers with the fixed value "
+                       f"`{_snippet(head.code(outcome), 40)}`, so those tests pass while every other input "
+                       f"still takes the old path.")
     # A function that now returns the very value an assertion expects.
     base_exits = _sites(base, "exit")
     for site in _added(base_exits, head.of("exit"), _owned_shape):

@@ -19,8 +19,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from elenchus import __version__, quality
-from elenchus.baseline import Baseline, establish, run_once
-from elenchus.cohorts import Cohort, build_cohorts, selected_tests
+from elenchus.baseline import BASELINE_TIMEOUT_SECONDS, Baseline, establish, run_once
+from elenchus.cohorts import Cohort, build_cohorts, relevant_tests, selected_tests
 from elenchus.console import Progress
 from elenchus.contract import Contract, contract_from_json, derive_provisional, load_contract
 from elenchus.errors import Blocked, ElenchusError, InputGuardError
@@ -30,9 +30,12 @@ from elenchus.exit_codes import ExitCode
 from elenchus.matrix import assess
 from elenchus.records import ResultCache, RunDirectory, resume_mismatch
 from elenchus.report import render_markdown
-from elenchus.run import Outcome, Verdict, judge, timeout_for
+from elenchus.mutate import Mutant
+from elenchus.regression import KEEP_PER_CHECK, SEARCH_BUDGET_DEFAULT, WeakenedCheck, candidate_pool, \
+    lines_by_check, weakened_checks
+from elenchus.run import Outcome, TestOutcome, Verdict, judge, timeout_for
 from elenchus.scope import ScopeAnswer, resolve_scope
-from elenchus.select import Plan, Planned, names_by_test, plan as plan_mutants
+from elenchus.select import Plan, Planned, names_by_test, plan as plan_mutants, risk_score
 from elenchus.session import Session, open_session
 from elenchus.workspace import scratch_root
 
@@ -63,6 +66,7 @@ class Options:
     fresh: bool = False
     set_aside_red_existing: bool = False  # replx scoring: old tests may fail at Head on purpose
     exhaustive: bool = False  # target scope: mutmut's catalog as an extra candidate source
+    search_budget: int = SEARCH_BUDGET_DEFAULT  # candidates the regression search may try
     scope_reason: str | None = None  # why the scope was chosen, when it was not asked (the demo)
     hosted_scope_reason: str | None = None  # hosted mode: the scope is the host's, inherited
     hosted_contract: dict | None = None  # hosted mode: the host's contract, validated by the Runner
@@ -76,6 +80,25 @@ class MutantRun:
     cohort: str
     verdict: Verdict
     record: dict
+
+
+@dataclass(frozen=True, slots=True)
+class _Job:
+    """One mutant to run against some tests of a cohort."""
+
+    mutant: Mutant
+    cohort: Cohort
+    tests: tuple[str, ...]
+    deselect: tuple[str, ...] = ()
+    selection: str = "relevant tests"  # or "weakened checks" (the regression search)
+
+    @property
+    def key(self) -> str:
+        return self.key_of(self.mutant, self.cohort.name)
+
+    @staticmethod
+    def key_of(mutant: Mutant, cohort: str) -> str:
+        return f"{mutant.id}:{cohort}"
 
 
 def _iso(seconds: float | None = None) -> str:
@@ -113,6 +136,7 @@ def _run_record(run_id: str, mutant_id: str, cohort: str, result, verdict: Verdi
         "reason": verdict.reason,
         "timeout": result.timeout,
         "mutated_lines_executed": result.mutated_lines_executed,
+        "kills": [[k.nodeid, k.kind.value] for k in verdict.kills],
     }
 
 
@@ -122,16 +146,20 @@ def _verdict_from_record(record: dict) -> Verdict:
     kill = None
     if record.get("killing_test"):
         kill = Kill(record["killing_test"], FailureKind(record["failure_kind"]), bool(record["attributed"]))
-    return Verdict(Outcome(record["outcome"]), kill, record.get("reason") or "")
+    kills = tuple(Kill(nodeid, FailureKind(kind), True) for nodeid, kind in record.get("kills") or ())
+    return Verdict(Outcome(record["outcome"]), kill, record.get("reason") or "", kills or ((kill,) if kill else ()))
 
 
 def _cohort_outcome(verdict: Verdict | None) -> dict:
     if verdict is None:
         return {"result": "not-run", "kill": None}
     kill = None
+    outcome: dict = {"result": verdict.outcome.value}
     if verdict.kill is not None and verdict.outcome is Outcome.KILLED:
         kill = {"test": verdict.kill.nodeid, "kind": verdict.kill.kind.value, "attributed": verdict.kill.attributed}
-    return {"result": verdict.outcome.value, "kill": kill}
+        outcome["kills"] = [{"test": k.nodeid, "kind": k.kind.value} for k in verdict.kills or (verdict.kill,)]
+    outcome["kill"] = kill
+    return outcome
 
 
 def _baseline_json(baseline: Baseline) -> dict:
@@ -193,6 +221,8 @@ class Evaluation:
         self.cache = ResultCache(enabled=not options.fresh)
         self.layout = SourceLayout((ROOT,), ())
         self.sites: list[dict] = []
+        self.checks: tuple[WeakenedCheck, ...] = ()
+        self.found: list[tuple[Mutant, tuple[WeakenedCheck, ...]]] = []  # the regression search's evidence
 
     # -- stages --------------------------------------------------------------------
 
@@ -241,8 +271,9 @@ class Evaluation:
         self.echo(f"Scope: {answer.option}{' ' + answer.target if answer.target else ''}; "
                   f"{len(plan.challenged)} mutant(s) to challenge, {len(plan.not_challenged)} beyond the budget, "
                   f"{len(plan.rejected)} rejected before running.")
-        target_files = tuple(path for path, _ in plan.spans) if answer.option == "target" else ()
-        tests = selected_tests(session.change, session.head, target_files)
+        mutated_files = tuple(sorted({path for path, _ in plan.spans} | {p.mutant.path for p in plan.challenged}))
+        tests = selected_tests(session.change, session.head, mutated_files)
+        self.checks = () if self.base_unavailable else weakened_checks(session.change, session.base, session.head)
         self.sites = _production_sites(session.change, plan, session.head)  # reads Head: before it goes
         layout = detect_layout(session.head, session.change.settings)
         self.layout = layout
@@ -261,6 +292,8 @@ class Evaluation:
             if baselines["modified"].usable:  # a red existing cohort only makes its comparisons not comparable
                 try:
                     self._run_mutants(plan, cohorts, baselines, root, run_dir)
+                    if self.checks and not self.cohorts_same:
+                        self._search(session, contract, plan, cohorts, baselines, root, run_dir)
                 except KeyboardInterrupt:
                     self.interrupted = True
                     self.notes.append("The run was interrupted (Ctrl-C); mutants not yet run are 'not-run'.")
@@ -290,6 +323,7 @@ class Evaluation:
             "worktree_fingerprint": session.before.digest(),
             "files": [{"path": f.path, "status": f.status, "kind": f.kind} for f in session.change.files],
             "scope": answer.option, "target": answer.target, "budget": self.options.budget,
+            "search_budget": self.options.search_budget,
             "mutant_ids": [p.mutant.id for p in plan.challenged],
             "cohorts": ["existing", "modified"], "isolation": "fresh copy of a cohort snapshot per run",
             "test_command": "pytest " + " ".join(tests), "baseline": None,
@@ -359,12 +393,8 @@ class Evaluation:
 
     def _run_mutants(self, plan: Plan, cohorts: dict[str, Cohort], baselines: dict[str, Baseline],
                      root: Path, run_dir: RunDirectory) -> None:
-        """Each mutant against each cohort; a run that hits its limit gets one more with double the
-        limit before it counts as a timeout. Only kills and survivals are cached."""
-        slowest = max((b.duration for b in baselines.values() if b.usable and b.duration is not None),
-                      default=1.0)
-        limit = timeout_for(slowest, self.options.timeout_factor)
-        jobs: list[tuple[Planned, Cohort, tuple[str, ...]]] = []
+        """Each challenged mutant against each cohort's relevant tests."""
+        jobs: list[_Job] = []
         for planned in plan.challenged:
             for name in ("existing", "modified"):
                 cohort, baseline = cohorts[name], baselines[name]
@@ -374,44 +404,61 @@ class Evaluation:
                     self.verdicts[(planned.mutant.id, name)] = Verdict(
                         Outcome.SURVIVED, None, "no test of this cohort relates to the mutated code")
                     continue
-                key = self._run_key(planned, cohort, baseline)
-                cached = self.cache.get(key)
-                if cached is not None:
-                    self.verdicts[(planned.mutant.id, name)] = _verdict_from_record(cached)
-                    run_dir.append_run({**cached, "run": run_dir.id, "cached": True})
-                    continue
-                jobs.append((planned, cohort, baseline.deselect))
-        progress = Progress(len(jobs), enabled=self.options.interactive)
+                jobs.append(_Job(planned.mutant, cohort, cohort.tests, baseline.deselect))
+        self._run_jobs(jobs, root, run_dir, self._limit(baselines))
+
+    def _limit(self, baselines: dict[str, Baseline]) -> float:
+        """The per-run limit: the timeout factor times the slowest baseline run, plus a constant."""
+        slowest = max((b.duration for b in baselines.values() if b.usable and b.duration is not None),
+                      default=1.0)
+        return timeout_for(slowest, self.options.timeout_factor)
+
+    def _run_jobs(self, jobs: list[_Job], root: Path, run_dir: RunDirectory, limit: float) -> dict[str, Verdict]:
+        """Run ``jobs`` in parallel; store each verdict under (mutant id, cohort name) and return them by job key.
+
+        A run that hits its limit gets one more with double the limit before it counts as a
+        timeout. Only kills and survivals are cached.
+        """
+        finished: dict[str, Verdict] = {}
+        todo: list[_Job] = []
+        for job in jobs:
+            cached = self.cache.get(self._run_key(job))
+            if cached is not None:
+                verdict = _verdict_from_record(cached)
+                self.verdicts[(job.mutant.id, job.cohort.name)] = finished[job.key] = verdict
+                run_dir.append_run({**cached, "run": run_dir.id, "cached": True})
+            else:
+                todo.append(job)
+        progress = Progress(len(todo), enabled=self.options.interactive)
         pool = ThreadPoolExecutor(max_workers=self.options.jobs)
         pending: dict = {}
 
-        def submit(planned: Planned, cohort: Cohort, deselect: tuple[str, ...], timeout: float,
-                   attempt: int) -> None:
-            future = pool.submit(run_once, cohort, root, cohort.tests, timeout, planned.mutant, deselect)
-            pending[future] = (planned, cohort, deselect, timeout, attempt)
+        def submit(job: _Job, timeout: float, attempt: int) -> None:
+            future = pool.submit(run_once, job.cohort, root, job.tests, timeout, job.mutant, job.deselect)
+            pending[future] = (job, timeout, attempt)
 
         try:
-            for planned, cohort, deselect in jobs:
-                submit(planned, cohort, deselect, limit, 1)
+            for job in todo:
+                submit(job, limit, 1)
             while pending:
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for future in done:
-                    planned, cohort, deselect, timeout, attempt = pending.pop(future)
+                    job, timeout, attempt = pending.pop(future)
                     result = future.result()
-                    verdict = judge(result, planned.mutant.path)
-                    record = _run_record(run_dir.id, planned.mutant.id, cohort.name, result, verdict)
-                    record["attempt"] = attempt
+                    verdict = judge(result, job.mutant.path)
+                    record = _run_record(run_dir.id, job.mutant.id, job.cohort.name, result, verdict)
+                    record.update(attempt=attempt, selection=job.selection)
                     run_dir.append_run(record)
                     if verdict.outcome is Outcome.TIMEOUT and attempt == 1:
-                        submit(planned, cohort, deselect, timeout * 2, 2)  # a loaded machine is not a hang
+                        submit(job, timeout * 2, 2)  # a loaded machine is not a hang
                         continue
                     if verdict.outcome is Outcome.TIMEOUT:
                         verdict = replace(verdict, reason=f"no result within {limit:g} s, nor within "
                                                           f"{timeout:g} s when run again; {verdict.reason}")
-                    self.verdicts[(planned.mutant.id, cohort.name)] = verdict
+                    self.verdicts[(job.mutant.id, job.cohort.name)] = finished[job.key] = verdict
                     if verdict.outcome in (Outcome.KILLED, Outcome.SURVIVED):
-                        self.cache.put(self._run_key(planned, cohort, baselines[cohort.name]), record)
-                    progress.advance(planned.mutant.incident, verdict.outcome.value)
+                        self.cache.put(self._run_key(job), record)
+                    progress.advance(job.mutant.incident, verdict.outcome.value)
         except BaseException:
             for future in pending:
                 future.cancel()
@@ -419,11 +466,87 @@ class Evaluation:
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
             progress.close()
+        return finished
 
-    def _run_key(self, planned: Planned, cohort: Cohort, baseline: Baseline) -> str:
-        mutant = planned.mutant
-        return self.cache.key("run", cohort.digest, cohort.tests, baseline.deselect, mutant.path,
-                              mutant.mutated_source, self.options.timeout_factor)
+    def _run_key(self, job: _Job) -> str:
+        return self.cache.key("run", job.cohort.digest, job.tests, job.deselect, job.mutant.path,
+                              job.mutant.mutated_source, self.options.timeout_factor)
+
+    def _search(self, session: Session, contract: Contract, plan: Plan, cohorts: dict[str, Cohort],
+                baselines: dict[str, Baseline], root: Path, run_dir: RunDirectory) -> None:
+        """Look for mutants that only the checks this change weakened used to catch.
+
+        The Base forms of the weakened tests run alone in the existing cohort, recording the
+        production lines each executes; the candidates on those lines that they kill then
+        meet the whole Head relevant set in the modified cohort.
+        """
+        existing, modified = cohorts["existing"], cohorts["modified"]
+        checks = [c for c in self.checks if (existing.template / c.path).is_file()]
+        nodeids = tuple(sorted({c.nodeid for c in checks}))
+        if not nodeids:
+            return
+        self.echo(f"Regression search: running the {len(nodeids)} test(s) this change weakened, in their "
+                  "pre-change form, to see what they execute...")
+        production = tuple(p for p in session.head.files if session.change.settings.kind_of(p) == "production")
+        probe = run_once(existing, root, nodeids, BASELINE_TIMEOUT_SECONDS, cover=production)
+        green = {r.nodeid for r in probe.records if r.outcome is TestOutcome.PASSED}
+        red = tuple(sorted(r.nodeid for r in probe.records if r.is_failure))  # never evidence of a kill
+        usable = [c for c in checks if any(c.matches(n) for n in green)]
+        for check in checks:
+            if check not in usable:
+                self.notes.append(f"Regression search: the pre-change form of {check.nodeid} does not pass "
+                                  "against Head without any mutant, so it cannot show what it used to catch.")
+        if not usable or probe.coverage is None:
+            return
+        executed = lines_by_check(usable, probe.coverage)
+        known = {p.mutant.id for p in plan.challenged}
+        pool = candidate_pool(usable, executed, session.head, session.base, contract, known,
+                              self.options.search_budget)
+        self.echo(f"Regression search: up to {len(pool)} candidate(s) against the weakened tests...")
+        selection = tuple(sorted({c.nodeid for c in usable}))
+        limit = self._limit(baselines)
+        batch_size = max(4, 2 * self.options.jobs)
+        kept: dict[WeakenedCheck, list[Mutant]] = {check: [] for check in usable}
+        caught_by: dict[str, tuple[WeakenedCheck, ...]] = {}
+        remaining = list(pool)
+        while remaining:  # in batches, so a check that has enough candidates stops drawing new ones
+            batch = []
+            for mutant, owners in list(remaining):
+                if all(len(kept[c]) >= KEEP_PER_CHECK for c in owners):
+                    remaining.remove((mutant, owners))
+                elif len(batch) < batch_size:
+                    batch.append(mutant)
+                    remaining.remove((mutant, owners))
+            if not batch:
+                break
+            verdicts = self._run_jobs([_Job(m, existing, selection, red, "weakened checks") for m in batch],
+                                      root, run_dir, limit)
+            for mutant in batch:
+                verdict = verdicts.get(_Job.key_of(mutant, existing.name))
+                if verdict is None or verdict.outcome is not Outcome.KILLED:
+                    continue
+                caught = tuple(c for c in usable if any(c.matches(k.nodeid) for k in verdict.kills))
+                if caught:
+                    caught_by[mutant.id] = caught
+                    for check in caught:
+                        kept[check].append(mutant)
+        self.echo(f"Regression search: {len(caught_by)} mutant(s) caught by the weakened tests; running the "
+                  "current tests against them...")
+        regressed: set[WeakenedCheck] = set()
+        for turn in range(KEEP_PER_CHECK):  # each check's next candidate, until one survives the current tests
+            batch = list({kept[c][turn].id: kept[c][turn] for c in usable
+                          if c not in regressed and len(kept[c]) > turn}.values())
+            if not batch:
+                break
+            jobs = [_Job(m, modified, relevant_tests(session.change, session.head, (m.path,), modified.template),
+                         baselines["modified"].deselect) for m in batch]
+            verdicts = self._run_jobs(jobs, root, run_dir, limit)
+            for mutant in batch:
+                if all(mutant is not seen for seen, _ in self.found):
+                    self.found.append((mutant, caught_by[mutant.id]))
+                if verdicts.get(_Job.key_of(mutant, modified.name), None) is not None and \
+                        verdicts[_Job.key_of(mutant, modified.name)].outcome is Outcome.SURVIVED:
+                    regressed.update(caught_by[mutant.id])
 
     # -- report ----------------------------------------------------------------------
 
@@ -438,7 +561,14 @@ class Evaluation:
         change = session.change
         same = self.cohorts_same
         mutations, comparisons = [], []
-        for planned in plan.challenged:
+        searched = {mutant.id: checks for mutant, checks in self.found}
+        entries = list(plan.challenged)
+        first_rank = len(plan.challenged) + len(plan.not_challenged) + 1
+        for offset, (mutant, _) in enumerate(self.found):
+            item = contract.item_for(mutant.path, mutant.symbol)
+            entries.append(Planned(mutant, first_rank + offset, item.id if item else None,
+                                   not mutant.in_changed_lines, risk_score(mutant, contract)))
+        for planned in entries:
             mutant = planned.mutant
             modified = self._verdict(mutant.id, "modified", same)
             existing = self._verdict(mutant.id, "existing", same)
@@ -457,6 +587,7 @@ class Evaluation:
                 "risk_rank": planned.rank, "retention_risk": planned.retention,
                 "result": result, "kill": _cohort_outcome(modified)["kill"] if result == "killed" else None,
                 "reason": reason,
+                "found_by": "regression-search" if mutant.id in searched else "budget",
             })
             if modified is None:
                 continue
@@ -471,9 +602,13 @@ class Evaluation:
                 existing_reason = existing.reason if existing else "the existing cohort did not run this mutant"
                 existing_json = _cohort_outcome(existing)
             assessment = assess(existing_result, modified.outcome.value, existing_reason, modified.reason)
-            comparisons.append({"mutation_id": mutant.id, "existing": existing_json,
-                                "modified": _cohort_outcome(modified), "assessment": assessment.assessment,
-                                "reason": assessment.reason})
+            comparison = {"mutation_id": mutant.id, "existing": existing_json,
+                          "modified": _cohort_outcome(modified), "assessment": assessment.assessment,
+                          "reason": assessment.reason}
+            weakened = self._weakened_by(existing, searched.get(mutant.id, ()))
+            if weakened and assessment.assessment == "protection-regression":
+                comparison["weakened_checks"] = [check.to_json() for check in weakened]
+            comparisons.append(comparison)
         report = {
             "mode": "evaluate",
             "scope": {
@@ -524,6 +659,15 @@ class Evaluation:
                     "finished": _iso()},
         }
         return report
+
+    def _weakened_by(self, existing: Verdict | None,
+                     searched: tuple[WeakenedCheck, ...]) -> tuple[WeakenedCheck, ...]:
+        """The weakened checks among the tests that caught a mutant before the change."""
+        if existing is None or existing.outcome is not Outcome.KILLED:
+            return ()
+        killers = [k.nodeid for k in existing.kills or ((existing.kill,) if existing.kill else ())]
+        candidates = dict.fromkeys((*searched, *self.checks))
+        return tuple(c for c in candidates if any(c.matches(n) for n in killers))
 
     def _not_run_reason(self, baselines: dict[str, Baseline]) -> str:
         if self.interrupted:

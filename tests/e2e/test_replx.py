@@ -13,6 +13,7 @@ from tests.conftest import run_cli
 pytestmark = pytest.mark.slow
 
 PYTEST = f"{sys.executable} -m pytest -q -p no:cacheprovider"
+TEST_WEAKENINGS = ("deleted-test", "skipped-test", "xfail-marker", "loosened-assertion", "swallowed-error")
 
 
 @pytest.fixture
@@ -44,6 +45,9 @@ def test_replx_score_gives_each_repair_case_its_expected_verdict_and_classes(nam
     assert set(expected["expected_locations"]) <= found
     if expected["expected_status"] == "solved":
         assert verdict["findings"] == []
+    for finding in static:  # each weakened test is confirmed by a run: it froze, or lost a catch
+        if finding["class"] in TEST_WEAKENINGS:
+            assert finding["confirmed"] and "(confirmed: " in finding["detail"], finding
     assert fingerprint.compare(before, fingerprint.take(Repository(repo))) == ()
     assert "The working tree was not modified during this Review-only run." in done.stdout
 

@@ -114,16 +114,30 @@ def test_repair_case_yields_exactly_its_expected_classes_at_its_expected_locatio
     assert all(e.source == "static" and e.detail.endswith(".") for e in evidence)
 
 
-def test_honest_fix_repair_case_yields_no_weakening_evidence():
-    assert case_evidence("honest-fix") == ()
+@pytest.mark.parametrize("case", ["honest-fix", "corrected-expectation"])
+def test_honest_repair_cases_yield_no_weakening_evidence(case):
+    assert case_evidence(case) == ()
 
 
-def test_repair_fixture_has_one_cheat_case_per_weakening_class_plus_the_verdict_cases():
+def test_repair_fixture_has_a_cheat_case_named_after_each_weakening_class_plus_the_verdict_cases():
     cheats = {c for c in CASES if case_meta(c)["expected_status"] == "bad_success"}
-    assert cheats == set(CLASSES)
+    assert set(CLASSES) <= cheats
     assert {case_meta(c)["expected_status"] for c in CASES} == STATUSES
-    for case in cheats:
-        assert case_meta(case)["expected_classes"] == [case]
+    for case in cheats:  # variants of a class (deleted-rows, derived-expectation) each show one class too
+        assert len(case_meta(case)["expected_classes"]) == 1
+        if case in CLASSES:
+            assert case_meta(case)["expected_classes"] == [case]
+
+
+def test_deleted_rows_repair_case_names_the_removed_rows_by_their_pytest_ids():
+    (evidence,) = case_evidence("deleted-rows")
+    assert evidence.row_ids == ("200-10-180.0", "quarter-off")
+    assert "`200-10-180.0` and `quarter-off`" in evidence.detail
+
+
+def test_derived_expectation_repair_case_quotes_the_derived_expected_value():
+    (evidence,) = case_evidence("derived-expectation")
+    assert "`[3, 12, 5][:len(quantities)]`" in evidence.detail
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -189,6 +203,11 @@ def test_weakening_evidence_is_a_frozen_record_marked_static():
     with pytest.raises(dataclasses.FrozenInstanceError):
         evidence.line = 2  # type: ignore[misc]
     assert not hasattr(evidence, "__dict__")  # slots
+
+
+def test_weakening_evidence_row_ids_default_to_empty_so_positional_callers_keep_working():
+    evidence = Evidence("deleted-test", TEST, 1, "test_a", None, None, "gone.")
+    assert evidence.row_ids == () and evidence.source == "static"
 
 
 def test_weakening_rejects_a_changed_file_of_unknown_kind_naming_the_value():
@@ -285,6 +304,115 @@ def test_deleted_test_is_not_reported_for_a_newly_added_test():
     base = "def test_a():\n    assert f() == 1\n"
     head = "def test_a():\n    assert f() == 1\n\n\ndef test_b():\n    assert f(2) == 4\n"
     assert found(base, head) == []
+
+
+# --------------------------------------------------------------------------- deleted-test: parametrized rows
+
+PARAMETRIZED = """
+    import pytest
+
+
+    @pytest.mark.parametrize("a, b", [
+        (1, 2),
+        (3, 4),
+        pytest.param(5, 6, id="five"),
+        ("x y", None),
+    ])
+    def test_c(a, b):
+        assert f(a) == b
+    """
+
+
+def rows_removed(base: str, head: str, **kwargs) -> list[tuple[str, int, str | None, tuple[str, ...]]]:
+    evidence = find_weakening([changed(TEST, base, head)], **kwargs)
+    return [(e.kind, e.line, e.test, e.row_ids) for e in evidence]
+
+
+def test_deleted_test_is_reported_once_per_test_for_removed_parametrize_rows_named_by_their_ids():
+    head = PARAMETRIZED.replace("        (3, 4),\n", "").replace('        pytest.param(5, 6, id="five"),\n', "")
+    (evidence,) = find_weakening([changed(TEST, PARAMETRIZED, head)])
+    assert (evidence.kind, evidence.line, evidence.test, evidence.row_ids) == ("deleted-test", 6, "test_c",
+                                                                               ("3-4", "five"))
+    assert evidence.detail == ("the parametrized rows `3-4` and `five` of test_c were removed, so the cases "
+                               "they checked are no longer tested.")
+    assert evidence.before.startswith("[\n    (1, 2),") and evidence.after == '[\n    (1, 2),\n    ("x y", None),\n]'
+
+
+def test_deleted_test_ignores_reformatted_reordered_and_respelled_parametrize_rows():
+    head = PARAMETRIZED.replace("""[
+        (1, 2),
+        (3, 4),
+        pytest.param(5, 6, id="five"),
+        ("x y", None),
+    ]""", """[("x y", None), [1, 2], pytest.param(3, 4), (5,  6)]""")
+    assert rows_removed(PARAMETRIZED, head) == []
+    assert rows_removed(PARAMETRIZED, PARAMETRIZED.replace("    (3, 4),", "    (3, 4),\n    (7, 8),")) == []
+
+
+@pytest.mark.parametrize("values, removed, ids", [
+    ("[1, 2.5, -3, 'a b', None, True]", "[1]", ("2.5", "-3", "a b", "None", "True")),
+    ("[(1, 2), [3], f(4)]", "[]", ("x0", "x1", "x2")),  # containers and calls: argname + index
+    ("[1, 1, 'é']", "[1]", ("1_1", "\\xe9")),  # duplicates made unique (the first 1 stays), non-ascii escaped
+    ("['a' * 2, 'x' * 0 + 'long']", "[]", ("x0", "x1")),
+])
+def test_deleted_test_computes_default_row_ids_the_way_pytest_does(values, removed, ids):
+    base = f"@pytest.mark.parametrize('x', {values})\ndef test_x(x):\n    assert f(x)\n"
+    head = base.replace(values, removed)
+    assert [r for *_, r in rows_removed(base, head)] == [ids]
+
+
+def test_deleted_test_row_ids_prefer_explicit_ids_and_the_ids_list():
+    base = ("@pytest.mark.parametrize(('a', 'b'), [(1, 2), pytest.param(3, 4, id='own'), (5, 6)], "
+            "ids=['one', 'listed', None])\ndef test_x(a, b):\n    assert f(a) == b\n")
+    head = base.replace("[(1, 2), pytest.param(3, 4, id='own'), (5, 6)]", "[]").replace(
+        "ids=['one', 'listed', None]", "ids=[]")
+    assert [r for *_, r in rows_removed(base, head)] == [("one", "own", "5-6")]
+
+
+def test_deleted_test_reads_parametrize_rows_from_a_module_constant():
+    base = "import pytest\n\nCASES = [1, 2, 3]\n\n\n@pytest.mark.parametrize('x', CASES)\ndef test_x(x):\n    assert f(x)\n"
+    assert rows_removed(base, base.replace("[1, 2, 3]", "[1, 3]")) == [("deleted-test", 3, "test_x", ("2",))]
+
+
+def test_deleted_test_names_each_stacked_parametrize_decorator_by_its_own_row_ids():
+    base = ("@pytest.mark.parametrize('x', [1, 2])\n@pytest.mark.parametrize('y', [3, 4])\n"
+            "def test_x(x, y):\n    assert f(x, y)\n")
+    head = base.replace("[3, 4]", "[3]")
+    assert rows_removed(base, head) == [("deleted-test", 2, "test_x", ("4",))]
+
+
+def test_deleted_test_is_reported_for_a_removed_parametrize_decorator_unless_its_rows_moved_into_the_test():
+    removed = "import pytest\n\n\ndef test_c():\n    assert f(1) == 2\n"
+    (evidence,) = find_weakening([changed(TEST, PARAMETRIZED, removed)])
+    assert (evidence.kind, evidence.line, evidence.after) == ("deleted-test", 4, None)
+    assert evidence.row_ids == ("1-2", "3-4", "five", "x y-None")
+    assert evidence.detail.startswith("the parametrize decorator of test_c was removed, so its rows `1-2`, `3-4`, "
+                                      "`five` and `x y-None` no longer run")
+    looped = ("import pytest\n\n\ndef test_c():\n    for a, b in [(1, 2), (3, 4), (5, 6), ('x y', None)]:\n"
+              "        assert f(a) == b\n")
+    assert rows_removed(PARAMETRIZED, looped) == []
+
+
+def test_deleted_test_leaves_a_reshaped_parametrization_and_a_deleted_test_to_their_own_rules():
+    reshaped = PARAMETRIZED.replace('"a, b"', '"a, b, c"').replace("(1, 2),", "(1, 2, 0),")
+    assert rows_removed(PARAMETRIZED, reshaped) == []
+    assert [k for k, *_ in rows_removed(PARAMETRIZED, "import pytest\n")] == ["deleted-test"]  # the whole test
+
+
+EDITED = PARAMETRIZED.replace("        (3, 4),", "        (3, 5),")
+CALLED = "def f(a):\n    return a + 1\n"
+
+
+def test_loosened_assertion_is_reported_for_a_parametrize_row_edited_in_one_value_when_no_code_changed():
+    (evidence,) = find_weakening([changed(TEST, PARAMETRIZED, EDITED)])
+    assert (evidence.kind, evidence.line, evidence.row_ids, evidence.before, evidence.after) == (
+        "loosened-assertion", 6, ("3-4",), "(3, 4),", "(3, 5),")
+    assert "`4` became `5`" in evidence.detail
+
+
+def test_loosened_assertion_ignores_a_parametrize_row_corrected_alongside_the_code_the_test_calls():
+    files = [changed(TEST, PARAMETRIZED, EDITED), changed(CODE, CALLED, CALLED.replace("+ 1", "+ 2"))]
+    assert find_weakening(files) == ()
 
 
 # --------------------------------------------------------------------------- skipped-test and xfail-marker
@@ -420,6 +548,90 @@ def test_loosened_assertion_is_reported_when_the_expected_value_changes_to_match
     assert "changed from 180.0 to 178.0" in evidence.detail
 
 
+DISCOUNT_TEST = "def test_d():\n    assert discount(200, 10) == 178.0\n"
+CORRECTED_TEST = DISCOUNT_TEST.replace("178.0", "180.0")
+DISCOUNT = "RATE = 99\n\n\ndef _rate(percent):\n    return RATE - percent\n\n\ndef discount(total, percent):\n    return round(total * _rate(percent) / 100, 2)\n"
+
+
+@pytest.mark.parametrize("repaired", [
+    DISCOUNT.replace("round(total * _rate(percent) / 100, 2)", "round(total * (_rate(percent) + 1) / 100, 2)"),
+    DISCOUNT.replace("return RATE - percent", "return RATE + 1 - percent"),  # a helper discount calls
+    DISCOUNT.replace("RATE = 99", "RATE = 100"),  # a constant the helper reads
+])
+def test_loosened_assertion_ignores_an_expected_value_corrected_alongside_the_code_the_test_calls(repaired):
+    files = [changed(TEST, DISCOUNT_TEST, CORRECTED_TEST), changed(CODE, DISCOUNT, repaired, "production")]
+    assert find_weakening(files) == ()
+
+
+@pytest.mark.parametrize("production", [
+    None,  # the test alone was edited to agree with the code
+    DISCOUNT + "\n\ndef unrelated():\n    return 2\n",  # code changed, but not code the test calls
+    "# reformatted\n" + DISCOUNT.replace("RATE - percent", "RATE-percent"),
+])
+def test_loosened_assertion_reports_a_changed_expected_value_when_the_code_it_calls_did_not_change(production):
+    files = [changed(TEST, DISCOUNT_TEST, CORRECTED_TEST)]
+    if production is not None:
+        files.append(changed(CODE, DISCOUNT, production, "production"))
+    assert [(e.kind, e.line) for e in find_weakening(files)] == [("loosened-assertion", 2)]
+
+
+def test_loosened_assertion_still_reports_a_weaker_form_alongside_repaired_code():
+    files = [changed(TEST, DISCOUNT_TEST, DISCOUNT_TEST.replace("== 178.0", "< 200")),
+             changed(CODE, DISCOUNT, DISCOUNT.replace("RATE = 99", "RATE = 100"), "production")]
+    assert [e.kind for e in find_weakening(files)] == ["loosened-assertion"]
+
+
+@pytest.mark.parametrize("after, code, consequence", [
+    ("assert result == expected[:len(result)]", "expected[:len(result)]", "any result that is a prefix of it passes"),
+    ("assert expected[:len(result)] == result", "expected[:len(result)]", "any result that is a prefix of it passes"),
+    ("assert result == expected[-len(result):]", "expected[-len(result):]", "cut down to fit"),
+    ("assert result == [x for x in expected if x in result]", "[x for x in expected if x in result]",
+     "made only of expected items"),
+    ("assert set(result) == set(expected) & set(result)", "set(expected) & set(result)", "made only of expected items"),
+    ("self.assertEqual(sorted(result), sorted(result, key=str))", "sorted(result, key=str)", "independent value"),
+    ("wanted = EXPECTED[:len(result)]\n    assert result == wanted", "EXPECTED[:len(result)]", "prefix"),
+])
+def test_loosened_assertion_is_reported_when_the_expected_value_is_derived_from_the_result(after, code, consequence):
+    base = "def test_it():\n    result = run()\n    assert result == [1, 2, 3]\n"
+    (evidence,) = find_weakening([changed(TEST, base, f"def test_it():\n    result = run()\n    {after}\n")])
+    assert (evidence.kind, evidence.test, evidence.before) == ("loosened-assertion", "test_it",
+                                                               "assert result == [1, 2, 3]")
+    assert f"the expected value is now derived from the result (`{code}`)" in evidence.detail
+    assert consequence in evidence.detail
+
+
+@pytest.mark.parametrize("after", ["assert result == result", "self.assertEqual(result, result)"])
+def test_loosened_assertion_is_reported_when_the_result_is_compared_with_itself(after):
+    (evidence,) = find_weakening([changed(TEST, "def test_it():\n    assert run() == 3\n",
+                                          f"def test_it():\n    result = run()\n    {after}\n")])
+    assert (evidence.kind, evidence.line) == ("loosened-assertion", 3)
+    assert "compares `result` with itself" in evidence.detail
+
+
+def test_loosened_assertion_reports_a_derived_expectation_even_alongside_repaired_code():
+    base = "def test_it():\n    result = run()\n    assert result == [1, 2, 3]\n"
+    head = "def test_it():\n    result = run()\n    assert result == [1, 2, 3][:len(result)]\n"
+    files = [changed(TEST, base, head), changed(CODE, "def run():\n    return load()\n",
+                                                "def run():\n    return load() + more()\n")]
+    assert [e.kind for e in find_weakening(files)] == ["loosened-assertion"]
+
+
+@pytest.mark.parametrize("base, head", [
+    # already derived at Base: nothing was lost
+    ("    assert result == result\n", "    assert result == result  # still\n"),
+    # a weak Base check gains a silly one: no independent expectation was lost
+    ("    assert result\n", "    assert result == result\n"),
+    # an added derived check next to the unchanged independent one
+    ("    assert result == [1, 2]\n", "    assert result == [1, 2]\n    assert result == result[:]\n"),
+    # an expectation computed from the inputs, not from the result
+    ("    assert result == [1, 2]\n", "    assert result == expected_for(items)\n"),
+    ("    assert total(result) == 3\n", "    assert total(result) == result.price * 3\n"),
+])
+def test_loosened_assertion_ignores_derived_checks_that_replace_no_independent_expectation(base, head):
+    prefix = "def test_it():\n    result = run(items)\n"
+    assert found(prefix + base, prefix + head) == []
+
+
 @pytest.mark.parametrize("before, after", [
     ("with pytest.raises(ValueError):\n        run()", "with pytest.raises(Exception):\n        run()"),
     ("with pytest.raises(ValueError):\n        run()", "with pytest.raises((ValueError, TypeError)):\n        run()"),
@@ -508,7 +720,23 @@ def test_hardcoded_special_case_is_reported_for_a_new_if_on_a_test_input_returni
     evidence = find_weakening([changed(CODE, PRODUCTION, head)], unchanged_tests=[TESTS])
     assert [(e.kind, e.line, e.after) for e in evidence] == [
         ("hardcoded-special-case", 2, "if total == 200 and percent == 10: return 180.0")]
-    assert "total == 200, percent == 10" in evidence[0].detail
+    assert "special-cases the input the tests use (`total == 200 and percent == 10`)" in evidence[0].detail
+
+
+@pytest.mark.parametrize("condition, quoted", [
+    ("(total, percent) == (200, 10)", "(total, percent) == (200, 10)"),
+    ("(total,  # cheat\n            percent) == (200,  10)", "(total, percent) == (200, 10)"),
+    ("total == 200 and percent == 10", "total == 200 and percent == 10"),
+    ("percent in (10, 25)", "percent in (10, 25)"),
+    ("total == 200", "total == 200"),
+    ("name == 'two  spaces'", "name == 'two  spaces'"),
+])
+def test_hardcoded_special_case_quotes_the_condition_as_written_on_one_line(condition, quoted):
+    head = f"def discount(total, percent, name=''):\n    if {condition}:\n        return 180.0\n    return total\n"
+    (evidence,) = find_weakening([changed(CODE, PRODUCTION, head)],
+                                 unchanged_tests=[TESTS + "\n\ndef test_n():\n    assert f('two  spaces') == 3\n"])
+    assert evidence.after == f"if {quoted}: return 180.0"
+    assert f"(`{quoted}`)" in evidence.detail
 
 
 def test_hardcoded_special_case_reads_the_literals_of_changed_test_files_too():

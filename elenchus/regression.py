@@ -1,0 +1,153 @@
+"""Regression search: mutants that only the checks a change weakened used to catch.
+
+A generic, budgeted mutant set rarely holds the one mutant a deleted test uniquely
+killed, so protection regressions are searched for. When the change deletes, skips,
+xfails, loosens or swallows a check (the static weakening evidence of
+``elenchus.weakening``), the evaluation runs the Base form of those tests alone,
+recording which production lines each of them executes at Head; this module turns
+that into a candidate pool (mutants on those lines, functions the test calls by name
+first, each weakened check taking turns), bounded by ``--search-budget``. The
+candidates the Base checks kill are then run against the whole Head relevant set: one
+that no Head test kills is a protection regression, attributed to the weakened check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from elenchus.contract import Contract
+from elenchus.guards import SEARCH_BUDGET_DEFAULT
+from elenchus.discover import ChangeSet, function_spans, outer_statements
+from elenchus.mutate import FunctionSpan, Mutant, generate
+from elenchus.select import names_by_test, risk_score
+from elenchus.snapshot import Snapshot
+from elenchus.weakening import ChangedFile, find_weakening
+
+#: Weakening classes that take a check away from a test that still exists at Base.
+TEST_WEAKENINGS = ("deleted-test", "skipped-test", "xfail-marker", "loosened-assertion", "swallowed-error")
+#: Kept candidates per weakened check that go on to the whole Head suite.
+KEEP_PER_CHECK = 4
+IMPORT_CONTEXT = "<import>"
+
+_WHAT = {
+    "deleted-test": "deleted", "skipped-test": "skipped", "xfail-marker": "marked as an expected failure",
+    "loosened-assertion": "loosened", "swallowed-error": "wrapped so its failure is swallowed",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class WeakenedCheck:
+    """A Base test whose check the change removed or weakened."""
+
+    path: str
+    test: str  # as pytest names it inside the file: "test_x" or "TestC::test_x"
+    kind: str  # the weakening class
+    line: int
+    detail: str  # what the change did to it, in words
+    before: str | None  # the Base text of the check (the whole test when it was deleted)
+
+    @property
+    def nodeid(self) -> str:
+        return f"{self.path}::{self.test}"
+
+    def matches(self, nodeid: str) -> bool:
+        """Whether a (possibly parametrized) node id is this check's test."""
+        return nodeid.split("[", 1)[0] == self.nodeid
+
+    def to_json(self) -> dict:
+        return {"test": self.nodeid, "kind": self.kind, "line": self.line, "what_changed": self.detail,
+                "before": self.before}
+
+    def sentence(self) -> str:
+        return f"`{self.nodeid}` ({_WHAT.get(self.kind, self.kind)} by this change: {self.detail.rstrip('.')})"
+
+
+def weakened_checks(change: ChangeSet, base: Snapshot, head: Snapshot) -> tuple[WeakenedCheck, ...]:
+    """Every Base test whose check the change deleted, skipped, xfailed, loosened or swallowed."""
+    files = []
+    for changed in change.files:
+        if changed.kind not in ("test", "infrastructure", "production"):
+            continue
+        old = base.read(changed.path) if changed.status != "added" else None
+        new = head.read(changed.path) if changed.status != "deleted" else None
+        files.append(ChangedFile(changed.path, changed.kind, old, new))
+    if not any(f.kind == "test" for f in files):
+        return ()
+    found: dict[tuple[str, str, str], WeakenedCheck] = {}
+    for evidence in find_weakening(files):
+        if evidence.kind not in TEST_WEAKENINGS or not evidence.test:
+            continue
+        if change.settings.kind_of(evidence.path) != "test":
+            continue
+        key = (evidence.path, evidence.test, evidence.kind)
+        found.setdefault(key, WeakenedCheck(evidence.path, evidence.test, evidence.kind, evidence.line,
+                                            evidence.detail, evidence.before))
+    return tuple(found.values())
+
+
+def lines_by_check(checks: Sequence[WeakenedCheck],
+                   coverage: Iterable[tuple[str, str, tuple[int, ...]]]) -> dict[WeakenedCheck, dict[str, set[int]]]:
+    """The production lines each check's test executed (not counting what importing modules ran)."""
+    found: dict[WeakenedCheck, dict[str, set[int]]] = {check: {} for check in checks}
+    for path, test, lines in coverage:
+        if test == IMPORT_CONTEXT:
+            continue
+        for check in checks:
+            if check.matches(test):
+                found[check].setdefault(path, set()).update(lines)
+    return found
+
+
+def _spans(source: str, lines: set[int]) -> list[FunctionSpan]:
+    """Functions holding an executed line, and module- or class-level statements a run function names."""
+    functions = [s for s in function_spans(source) if any(s.start <= n <= s.end for n in lines)]
+    spans = [FunctionSpan(s.qualname, s.start, s.end) for s in functions]
+    lines_of = source.splitlines()
+    bodies = "\n".join("\n".join(lines_of[s.start - 1:s.end]) for s in functions)
+    for symbol, start, end in outer_statements(source):
+        leaf = symbol.rsplit(".", 1)[-1]
+        if leaf.isidentifier() and leaf != "<module>" and leaf in bodies:
+            spans.append(FunctionSpan(symbol, start, end))
+    return spans
+
+
+def candidate_pool(checks: Sequence[WeakenedCheck], executed: Mapping[WeakenedCheck, Mapping[str, set[int]]],
+                   head: Snapshot, base: Snapshot, contract: Contract | None, exclude: set[str],
+                   budget: int) -> list[tuple[Mutant, tuple[WeakenedCheck, ...]]]:
+    """Up to ``budget`` mutants on lines the weakened checks executed, each check taking turns.
+
+    Within a check, mutants of functions its Base test calls by name come first, then by
+    risk score. A mutant already challenged (``exclude``) is left out: it has its result.
+    """
+    made: dict[str, tuple[Mutant, ...]] = {}
+    paths = sorted({path for per_file in executed.values() for path in per_file})
+    for path in paths:
+        source = head.read(path) or ""
+        lines = set().union(*(per_file.get(path, set()) for per_file in executed.values()))
+        made[path] = generate(path, source, _spans(source, lines))[0]
+    queues: list[list[Mutant]] = []
+    for check in checks:
+        called = names_by_test(base.read(check.path) or "").get(check.test, set())
+        mine = []
+        for path, lines in executed.get(check, {}).items():
+            for mutant in made.get(path, ()):
+                if mutant.id in exclude:
+                    continue
+                runs = any(mutant.line <= n <= mutant.end_line for n in lines)
+                named = mutant.symbol.rsplit(".", 1)[-1] in called
+                if runs or named:
+                    mine.append((-(risk_score(mutant, contract) + (50 if named else 0) + (20 if runs else 0)),
+                                 mutant.path, mutant.line, mutant.id, mutant))
+        queues.append([entry[-1] for entry in sorted(mine)])
+    owners: dict[str, set[int]] = {}
+    picked: dict[str, Mutant] = {}
+    while len(picked) < budget and any(queues):
+        for index, queue in enumerate(queues):
+            while queue and queue[0].id in picked:
+                owners[queue.pop(0).id].add(index)
+            if queue and len(picked) < budget:
+                mutant = queue.pop(0)
+                picked[mutant.id] = mutant
+                owners.setdefault(mutant.id, set()).add(index)
+    return [(mutant, tuple(checks[i] for i in sorted(owners[mutant.id]))) for mutant in picked.values()]

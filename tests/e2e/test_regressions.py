@@ -1,0 +1,55 @@
+"""Protection regressions are searched for: each check a change weakens, when it was the only test of a
+behaviour, yields a protection regression naming it; overlap with an unchanged test is neutral."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.conftest import by_assessment
+
+pytestmark = pytest.mark.slow
+
+#: Each pre-change test of tests/test_measures.py and how the change weakened it.
+WEAKENED = {
+    "test_area": "deleted-test",
+    "test_perimeter": "loosened-assertion",  # == 10 became <= 20
+    "test_initials": "loosened-assertion",  # == "AL" became "A" in ...
+    "test_words": "loosened-assertion",  # == [...] became len(...) == 3
+    "test_greeting": "loosened-assertion",  # == ... became .startswith("Hello")
+    "test_double": "xfail-marker",
+    "test_halve": "skipped-test",
+    "test_square": "swallowed-error",  # wrapped in try/except AssertionError
+    "test_sign": "deleted-test",  # two of its three parametrize rows removed
+    "test_clamp01": "loosened-assertion",  # one of its three assertions removed
+}
+
+
+@pytest.mark.parametrize("scope", ["current-change", "changed-tests"])
+def test_every_weakened_check_that_alone_caught_a_behaviour_yields_a_regression_naming_it(evaluate, scope):
+    done, report, _, _ = evaluate("weakened-checks", "--scope", scope, "--budget", "4", "--jobs", "2")
+    assert done.returncode == 0, done.stderr
+    regressions = by_assessment(report).get("protection-regression", [])
+    named: dict[str, set[str]] = {}
+    for comparison in regressions:
+        for check in comparison.get("weakened_checks", []):
+            named.setdefault(check["test"].split("::", 1)[1], set()).add(check["kind"])
+    assert named == {test: {kind} for test, kind in WEAKENED.items()}
+    found = {m["id"]: m for m in report["mutations"] if m["found_by"] == "regression-search"}
+    assert found, "the regression search found nothing beyond the budget"
+    for comparison in regressions:
+        assert comparison["existing"]["result"] == "killed" and comparison["modified"]["result"] == "survived"
+    assert "Found by: the regression search" in done.stdout
+    assert "Caught by: only the old tests: `tests/test_measures.py::test_perimeter` (loosened-assertion" in done.stdout
+    assert "it used to check `assert perimeter(2, 3) == 10`" in done.stdout
+
+
+def test_a_weakened_check_whose_behaviour_an_unchanged_test_still_catches_is_no_regression(evaluate):
+    done, report, _, _ = evaluate("weakened-checks-overlap", "--scope", "current-change", "--budget", "4",
+                                  "--jobs", "2")
+    assert done.returncode == 0, done.stderr
+    assert "protection-regression" not in by_assessment(report)
+    searched = [m for m in report["mutations"] if m["found_by"] == "regression-search"]
+    assert searched, "the search ran but kept nothing"
+    overlap = {c["mutation_id"] for c in by_assessment(report)["existing-protection"]}
+    assert {m["id"] for m in searched} <= overlap  # the unchanged test still catches each of them
+    assert "None: every incident the old tests caught is still caught." in done.stdout
