@@ -29,13 +29,19 @@ def _where(location: dict) -> str:
 
 
 def _kill_text(outcome: dict) -> str:
+    """The test named as having caught the mutant, and the others that caught it too."""
     kill = outcome.get("kill")
     if kill:
         how = {"assertion": "an assertion failed",
                "expected-exception-not-raised": "the expected exception was not raised",
-               "unexpected-exception": "an exception crossed the mutated code",
+               "unexpected-exception": "it failed with an exception the mutant caused",
                "timeout": "timed out"}.get(kill["kind"], kill["kind"])
-        return f"`{kill['test']}` ({how})"
+        others = [k["test"] for k in outcome.get("kills") or () if k["test"] != kill["test"]]
+        also = ""
+        if others:
+            shown = ", ".join(f"`{test}`" for test in others[:3])
+            also = f"; also {shown}" + (f" and {len(others) - 3} more" if len(others) > 3 else "")
+        return f"`{kill['test']}` ({how}){also}"
     return _RESULT_WORDS.get(outcome["result"], outcome["result"])
 
 

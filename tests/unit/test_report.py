@@ -50,3 +50,14 @@ def test_a_changed_file_without_mutants_is_listed_with_the_reason():
     report["scope"]["production_sites"] = [{"path": path, "mutants": 0,
                                             "reason": "an import (`import os`); a missing import fails at load"}]
     assert f"`{path}` (no mutant: an import (`import os`)" in render_markdown(report)
+
+
+def test_caught_by_names_the_strongest_test_and_every_other_test_that_caught_the_incident():
+    report = example()
+    comparison = next(c for c in report["comparisons"] if c["assessment"] == "existing-protection")
+    first = comparison["existing"]["kill"]["test"]
+    comparison["existing"]["kills"] = [{"test": first, "kind": "assertion"}] + [
+        {"test": f"tests/test_more.py::test_{n}", "kind": "unexpected-exception"} for n in range(5)]
+    text = render_markdown(report)
+    assert (f"`{first}` (an assertion failed); also `tests/test_more.py::test_0`, `tests/test_more.py::test_1`, "
+            "`tests/test_more.py::test_2` and 2 more") in text
