@@ -8,6 +8,7 @@ protection regression (true positives), the expected ones not named (false negat
 other test named (false positives), then writes the table.
 
     python benchmarks/regression_fixtures.py [--out benchmarks/results/regression_fixtures.json]
+        [--python OTHER_VENV/bin/python]   # evaluate with another installed Elenchus (a before/after)
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ def named_tests(report: dict) -> set[str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "regression_fixtures.json"))
+    parser.add_argument("--python", default=sys.executable, help="the interpreter whose Elenchus evaluates")
     args = parser.parse_args()
     rows = []
     with tempfile.TemporaryDirectory(prefix="elenchus-regressions-") as tmp:
@@ -59,9 +61,10 @@ def main() -> int:
             out = Path(tmp) / f"{number}.json"
             started = time.monotonic()
             done = subprocess.run(
-                [sys.executable, "-m", "elenchus", "evaluate", "--repo", str(repo), "--scope", scope,
+                [args.python, "-m", "elenchus", "evaluate", "--repo", str(repo), "--scope", scope,
                  "--budget", "4", "--jobs", "2", "--fresh", "--json", str(out)],
-                capture_output=True, text=True, env={**os.environ, "ELENCHUS_RUNS_DIR": str(Path(tmp) / "runs")})
+                capture_output=True, text=True, cwd=tmp,  # not this checkout: `-m elenchus` must find --python's
+                env={**os.environ, "ELENCHUS_RUNS_DIR": str(Path(tmp) / "runs")})
             named = named_tests(json.loads(out.read_text())) if out.exists() else None
             row = {"scenario": scenario, "scope": scope, "exit_code": done.returncode,
                    "wall_seconds": round(time.monotonic() - started, 1), "expected": sorted(expected),
@@ -76,7 +79,7 @@ def main() -> int:
     tp = sum(r["true_positives"] for r in measured)
     fp = sum(r["false_positives"] for r in measured)
     fn = sum(r["false_negatives"] for r in measured)
-    result = {"runs": rows, "true_positives": tp, "false_positives": fp, "false_negatives": fn,
+    result = {"python": args.python, "runs": rows, "true_positives": tp, "false_positives": fp, "false_negatives": fn,
               "precision": round(tp / (tp + fp), 3) if tp + fp else None,
               "recall": round(tp / (tp + fn), 3) if tp + fn else None}
     Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
