@@ -66,6 +66,7 @@ from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import strategies as st
 
 from elenchus import callrecord
+from elenchus.layout import SourceLayout
 from elenchus.mutate import Mutant
 from elenchus.run import (
     Execution,
@@ -251,9 +252,9 @@ def _is_generator(node: ast.FunctionDef) -> bool:
     return False
 
 
-def unsupported_reason(reference_dir: Path, mutant: Mutant) -> str | None:
-    """Why no probe can be generated for ``mutant`` (None: it can)."""
-    symbol = mutant.symbol
+def unsupported_reason(reference_dir: Path, mutant: Mutant, symbol: str | None = None) -> str | None:
+    """Why no probe can be generated for ``mutant`` through ``symbol`` (default: its own function)."""
+    symbol = symbol or mutant.symbol
     if not symbol.isidentifier():
         return f"`{symbol}` is not a module-level function (methods and nested functions are not probed)"
     if symbol.startswith("_"):
@@ -320,11 +321,13 @@ def _place(workspace: Path, relpath: str, source: str) -> Path:
 class _Driver:
     """One ``callrecord.serve`` process in a workspace, answering calls over pipes."""
 
-    def __init__(self, workspace: Path, module: str, qualname: str, per_call: float) -> None:
+    def __init__(self, workspace: Path, module: str, qualname: str, per_call: float,
+                 roots: Sequence[str] = ()) -> None:
         self.workspace = workspace
         self.module = module
         self.qualname = qualname
         self.per_call = per_call
+        self.roots = tuple(roots)
         self.error: str | None = None
         self._proc: subprocess.Popen[bytes] | None = None
         self._buffer = b""
@@ -347,6 +350,11 @@ class _Driver:
         env = scrub_environment(os.environ)
         env["PYTHONDONTWRITEBYTECODE"] = "1"
         env["PYTHONHASHSEED"] = "0"
+        if self.roots:  # import the workspace's copy, never the user's checkout
+            base = self.workspace.resolve()
+            env["PYTHONPATH"] = os.pathsep.join(str(base if r == "." else base / r) for r in self.roots)
+        else:
+            env.pop("PYTHONPATH", None)
         code = _loader() + "raise SystemExit(module.serve(sys.argv[1:]))\n"
         try:
             self._proc = subprocess.Popen(
@@ -440,6 +448,7 @@ def record_calls(
     *,
     timeout: float = RECORD_TIMEOUT,
     scratch: Path | None = None,
+    roots: Sequence[str] = (),
 ) -> dict[str, list[CallSample]]:
     """The literal arguments each target received while ``tests`` ran on the reference.
 
@@ -447,7 +456,7 @@ def record_calls(
     ``"module:qualname"`` per target (an empty list when no call was recorded, also when
     the run could not complete). ``tests`` are paths or node ids (an empty sequence runs
     pytest's default selection). The run happens once, in a fresh copy, under
-    ``timeout`` seconds.
+    ``timeout`` seconds, importing the project from ``roots`` (workspace-relative) when given.
     """
     keys = [f"{module}:{qualname}" for module, qualname in targets]
     found: dict[str, list[CallSample]] = {key: [] for key in keys}
@@ -468,8 +477,12 @@ def record_calls(
         for key in keys:
             argv += [callrecord.TARGET_OPTION, key]
         argv += ["-q", "-p", "no:cacheprovider", *tests]
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+        if roots:  # the workspace's own source roots, never the user's checkout
+            base = workspace.resolve()
+            env["PYTHONPATH"] = os.pathsep.join(str(base if r == "." else base / r) for r in roots)
         try:
-            run_command(workspace, shlex.join(argv), timeout)
+            run_command(workspace, shlex.join(argv), timeout, env=env)
             for part in sorted(out_dir.glob("calls.jsonl*")):
                 if part.name.endswith(".part"):
                     continue
@@ -540,6 +553,7 @@ class _Comparer:
         self.mutant = mutant
         self.deadline = deadline
         self._seen: dict[str, Distinction | None] = {}
+        self.tried: dict[str, int] = {}  # inputs actually called, by origin
 
     def check(self, args_repr: Sequence[str], kwargs_repr: Mapping[str, str], origin: str) -> Distinction | None:
         key = json.dumps([list(args_repr), sorted(kwargs_repr.items())])
@@ -547,6 +561,7 @@ class _Comparer:
             return self._seen[key]
         if time.monotonic() > self.deadline:
             return None
+        self.tried[origin] = self.tried.get(origin, 0) + 1
         result = None
         reference = _observed(self.reference.call(args_repr, kwargs_repr))
         if reference is not None:
@@ -575,7 +590,33 @@ class _Found(Exception):
         self.distinction = distinction
 
 
-def find_distinguishing_input(
+@dataclass(frozen=True, slots=True)
+class InputSearch:
+    """What looking for a distinguishing input found, and what it tried.
+
+    ``searched`` is False when no input could be tried at all (the function cannot be
+    probed or imported): then nothing is known, and ``reason`` says why. ``tried``
+    counts the inputs called, by origin; ``seconds`` is the wall time spent.
+    """
+
+    distinction: Distinction | None
+    searched: bool
+    reason: str | None
+    tried: tuple[tuple[str, int], ...]
+    seconds: float
+
+    @property
+    def inputs(self) -> int:
+        return sum(count for _, count in self.tried)
+
+
+def find_distinguishing_input(reference_dir: Path, mutant: Mutant, samples: Sequence[CallSample],
+                              **options: Any) -> Distinction | None:
+    """The first input on which ``mutant`` fails a reference-output assertion, or None (``search_input``)."""
+    return search_input(reference_dir, mutant, samples, **options).distinction
+
+
+def search_input(
     reference_dir: Path,
     mutant: Mutant,
     samples: Sequence[CallSample],
@@ -586,25 +627,38 @@ def find_distinguishing_input(
     per_call_timeout: float = PER_CALL_TIMEOUT,
     time_budget: float = SEARCH_SECONDS,
     scratch: Path | None = None,
-) -> Distinction | None:
-    """The first input on which ``mutant`` fails a reference-output assertion, or None.
+    symbol: str | None = None,
+    module: str | None = None,
+    roots: Sequence[str] = (),
+) -> InputSearch:
+    """Look for an input on which ``mutant`` fails a reference-output assertion.
 
     Recorded ``samples`` (those of this function) are tried first, in order; then up to
     ``boundary_budget`` boundary candidates (``_boundary_calls``: constants of the
     mutated lines and their neighbours, then ``test_literals``, the values the related
     tests write (``literals_in``), then edge values of each argument's type); then up to
     ``search_budget`` Hypothesis examples (derandomized, shrunk to a small input). All
-    steps share ``time_budget``. None also when the function cannot be probed
-    (``unsupported_reason``) or imported.
+    steps share ``time_budget``. ``symbol`` calls another public function of the module
+    (one that reaches the mutated code) instead of the mutated one; ``module`` and
+    ``roots`` say how the workspace imports it (default: ``module_name_for``, no roots).
     """
+    started = time.monotonic()
     reference_dir = Path(reference_dir)
-    if unsupported_reason(reference_dir, mutant) is not None:
-        return None
-    module = module_name_for(mutant.path, reference_dir)
-    target = f"{module}:{mutant.symbol}"
+    symbol = symbol or mutant.symbol
+
+    def outcome(distinction: Distinction | None, searched: bool, reason: str | None,
+                comparer: _Comparer | None = None) -> InputSearch:
+        tried = tuple(sorted((comparer.tried if comparer else {}).items()))
+        return InputSearch(distinction, searched, reason, tried, round(time.monotonic() - started, 3))
+
+    why = unsupported_reason(reference_dir, mutant, symbol)
+    if why is not None:
+        return outcome(None, False, why)
+    module = module or module_name_for(mutant.path, reference_dir)
+    target = f"{module}:{symbol}"
     mine = [s for s in samples if s.target in (target, "")]
     source = (reference_dir / mutant.path).read_text(encoding="utf-8")
-    node = _function_node(source, mutant.symbol)
+    node = _function_node(source, symbol)
     assert isinstance(node, ast.FunctionDef)
     with _scratch(scratch) as root, ExitStack() as stack:
         reference_copy = fresh_copy(reference_dir, root)
@@ -612,15 +666,15 @@ def find_distinguishing_input(
         mutant_copy = fresh_copy(reference_dir, root)
         stack.callback(remove_tree, mutant_copy)
         write_mutant(mutant_copy, mutant.path, mutant.mutated_source)
-        reference = stack.enter_context(_Driver(reference_copy, module, mutant.symbol, per_call_timeout))
-        mutated = stack.enter_context(_Driver(mutant_copy, module, mutant.symbol, per_call_timeout))
+        reference = stack.enter_context(_Driver(reference_copy, module, symbol, per_call_timeout, roots))
+        mutated = stack.enter_context(_Driver(mutant_copy, module, symbol, per_call_timeout, roots))
         if not reference.ready or not mutated.ready:
-            return None
+            return outcome(None, False, reference.error or mutated.error or f"cannot call {target}")
         comparer = _Comparer(reference, mutated, time.monotonic() + time_budget)
         for sample in mine:
             found = comparer.check(sample.args_repr, dict(sample.kwargs_repr), "recorded")
             if found is not None and comparer.confirm(found):
-                return found
+                return outcome(found, True, None, comparer)
         signature = _Signature.of(node)
         constants = _mutated_constants(source, mutant)
         for args_repr, kwargs_repr, origin in _boundary_calls(signature, mine, constants, test_literals,
@@ -629,13 +683,12 @@ def find_distinguishing_input(
                 break
             found = comparer.check(args_repr, kwargs_repr, origin)
             if found is not None and comparer.confirm(found):
-                return found
-        if search_budget <= 0:
-            return None
-        found = _search(signature, mine, comparer, search_budget)
-        if found is not None and comparer.confirm(found):
-            return found
-    return None
+                return outcome(found, True, None, comparer)
+        if search_budget > 0:
+            found = _search(signature, mine, comparer, search_budget)
+            if found is not None and comparer.confirm(found):
+                return outcome(found, True, None, comparer)
+        return outcome(None, True, None, comparer)
 
 
 # --- boundary candidates
@@ -1184,9 +1237,11 @@ def _import_lines(names: Mapping[str, list[str]]) -> list[str]:
 
 
 def write_probe(mutant: Mutant, distinction: Distinction, module: str, *,
-                contract_id: str | None = None) -> Probe:
-    """A readable pytest file asserting the reference's behaviour on the distinguishing input."""
-    function = mutant.symbol
+                contract_id: str | None = None, function: str | None = None) -> Probe:
+    """A readable pytest file asserting the reference's behaviour on the distinguishing input.
+
+    ``function`` is the public function the input calls (default: the mutated one)."""
+    function = function or mutant.symbol
     names: dict[str, list[str]] = {}
     if function.startswith("test"):  # imported under its own name pytest would collect it as a test
         parent, _, leaf = module.rpartition(".")
@@ -1327,13 +1382,14 @@ def private_names_in(source: str) -> list[str]:
 
 
 def _run_in_copy(template: Path, probe_path: str, probe_source: str, selector: str, root: Path,
-                 timeout: float, mutant: Mutant | None = None) -> RunResult:
+                 timeout: float, mutant: Mutant | None = None, layout: SourceLayout | None = None) -> RunResult:
     workspace = fresh_copy(Path(template), root)
     try:
         if mutant is not None:
             write_mutant(workspace, mutant.path, mutant.mutated_source)
         _place(workspace, probe_path, probe_source)
-        return run_pytest(workspace, [selector], timeout, mutated_file=mutant.path if mutant else None)
+        return run_pytest(workspace, [selector], timeout, mutated_file=mutant.path if mutant else None,
+                          layout=layout)
     finally:
         remove_tree(workspace)
 
@@ -1378,19 +1434,20 @@ def _kill(result: RunResult) -> tuple[TestRecord | None, str]:
 
 
 def verify_probe(reference_dir: Path, probe: Probe, mutant: Mutant, *, timeout: float = PROBE_TIMEOUT,
-                 scratch: Path | None = None) -> ProbeCheck:
+                 scratch: Path | None = None, layout: SourceLayout | None = None) -> ProbeCheck:
     """Accept ``probe`` only if it touches no private name, passes on a fresh copy of the
     reference, and fails at its assertion on a fresh copy with ``mutant`` applied."""
     private = private_names_in(probe.source)
     if private:
         return ProbeCheck(False, f"touches private names: {', '.join(private)}; a probe may use only public API")
     with _scratch(scratch) as root:
-        reference = _run_in_copy(reference_dir, probe.path, probe.source, probe.path, root, timeout)
+        reference = _run_in_copy(reference_dir, probe.path, probe.source, probe.path, root, timeout,
+                                 layout=layout)
         problem = _reference_problem(reference)
         if problem is not None:
             return ProbeCheck(False, problem)
         record, why = _kill(_run_in_copy(reference_dir, probe.path, probe.source, probe.path, root,
-                                         timeout, mutant))
+                                         timeout, mutant, layout))
     if record is None:
         return ProbeCheck(False, f"passes on the reference but {why} (mutant {mutant.id})")
     return ProbeCheck(True, f"passes on the reference and, on mutant {mutant.id}, {why}", (mutant.id,))
