@@ -236,7 +236,7 @@ def _build(
                             family=candidate.site.family,
                             changed_intent=candidate.site.changed_intent, reason=reason)
 
-        reason = _arid_reason(view, site)
+        reason = _arid_reason(view, site) or _boundary_equivalent(view, site)
         if reason is not None:
             outcomes.append(reject(reason))
             continue
@@ -632,6 +632,83 @@ def _is_script_guard(test: cst.BaseExpression) -> bool:
 
 
 # ----------------------------------------------------------------------- equivalence
+
+_STRICT_PAIRS = ({cst.LessThan, cst.LessThanEqual}, {cst.GreaterThan, cst.GreaterThanEqual})
+#: Operands whose evaluation has no side effect, so evaluating them once more or once less is harmless.
+_PURE = (cst.Name, cst.Attribute, cst.Integer, cst.Float, cst.SimpleString, cst.Comparison, cst.UnaryOperation,
+         cst.BooleanOperation)
+
+
+def _boundary_equivalent(view: SourceView, site: Site) -> str | None:
+    """Why moving a bound between strict and inclusive cannot change behaviour, or None.
+
+    ``A < B`` and ``A <= B`` differ only when ``A == B``. When the branch the condition
+    picks then yields one side and the other branch yields the other side (``if v > hi:
+    return hi`` followed by ``return v``; ``a if a < b else b``; ``if v > hi: v = hi``),
+    both give the same value there, so no input can tell the mutant apart.
+    """
+    if site.replacement is REMOVE or not any(
+            type(site.target) in pair and type(site.replacement) in pair for pair in _STRICT_PAIRS):
+        return None
+    target = view.parent(site.target)
+    comparison = view.parent(target) if isinstance(target, cst.ComparisonTarget) else None
+    if not isinstance(comparison, cst.Comparison) or len(comparison.comparisons) != 1:
+        return None
+    left, right = _text(view, comparison.left), _text(view, comparison.comparisons[0].comparator)
+    sides = {left, right}
+    if len(sides) != 2:
+        return None
+    test = comparison
+    parent = view.parent(test)
+    while isinstance(parent, cst.BooleanOperation):  # `hi is not None and v > hi`: same question
+        if not all(isinstance(side, _PURE) for side in (parent.left, parent.right)):
+            return None
+        test, parent = parent, view.parent(parent)
+    outcomes = _branch_values(view, parent, test)
+    if outcomes is None or {_text(view, value) for value in outcomes} != sides:
+        return None
+    return (f"equivalent at the boundary: when `{left}` equals `{right}` both branches give the same "
+            "value, so no input can tell the bounds apart")
+
+
+def _text(view: SourceView, node: cst.CSTNode) -> str:
+    return " ".join(view.module.code_for_node(node).split())
+
+
+def _branch_values(view: SourceView, holder: cst.CSTNode | None, test: cst.CSTNode) -> tuple | None:
+    """The two values a condition chooses between: (if true, if false), or None when not that simple."""
+    if isinstance(holder, cst.IfExp) and holder.test is test:
+        return holder.body, holder.orelse
+    if not isinstance(holder, cst.If) or holder.test is not test:
+        return None
+    body = _only_statement(holder.body)
+    if isinstance(body, cst.Assign) and len(body.targets) == 1:  # `if v > hi: v = hi`: a no-op at equality
+        return body.targets[0].target, body.value
+    if not isinstance(body, cst.Return) or body.value is None:
+        return None
+    if holder.orelse is not None:
+        other = _only_statement(holder.orelse.body) if isinstance(holder.orelse, cst.Else) else None
+    else:
+        block = view.parent(holder)
+        siblings = list(block.body) if isinstance(block, (cst.IndentedBlock, cst.Module)) else []
+        index = next((i for i, node in enumerate(siblings) if node is holder), None)
+        following = siblings[index + 1] if index is not None and index + 1 < len(siblings) else None
+        other = _only_statement(following) if following is not None else None
+    if not isinstance(other, cst.Return) or other.value is None:
+        return None
+    return body.value, other.value
+
+
+def _only_statement(node: cst.CSTNode) -> cst.CSTNode | None:
+    """The single small statement of a block or statement line, else None."""
+    if isinstance(node, cst.IndentedBlock):
+        if len(node.body) != 1:
+            return None
+        node = node.body[0]
+    if isinstance(node, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) and len(node.body) == 1:
+        return node.body[0]
+    return None
+
 
 
 def _compile(source: str, path: str) -> tuple[CodeType | None, str]:

@@ -63,14 +63,16 @@ CLAMP = src('''
 
 
 def test_mutate_reports_the_clamp_boundary_as_an_incident_with_a_two_line_context_diff():
-    mutants, _ = generate("pkg/clamp.py", CLAMP)
+    mutants, rejected = generate("pkg/clamp.py", CLAMP)
     boundary = [m for m in mutants if m.family == "boundary-inclusivity"]
     assert [m.incident for m in boundary] == [
         "`clamp` now treats `value` equal to `lo` as if it were below `lo`: "
         "`value < lo` became `value <= lo`",
-        "`clamp` now treats `value` equal to `hi` as if it were above `hi`: "
-        "`value > hi` became `value >= hi`",
     ]
+    # `if value > hi: return hi` then `return value`: at value == hi both give hi.
+    assert [r.reason for r in rejected if r.family == "boundary-inclusivity"] == [
+        "equivalent at the boundary: when `value` equals `hi` both branches give the same value, so no input "
+        "can tell the bounds apart"]
     first = boundary[0]
     assert (first.symbol, first.line, first.col) == ("clamp", 3, 14)
     assert first.diff.startswith("--- a/pkg/clamp.py\n+++ b/pkg/clamp.py\n@@ -1,5 +1,5 @@\n")
@@ -357,3 +359,27 @@ def test_mutate_off_by_one_on_a_zero_slice_bound_yields_valid_code_not_an_intern
     assert made and not [r for r in rejected if r.reason.startswith("internal:")]
     for mutant in made:
         compile(mutant.mutated_source, "m.py", "exec")
+
+
+@pytest.mark.parametrize("source", [
+    "def clamp(v, hi):\n    if v > hi:\n        return hi\n    return v\n",
+    "def clamp(v, lo, hi):\n    if hi is not None and v > hi:\n        return hi\n    return v\n",
+    "def smaller(a, b):\n    return a if a < b else b\n",
+    "def cap(v, hi):\n    if v > hi:\n        v = hi\n    return v\n",
+    "def floor(v, lo):\n    if v < lo:\n        return lo\n    else:\n        return v\n",
+])
+def test_a_bound_whose_two_branches_agree_at_equality_is_rejected_as_equivalent_before_running(source):
+    mutants, rejected = generate("m.py", source)
+    assert not [m for m in mutants if m.family == "boundary-inclusivity"]
+    [reason] = [r.reason for r in rejected if r.family == "boundary-inclusivity"]
+    assert reason.startswith("equivalent at the boundary: when `")
+
+
+@pytest.mark.parametrize("source", [
+    "def grade(score):\n    if score >= 90:\n        return 'A'\n    return 'B'\n",
+    "def clamp(v, hi):\n    if v > hi:\n        return hi + 1\n    return v\n",
+    "def pick(v, hi):\n    if v > hi and log(v):\n        return hi\n    return v\n",  # a call may have effects
+])
+def test_a_bound_that_changes_a_result_at_equality_stays_a_mutant(source):
+    mutants, _ = generate("m.py", source)
+    assert [m for m in mutants if m.family == "boundary-inclusivity"]
