@@ -90,6 +90,9 @@ def _ask(prompt: str, default: str) -> str:
 @click.option("--search-budget", metavar="N",
               help="Candidates the regression search may try against tests the change weakened, 1..1024 "
                    "(default 64).")
+@click.option("--witness-time", metavar="SECONDS",
+              help="Input search per surviving mutant for a call that tells it apart, above 0 up to 600 "
+                   "(default 5).")
 @_with(CONTRACT_OPTIONS)
 @click.option("--save", is_flag=True, help="Also write .socratic/elenchus-report.json in the repository.")
 @click.option("--json", "json_path", metavar="PATH", help="Write a copy of the JSON report to PATH.")
@@ -102,8 +105,8 @@ def _ask(prompt: str, default: str) -> str:
                                                  "operator catalog (each still reported as an incident).")
 @click.option("--fresh", is_flag=True, help="Rerun everything instead of reusing results measured on the same content.")
 @click.option("--demo", is_flag=True, help="Build the bundled demo project into a temp git repo and evaluate it.")
-def evaluate(repo, base, head, scope, target, budget, jobs, timeout_factor, search_budget, contract, change_id,
-             intent, save, json_path, resume, fail_on, allow_commands, exhaustive, fresh, demo) -> int:
+def evaluate(repo, base, head, scope, target, budget, jobs, timeout_factor, search_budget, witness_time, contract,
+             change_id, intent, save, json_path, resume, fail_on, allow_commands, exhaustive, fresh, demo) -> int:
     """Evaluate how well the tests protect the current change (Test Evaluation mode)."""
     import os
 
@@ -120,6 +123,7 @@ def evaluate(repo, base, head, scope, target, budget, jobs, timeout_factor, sear
         repo=repo, base=base, head=head, scope=scope, target=target, budget=guards.budget(budget),
         budget_explicit=budget is not None, jobs=guards.jobs(jobs, min(4, os.cpu_count() or 1)),
         timeout_factor=guards.timeout_factor(timeout_factor), search_budget=guards.search_budget(search_budget),
+        witness_time=guards.witness_time(witness_time),
         contract=contract, change_id=change_id,
         intent=intent, save=save, json_path=json_path, resume=resume, fail_on=wanted, demo=demo,
         allow_commands=tuple(allow_commands), fresh=fresh, exhaustive=exhaustive,

@@ -485,11 +485,11 @@ class BoundaryInclusivity:
     risk_weight = 4
     examples = (
         Example(
-            before="def clamp(value, lo, hi):\n    if value <= hi:\n        return value\n    return hi\n",
-            after="def clamp(value, lo, hi):\n    if value < hi:\n        return value\n    return hi\n",
-            changed_intent="treats `hi` as an exclusive bound for `value`",
-            incident="`clamp` now treats `value` equal to `hi` as if it were above `hi`: "
-                     "`value <= hi` became `value < hi`",
+            before="def admit(count, limit):\n    if count <= limit:\n        return 'in'\n    return 'full'\n",
+            after="def admit(count, limit):\n    if count < limit:\n        return 'in'\n    return 'full'\n",
+            changed_intent="treats `limit` as an exclusive bound for `count`",
+            incident="`admit` now treats `count` equal to `limit` as if it were above `limit`: "
+                     "`count <= limit` became `count < limit`",
         ),
         Example(
             before="def is_adult(age):\n    return age >= 18\n",
@@ -735,6 +735,17 @@ class DroppedGuard:
             incident="`withdraw` no longer rejects the case `amount > balance`: the guard "
                      "`if amount > balance: raise ValueError` was removed",
         ),
+        Example(
+            before=("def ratio(part, whole):\n"
+                    "    if whole == 0:\n"
+                    "        return 0.0\n"
+                    "    return part / whole\n"),
+            after=("def ratio(part, whole):\n"
+                   "    return part / whole\n"),
+            changed_intent="assumes `whole == 0` needs no special handling",
+            incident="`ratio` no longer handles the case `whole == 0` on its own: the early return "
+                     "`if whole == 0: return 0.0` was removed",
+        ),
     )
 
     def find_sites(self, wrapper: MetadataWrapper) -> Iterator[Site]:
@@ -744,6 +755,9 @@ class DroppedGuard:
                 continue  # an if/else or elif chain is a decision, not a guard
             raised = _raise_in(node.body)
             if raised is None:
+                early = self._early_return(view, node)
+                if early is not None:
+                    yield early
                 continue
             target, replacement = _drop_statement(view, node)
             cond, exc = view.code(node.test), _exception_name(view, raised)
@@ -755,6 +769,30 @@ class DroppedGuard:
                 f"a test that {view.exercise(node)} with input where `{cond}` holds and expects "
                 f"`{exc}` (`pytest.raises`)",
             )
+
+
+    def _early_return(self, view: SourceView, node: cst.If) -> Site | None:
+        """A guard clause that returns a special value before the general case: `if whole == 0: return 0.0`."""
+        statements = node.body.body
+        if len(statements) != 1 or not isinstance(statements[0], (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            return None
+        smalls = statements[0].body
+        if len(smalls) != 1 or not isinstance(smalls[0], cst.Return) or smalls[0].value is None:
+            return None
+        block = view.parent(node)
+        siblings = list(block.body) if isinstance(block, (cst.IndentedBlock, cst.Module)) else []
+        if not siblings or siblings[-1] is node or view.function(node) is None:
+            return None  # the general case must follow the guard, inside a function
+        cond, value = view.code(node.test), view.code(smalls[0].value)
+        target, replacement = _drop_statement(view, node)
+        return _site(
+            self.key, target, replacement, node,
+            f"assumes `{cond}` needs no special handling",
+            f"{view.who(node)} no longer handles the case `{cond}` on its own: the early return "
+            f"`if {cond}: return {value}` was removed",
+            f"a test that {view.exercise(node)} with input where `{cond}` holds and checks that it gives "
+            f"`{value}`",
+        )
 
 
 def _raise_in(body: cst.BaseSuite) -> cst.Raise | None:

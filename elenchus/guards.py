@@ -39,6 +39,25 @@ def search_budget(raw: str | int | None) -> int:
     return integer_in_range("search-budget", raw, SEARCH_BUDGET_DEFAULT, *SEARCH_BUDGET_RANGE)
 
 
+WITNESS_TIME_DEFAULT, WITNESS_TIME_MAX = 5.0, 600.0
+
+
+def witness_time(raw: str | float | None) -> float:
+    """Seconds of input search per surviving mutant: above 0, at most 600."""
+    if raw is None:
+        return WITNESS_TIME_DEFAULT
+    text = str(raw).strip()
+    try:
+        value = float(text)
+    except ValueError:
+        raise InputGuardError("witness-time", f"expected a number of seconds above 0 and at most "
+                                              f"{WITNESS_TIME_MAX:g}, got {text!r}") from None
+    if not math.isfinite(value) or value <= 0 or value > WITNESS_TIME_MAX:
+        raise InputGuardError("witness-time", f"expected a number of seconds above 0 and at most "
+                                              f"{WITNESS_TIME_MAX:g}, got {text}; nothing was run")
+    return value
+
+
 def jobs(raw: str | int | None, default: int) -> int:
     return integer_in_range("jobs", raw, default, *JOBS_RANGE)
 

@@ -16,8 +16,10 @@ The engine has five steps, each a function that returns a frozen record:
    (``callrecord.serve``), one in a copy of the reference and one in a copy with the
    mutant applied; no user code is ever imported into this process. A difference counts only when a probe can fail
    *at its assertion* on it: two unequal literal return values, or the reference
-   raising where the mutant returns. A mutant that raises, hangs or returns something
-   that is not a literal where the reference returns a value is not used.
+   raising where the mutant returns, or the mutant raising (another exception) where
+   the reference returns (or raises): the probe's call sits inside its check, so that
+   exception fails the check. A mutant that hangs or returns something that is not a
+   literal where the reference returns a value is not used.
 3. ``write_probe`` turns a ``Distinction`` into a readable pytest file that imports
    only the public function, calls it with the literal input and asserts the
    reference's value (or ``pytest.raises`` its exception); never call order, call
@@ -539,12 +541,18 @@ def _observed(answer: Mapping[str, Any]) -> tuple[str | None, str | None] | None
 
 
 def _differs(reference: tuple[str | None, str | None], mutant: tuple[str | None, str | None]) -> bool:
-    """True when a probe asserting the reference's behaviour fails *at its assertion* on the mutant."""
+    """True when a probe asserting the reference's behaviour fails *at its assertion* on the mutant.
+
+    The probe's call sits inside its check (``assert f(x) == v`` or a ``pytest.raises``
+    block), so the mutant raising there, or raising another exception, fails the check too.
+    """
     ref_value, ref_exc = reference
     mut_value, mut_exc = mutant
     if ref_value is not None and mut_value is not None:
         return not _same(ast.literal_eval(ref_value), ast.literal_eval(mut_value))
-    return ref_exc is not None and mut_value is not None  # pytest.raises: DID NOT RAISE
+    if ref_value is not None:
+        return mut_exc is not None  # raised inside `assert f(x) == v`
+    return mut_value is not None or mut_exc != ref_exc  # DID NOT RAISE, or another exception in the block
 
 
 class _Comparer:
@@ -1237,11 +1245,13 @@ def _import_lines(names: Mapping[str, list[str]]) -> list[str]:
 
 
 def write_probe(mutant: Mutant, distinction: Distinction, module: str, *,
-                contract_id: str | None = None, function: str | None = None) -> Probe:
+                contract_id: str | None = None, function: str | None = None, witness: bool = False) -> Probe:
     """A readable pytest file asserting the reference's behaviour on the distinguishing input.
 
-    ``function`` is the public function the input calls (default: the mutated one)."""
+    ``function`` is the public function the input calls (default: the mutated one);
+    ``witness`` words it for Test Evaluation (the code as it is) rather than Capture."""
     function = function or mutant.symbol
+    code = "the code" if witness else "the reference"
     names: dict[str, list[str]] = {}
     if function.startswith("test"):  # imported under its own name pytest would collect it as a test
         parent, _, leaf = module.rpartition(".")
@@ -1274,14 +1284,15 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *,
 
     summary = (f"Guards against: {mutant.incident}\n\n"
                f"Mutant {mutant.id} ({mutant.family}) at {mutant.path}:{mutant.line} {mutant.changed_intent}. "
-               f"For {shown} the reference "
+               f"For {shown} {code} "
                f"{_narrate(distinction.reference_repr, distinction.reference_exception)}; the mutant "
                f"{_narrate(distinction.mutant_repr, distinction.mutant_exception)}.")
     if contract_id:
         summary += f"\n\nContract: {contract_id}."
+    heading = ("Elenchus witness: asserts the current behaviour of" if witness else
+               "Elenchus probe (Capture mode): asserts the reference behaviour of")
     source = (
-        '"""Elenchus probe (Capture mode): asserts the reference behaviour of '
-        f'`{function}` on one input."""\n\n'
+        f'"""{heading} `{function}` on one input."""\n\n'
         + imports + "\n\n\n"
         + f"def {test_name}():\n"
         + _docstring(summary)
@@ -1423,7 +1434,8 @@ def _kill(result: RunResult) -> tuple[TestRecord | None, str]:
         return None, f"did not complete on the mutant ({result.execution.value}: {result.detail})"
     failures = [r for r in result.records if r.is_failure]
     for record in failures:
-        if record.failure_kind in _KILL_KINDS:
+        if record.failure_kind in _KILL_KINDS or (
+                record.failure_kind is FailureKind.UNEXPECTED_EXCEPTION and record.check is not None):
             return record, f"fails at its assertion: {_describe(record)}"
     if failures:
         first = failures[0]

@@ -75,6 +75,27 @@ def _diff_block(diff: str | None) -> list[str]:
     return ["", "```diff", diff.rstrip("\n"), "```"] if diff else []
 
 
+def _behaves(observed: str) -> str:
+    """"raise ValueError" -> "raises `ValueError`"; "0" -> "gives `0`"."""
+    if observed.startswith("raise "):
+        return f"raises `{observed[len('raise '):]}`"
+    return f"gives `{observed}`"
+
+
+def _witness_lines(mutation: dict) -> list[str]:
+    """What tells a survivor apart, and the verified test that would catch it."""
+    witness = mutation.get("witness")
+    if witness:
+        return [f"- What tells it apart: `{witness['call']}` {_behaves(witness['original'])} with the code as it "
+                f"is, and {_behaves(witness['mutant'])} with this mutant",
+                "- A test that catches it (verified: passes now, fails on the mutant):", "",
+                "```python", witness["test"].rstrip("\n"), "```"]
+    reason = mutation.get("reason") or ""
+    if "no witness was searched" in reason:
+        return [f"- What tells it apart: unknown ({reason[reason.index('no witness was searched'):]})"]
+    return []
+
+
 def _incident_block(mutation: dict, lines: list[str], caught_by: str | None = None,
                     why_not: str | None = None, level: str = "###") -> None:
     contract = f" [{mutation['contract_id']}]" if mutation.get("contract_id") else ""
@@ -91,6 +112,9 @@ def _incident_block(mutation: dict, lines: list[str], caught_by: str | None = No
     if why_not:
         lines.append(f"- Why no test caught it: {why_not}")
     lines += _diff_block(mutation.get("diff"))
+    witness = _witness_lines(mutation) if mutation.get("result") == "survived" else []
+    if witness:
+        lines += [""] + witness
     lines.append("")
 
 
@@ -238,6 +262,17 @@ def render_markdown(report: dict) -> str:
         lines += [f"Unknown: {idle}, so nothing can be said to be caught.", ""]
     elif not (unprotected or unsettled or report["not_challenged"] or not_run):
         lines += ["Nothing: every challenged incident was caught and nothing was left beyond the budget.", ""]
+
+    # -- Likely equivalent: survivors no input told apart are not gaps
+    equivalent = [r for r in report["rejected"] if r["reason"].startswith("likely equivalent")]
+    if equivalent:
+        lines += ["## Likely Equivalent", "",
+                  "These mutants survived, but no input could tell them apart from the code, so they are not "
+                  "reported as gaps:", ""]
+        for item in equivalent:
+            lines.append(f"- {item.get('incident') or item['changed_intent']} ({_where(item['location'])}): "
+                         f"{item['reason']}")
+        lines.append("")
 
     # -- Test Quality Concerns
     lines += ["## Test Quality Concerns", ""]

@@ -34,6 +34,7 @@ from elenchus.mutate import Mutant
 from elenchus.regression import KEEP_PER_CHECK, SEARCH_BUDGET_DEFAULT, WeakenedCheck, candidate_pool, \
     lines_by_check, weakened_checks
 from elenchus.run import Outcome, TestOutcome, Verdict, judge, timeout_for
+from elenchus.witness import WITNESS_TIME_DEFAULT, NoWitness, Witness, find_witness, targets_for
 from elenchus.scope import ScopeAnswer, resolve_scope
 from elenchus.select import Plan, Planned, names_by_test, plan as plan_mutants, risk_score
 from elenchus.session import Session, open_session
@@ -67,6 +68,7 @@ class Options:
     set_aside_red_existing: bool = False  # replx scoring: old tests may fail at Head on purpose
     exhaustive: bool = False  # target scope: mutmut's catalog as an extra candidate source
     search_budget: int = SEARCH_BUDGET_DEFAULT  # candidates the regression search may try
+    witness_time: float = WITNESS_TIME_DEFAULT  # seconds of input search per survivor
     scope_reason: str | None = None  # why the scope was chosen, when it was not asked (the demo)
     hosted_scope_reason: str | None = None  # hosted mode: the scope is the host's, inherited
     hosted_contract: dict | None = None  # hosted mode: the host's contract, validated by the Runner
@@ -223,6 +225,7 @@ class Evaluation:
         self.sites: list[dict] = []
         self.checks: tuple[WeakenedCheck, ...] = ()
         self.found: list[tuple[Mutant, tuple[WeakenedCheck, ...]]] = []  # the regression search's evidence
+        self.witnesses: dict[str, Witness | NoWitness] = {}
 
     # -- stages --------------------------------------------------------------------
 
@@ -294,6 +297,7 @@ class Evaluation:
                     self._run_mutants(plan, cohorts, baselines, root, run_dir)
                     if self.checks and not self.cohorts_same:
                         self._search(session, contract, plan, cohorts, baselines, root, run_dir)
+                    self._witnesses(session, plan, cohorts, root)
                 except KeyboardInterrupt:
                     self.interrupted = True
                     self.notes.append("The run was interrupted (Ctrl-C); mutants not yet run are 'not-run'.")
@@ -548,6 +552,38 @@ class Evaluation:
                         verdicts[_Job.key_of(mutant, modified.name)].outcome is Outcome.SURVIVED:
                     regressed.update(caught_by[mutant.id])
 
+    def _witnesses(self, session: Session, plan: Plan, cohorts: dict[str, Cohort], root: Path) -> None:
+        """Look for a call that tells each survivor apart from the code (a mutant that the old
+        tests caught but the current ones miss needs none: the old test is its witness)."""
+        from elenchus import probes
+
+        modified = cohorts["modified"]
+        survivors = []
+        for mutant in [p.mutant for p in plan.challenged] + [m for m, _ in self.found]:
+            now = self._verdict(mutant.id, "modified", self.cohorts_same)
+            before = self._verdict(mutant.id, "existing", self.cohorts_same)
+            if now is not None and now.outcome is Outcome.SURVIVED and not (
+                    before is not None and before.outcome is Outcome.KILLED):
+                survivors.append(mutant)
+        if not survivors:
+            return
+        self.echo(f"Witnesses: looking for a call that tells each of {len(survivors)} surviving mutant(s) apart "
+                  f"from the code (up to {self.options.witness_time:g} s each)...")
+        wanted = set()
+        for mutant in survivors:
+            module = self.layout.module_name(mutant.path)
+            if module is not None:
+                wanted |= {(module, name) for name in targets_for(session.head.read(mutant.path) or "", mutant)}
+        samples = probes.record_calls(modified.template, modified.tests, sorted(wanted), roots=self.layout.roots,
+                                      scratch=root) if wanted and modified.tests else {}
+        literals = probes.literals_in([(modified.template / t).read_text(errors="replace") for t in modified.tests])
+        with ThreadPoolExecutor(max_workers=self.options.jobs) as pool:
+            futures = {mutant.id: pool.submit(find_witness, modified.template, mutant, samples, literals,
+                                              self.layout, self.options.witness_time, root)
+                       for mutant in survivors}
+            for mutant_id, future in futures.items():
+                self.witnesses[mutant_id] = future.result()
+
     # -- report ----------------------------------------------------------------------
 
     def _verdict(self, mutant_id: str, name: str, cohorts_same: bool) -> Verdict | None:
@@ -568,8 +604,16 @@ class Evaluation:
             item = contract.item_for(mutant.path, mutant.symbol)
             entries.append(Planned(mutant, first_rank + offset, item.id if item else None,
                                    not mutant.in_changed_lines, risk_score(mutant, contract)))
+        equivalent: list[dict] = []
         for planned in entries:
             mutant = planned.mutant
+            witness = self.witnesses.get(mutant.id)
+            if isinstance(witness, NoWitness) and witness.searched:  # not a gap: no input told it apart
+                equivalent.append({"location": {"path": mutant.path, "line": mutant.line,
+                                                "end_line": mutant.end_line, "symbol": mutant.symbol},
+                                   "changed_intent": mutant.changed_intent, "incident": mutant.incident,
+                                   "reason": witness.reason})
+                continue
             modified = self._verdict(mutant.id, "modified", same)
             existing = self._verdict(mutant.id, "existing", same)
             result = modified.outcome.value if modified else "not-run"
@@ -589,6 +633,10 @@ class Evaluation:
                 "reason": reason,
                 "found_by": "regression-search" if mutant.id in searched else "budget",
             })
+            if isinstance(witness, Witness):
+                mutations[-1]["witness"] = witness.to_json()
+            elif isinstance(witness, NoWitness):
+                mutations[-1]["reason"] = f"{reason}; {witness.reason}" if reason else witness.reason
             if modified is None:
                 continue
             existing_status = baselines.get("existing")
@@ -649,7 +697,7 @@ class Evaluation:
                                for p in plan.not_challenged],
             "rejected": [{"location": {"path": r.path, "line": r.line, "end_line": r.line, "symbol": r.symbol},
                           "changed_intent": r.changed_intent or "none: no misunderstanding was modelled here",
-                          "reason": r.reason} for r in plan.rejected],
+                          "reason": r.reason} for r in plan.rejected] + equivalent,
             "comparisons": comparisons,
             "test_quality": concerns,
             "notes": self._notes(contract, baselines, plan),

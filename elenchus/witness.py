@@ -1,0 +1,134 @@
+"""Witnesses: a call that tells a surviving mutant apart from the code under evaluation.
+
+A survivor tells a reviewer to write a test, so it has to be shown to differ. For each
+survivor this module looks for a call of the mutated function, or of a public function
+of the same module that reaches it, whose result differs between the code and the
+mutant (``probes.search_input``: calls the tests made, the mutated constants and their
+neighbours, the tests' literals, then a derandomized search), writes a ready-to-paste
+test asserting the code's result, and keeps it only when a fresh workspace shows it
+passing on the code and failing on the mutant at its assertion. A survivor for which a
+real search found nothing is likely equivalent, not a gap; one that could not be
+searched at all stays a gap, with the reason.
+"""
+
+from __future__ import annotations
+
+import ast
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from elenchus import probes
+from elenchus.guards import WITNESS_TIME_DEFAULT
+from elenchus.layout import SourceLayout
+from elenchus.mutate import Mutant
+
+_ORIGINS = {"recorded": "calls the tests made", "boundary": "the mutated constants and their neighbours",
+            "test-literal": "the tests' literals", "edge-value": "empty, zero, negative and None values",
+            "search": "a derandomized search"}
+
+
+@dataclass(frozen=True, slots=True)
+class Witness:
+    call: str  # e.g. "ratio(1, 0)"
+    original: str  # what the code gives: a value, or "raise ZeroDivisionError"
+    mutant: str  # what the mutant gives
+    test: str  # a ready-to-paste pytest file, verified to pass on the code and fail on the mutant
+    origin: str  # where the input came from (probes.Distinction.origin)
+    seconds: float
+
+    def to_json(self) -> dict:
+        return {"call": self.call, "original": self.original, "mutant": self.mutant, "test": self.test,
+                "origin": self.origin, "seconds": self.seconds}
+
+
+@dataclass(frozen=True, slots=True)
+class NoWitness:
+    searched: bool  # False: no input could be tried (then nothing is known)
+    reason: str
+    inputs: int
+    seconds: float
+
+
+def _references(source: str) -> dict[str, set[str]]:
+    """{module-level function: the names and attribute names its body reads}."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return {}
+    found: dict[str, set[str]] = {}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            found[node.name] = {inner.id if isinstance(inner, ast.Name) else inner.attr
+                                for inner in ast.walk(node) if isinstance(inner, (ast.Name, ast.Attribute))}
+    return found
+
+
+def targets_for(source: str, mutant: Mutant) -> list[str]:
+    """Public module-level functions to call: the mutated one, else those reaching it (nearest first)."""
+    calls = _references(source)
+    leaf = mutant.symbol.split(".")[0] if "." in mutant.symbol else mutant.symbol
+    if mutant.symbol in calls and not mutant.symbol.startswith("_"):
+        return [mutant.symbol]
+    wanted = {leaf, mutant.symbol.rsplit(".", 1)[-1]}
+    found: list[str] = []
+    for _ in range(3):  # callers, their callers, once more
+        callers = [name for name, called in calls.items() if called & wanted and name not in found]
+        found += [name for name in callers if not name.startswith("_")]
+        wanted |= set(callers)
+    return found
+
+
+def _describe(search: probes.InputSearch) -> str:
+    tried = ", ".join(f"{count} from {_ORIGINS.get(origin, origin)}" for origin, count in search.tried)
+    return f"{search.inputs} input(s) ({tried})" if tried else "no input"
+
+
+def find_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Sequence[probes.CallSample]],
+                 test_literals: Sequence[Any], layout: SourceLayout, time_budget: float,
+                 scratch: Path | None = None) -> Witness | NoWitness:
+    """A verified witness for ``mutant`` in the code at ``reference_dir``, or why there is none.
+
+    ``samples`` are the recorded calls by ``"module:function"``. The search of every
+    target function shares ``time_budget`` seconds; verifying a found input is extra.
+    """
+    started = time.monotonic()
+    source = (Path(reference_dir) / mutant.path).read_text(encoding="utf-8", errors="replace")
+    module = layout.module_name(mutant.path)
+    targets = targets_for(source, mutant)
+    if module is None or not targets:
+        where = "no source root makes its file importable" if module is None else (
+            f"`{mutant.symbol}` is not a public module-level function and no public function of "
+            f"{mutant.path} calls it")
+        return NoWitness(False, f"no witness was searched: {where}", 0, round(time.monotonic() - started, 3))
+    inputs, notes, searched = 0, [], False
+    described: list[str] = []
+    for symbol in targets:
+        remaining = time_budget - (time.monotonic() - started)
+        if remaining <= 0:
+            break
+        search = probes.search_input(reference_dir, mutant, samples.get(f"{module}:{symbol}", ()),
+                                     test_literals=test_literals, time_budget=remaining, scratch=scratch,
+                                     symbol=symbol, module=module, roots=layout.roots)
+        inputs += search.inputs
+        if not search.searched:
+            notes.append(f"`{symbol}`: {search.reason}")
+            continue
+        searched = True
+        described.append(f"`{symbol}`: {_describe(search)}")
+        if search.distinction is None:
+            continue
+        probe = probes.write_probe(mutant, search.distinction, module, function=symbol, witness=True)
+        check = probes.verify_probe(reference_dir, probe, mutant, scratch=scratch, layout=layout)
+        if check.accepted:
+            return Witness(probe.input_repr, probe.reference_repr, probe.mutant_repr or "", probe.source,
+                           search.distinction.origin, round(time.monotonic() - started, 3))
+        notes.append(f"`{probe.input_repr}` differs, but its test was not kept: {check.reason}")
+    seconds = round(time.monotonic() - started, 3)
+    if not searched:
+        return NoWitness(False, "no witness was searched: " + "; ".join(notes), inputs, seconds)
+    tried = "; ".join(described + notes)
+    return NoWitness(True, f"likely equivalent: no input told it apart (tried {tried}; {seconds:.1f} s)",
+                     inputs, seconds)
