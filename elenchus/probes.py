@@ -684,7 +684,7 @@ def search_input(
             if found is not None and comparer.confirm(found):
                 return outcome(found, True, None, comparer)
         signature = _Signature.of(node)
-        constants = _mutated_constants(source, mutant)
+        constants = _character_variants(source, mutant, mine) + _mutated_constants(source, mutant)
         for args_repr, kwargs_repr, origin in _boundary_calls(signature, mine, constants, test_literals,
                                                                boundary_budget):
             if time.monotonic() > comparer.deadline:
@@ -767,6 +767,29 @@ def _mutated_constants(source: str, mutant: Mutant) -> list[Any]:
 
     changed = [v for v in (*before, *after) if count(before, v) != count(after, v)]
     return _unique([*changed, *before, *after])
+
+
+#: Regular-expression syntax: a character of these says nothing about what an input should hold.
+_PATTERN_SYNTAX = frozenset("^$[]()+*?{}|\\.")
+
+
+def _character_variants(source: str, mutant: Mutant, samples: Sequence[CallSample]) -> list[str]:
+    """Recorded string arguments with a character the mutation added or removed put in.
+
+    When a mutant drops `_` from the class `[a-z0-9_-]`, the inputs that tell it apart
+    contain `_`: "alpha-2" becomes "alpha-2_", "_alpha-2" and "a_lpha-2".
+    """
+    shift = len(mutant.mutated_source.splitlines()) - len(source.splitlines())
+    before = [v for v in _constants_on(source, mutant.line, mutant.end_line) if isinstance(v, str)]
+    after = [v for v in _constants_on(mutant.mutated_source, mutant.line, mutant.end_line + shift)
+             if isinstance(v, str)]
+    changed = (set("".join(v for v in before if v not in after)) ^ set("".join(v for v in after if v not in before)))
+    characters = sorted(changed - _PATTERN_SYNTAX)
+    strings = [value for sample in samples for value in (*sample.args, *sample.kwargs.values())
+               if isinstance(value, str)]
+    variants = [variant for text in strings for character in characters
+                for variant in (text + character, character + text, text[:1] + character + text[1:])]
+    return _unique(variants + characters)[:40]
 
 
 def _neighbours(value: Any) -> tuple[Any, ...]:

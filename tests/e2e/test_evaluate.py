@@ -114,11 +114,13 @@ def test_evaluate_endless_loop_mutant_times_out_within_its_bound_and_leaves_no_p
 def test_evaluate_runs_a_slow_but_finishing_mutant_again_with_double_the_limit_instead_of_a_timeout(evaluate):
     done, report, _, runs = evaluate("slow-mutant", "--scope", "current-change", "--fresh")
     assert done.returncode == 0, done.stderr
-    slow = next(m for m in report["mutations"] if "PAUSE = 1" in m["diff"])
-    assert slow["result"] == "survived", slow
     records = [json.loads(line) for line in (runs / report["run"]["id"] / "runs.jsonl").read_text().splitlines()]
-    mine = sorted((r["attempt"], r["outcome"]) for r in records if r["mutant_id"] == slow["id"])
+    slow_ids = {r["mutant_id"] for r in records if r["outcome"] == "timeout"}
+    assert len(slow_ids) == 1
+    mine = sorted((r["attempt"], r["outcome"]) for r in records if r["mutant_id"] in slow_ids)
     assert mine == [(1, "timeout"), (2, "survived")]
+    # It only pauses longer: same results for every input, so it is likely equivalent, not a timeout.
+    assert not any(m["result"] == "timeout" for m in report["mutations"])
 
 
 def test_evaluate_without_a_terminal_or_scope_prints_the_question_and_exits_3(evaluate):
@@ -246,10 +248,14 @@ def test_evaluate_challenges_changed_module_and_class_level_lines_and_names_what
     assert result_of('    "g": 1000000001') == "survived"  # no test scales by "g"
     [import_line] = [r for r in report["rejected"] if r["location"]["line"] == 4]
     assert import_line["reason"].startswith("no mutant: an import (`import string`)")
-    assert report["scope"]["production_sites"] == [
-        {"path": "src/batching/settings.py", "mutants": len(report["mutations"]), "reason": None}]
+    [site] = report["scope"]["production_sites"]
+    assert site["path"] == "src/batching/settings.py" and site["mutants"] >= len(report["mutations"])
+    assert site["reason"] is None
     survivors = [m for m in report["mutations"] if m["result"] == "survived"]
-    assert survivors and all("passed" in m["reason"] for m in survivors)
+    assert survivors and all("passed" in m["reason"] and m["witness"]["call"] for m in survivors)
+    # dropping `_` from the tag pattern: the witness puts a `_` into an input the tests used
+    [underscore] = [m for m in survivors if "no longer matches `_`" in m["incident"]]
+    assert "_" in underscore["witness"]["call"]
 
 
 def test_evaluate_says_why_a_changed_file_that_does_not_parse_has_no_mutant(tmp_path):
