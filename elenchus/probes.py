@@ -451,6 +451,7 @@ def record_calls(
     timeout: float = RECORD_TIMEOUT,
     scratch: Path | None = None,
     roots: Sequence[str] = (),
+    disabled_plugins: Sequence[str] = (),
 ) -> dict[str, list[CallSample]]:
     """The literal arguments each target received while ``tests`` ran on the reference.
 
@@ -478,7 +479,7 @@ def record_calls(
                 callrecord.CALLS_OPTION, str(out)]
         for key in keys:
             argv += [callrecord.TARGET_OPTION, key]
-        argv += ["-q", "-p", "no:cacheprovider", *tests]
+        argv += ["-q", "-p", "no:cacheprovider", *(f"-pno:{name}" for name in disabled_plugins), *tests]
         env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
         if roots:  # the workspace's own source roots, never the user's checkout
             base = workspace.resolve()
@@ -1416,14 +1417,15 @@ def private_names_in(source: str) -> list[str]:
 
 
 def _run_in_copy(template: Path, probe_path: str, probe_source: str, selector: str, root: Path,
-                 timeout: float, mutant: Mutant | None = None, layout: SourceLayout | None = None) -> RunResult:
+                 timeout: float, mutant: Mutant | None = None, layout: SourceLayout | None = None,
+                 disabled_plugins: Sequence[str] = ()) -> RunResult:
     workspace = fresh_copy(Path(template), root)
     try:
         if mutant is not None:
             write_mutant(workspace, mutant.path, mutant.mutated_source)
         _place(workspace, probe_path, probe_source)
         return run_pytest(workspace, [selector], timeout, mutated_file=mutant.path if mutant else None,
-                          layout=layout)
+                          layout=layout, disabled_plugins=disabled_plugins)
     finally:
         remove_tree(workspace)
 
@@ -1469,7 +1471,8 @@ def _kill(result: RunResult) -> tuple[TestRecord | None, str]:
 
 
 def verify_probe(reference_dir: Path, probe: Probe, mutant: Mutant, *, timeout: float = PROBE_TIMEOUT,
-                 scratch: Path | None = None, layout: SourceLayout | None = None) -> ProbeCheck:
+                 scratch: Path | None = None, layout: SourceLayout | None = None,
+                 disabled_plugins: Sequence[str] = ()) -> ProbeCheck:
     """Accept ``probe`` only if it touches no private name, passes on a fresh copy of the
     reference, and fails at its assertion on a fresh copy with ``mutant`` applied."""
     private = private_names_in(probe.source)
@@ -1477,12 +1480,12 @@ def verify_probe(reference_dir: Path, probe: Probe, mutant: Mutant, *, timeout: 
         return ProbeCheck(False, f"touches private names: {', '.join(private)}; a probe may use only public API")
     with _scratch(scratch) as root:
         reference = _run_in_copy(reference_dir, probe.path, probe.source, probe.path, root, timeout,
-                                 layout=layout)
+                                 layout=layout, disabled_plugins=disabled_plugins)
         problem = _reference_problem(reference)
         if problem is not None:
             return ProbeCheck(False, problem)
         record, why = _kill(_run_in_copy(reference_dir, probe.path, probe.source, probe.path, root,
-                                         timeout, mutant, layout))
+                                         timeout, mutant, layout, disabled_plugins))
     if record is None:
         return ProbeCheck(False, f"passes on the reference but {why} (mutant {mutant.id})")
     return ProbeCheck(True, f"passes on the reference and, on mutant {mutant.id}, {why}", (mutant.id,))

@@ -88,7 +88,7 @@ def _describe(search: probes.InputSearch) -> str:
 
 def find_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Sequence[probes.CallSample]],
                  test_literals: Sequence[Any], layout: SourceLayout, time_budget: float,
-                 scratch: Path | None = None) -> Witness | NoWitness:
+                 scratch: Path | None = None, disabled_plugins: Sequence[str] = ()) -> Witness | NoWitness:
     """A verified witness for ``mutant`` in the code at ``reference_dir``, or why there is none.
 
     ``samples`` are the recorded calls by ``"module:function"``. The search of every
@@ -121,7 +121,8 @@ def find_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Sequ
         if search.distinction is None:
             continue
         probe = probes.write_probe(mutant, search.distinction, module, function=symbol, witness=True)
-        check = probes.verify_probe(reference_dir, probe, mutant, scratch=scratch, layout=layout)
+        check = probes.verify_probe(reference_dir, probe, mutant, scratch=scratch, layout=layout,
+                                    disabled_plugins=disabled_plugins)
         if check.accepted:
             return Witness(probe.input_repr, probe.reference_repr, probe.mutant_repr or "", probe.source,
                            search.distinction.origin, round(time.monotonic() - started, 3))

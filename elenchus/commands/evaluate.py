@@ -575,11 +575,13 @@ class Evaluation:
             if module is not None:
                 wanted |= {(module, name) for name in targets_for(session.head.read(mutant.path) or "", mutant)}
         samples = probes.record_calls(modified.template, modified.tests, sorted(wanted), roots=self.layout.roots,
-                                      scratch=root) if wanted and modified.tests else {}
+                                      scratch=root, disabled_plugins=modified.disabled_plugins) \
+            if wanted and modified.tests else {}
         literals = probes.literals_in([(modified.template / t).read_text(errors="replace") for t in modified.tests])
         with ThreadPoolExecutor(max_workers=self.options.jobs) as pool:
             futures = {mutant.id: pool.submit(find_witness, modified.template, mutant, samples, literals,
-                                              self.layout, self.options.witness_time, root)
+                                              self.layout, self.options.witness_time, root,
+                                              modified.disabled_plugins)
                        for mutant in survivors}
             for mutant_id, future in futures.items():
                 self.witnesses[mutant_id] = future.result()
