@@ -26,8 +26,8 @@ from elenchus.weakening import ChangedFile, find_weakening
 
 #: Weakening classes that take a check away from a test that still exists at Base.
 TEST_WEAKENINGS = ("deleted-test", "skipped-test", "xfail-marker", "loosened-assertion", "swallowed-error")
-#: Kept candidates per weakened check that go on to the whole Head suite.
-KEEP_PER_CHECK = 4
+#: Candidates a weakened check catches, only to see current tests catch them too, before it stops looking.
+KEEP_PER_CHECK = 6
 IMPORT_CONTEXT = "<import>"
 
 _WHAT = {
@@ -114,12 +114,20 @@ def _spans(source: str, lines: set[int]) -> list[FunctionSpan]:
 
 def candidate_pool(checks: Sequence[WeakenedCheck], executed: Mapping[WeakenedCheck, Mapping[str, set[int]]],
                    head: Snapshot, base: Snapshot, contract: Contract | None, exclude: set[str],
-                   budget: int) -> list[tuple[Mutant, tuple[WeakenedCheck, ...]]]:
+                   budget: int, current: Iterable[tuple[str, str, tuple[int, ...]]] = ()
+                   ) -> list[tuple[Mutant, tuple[WeakenedCheck, ...]]]:
     """Up to ``budget`` mutants on lines the weakened checks executed, each check taking turns.
 
-    Within a check, mutants of functions its Base test calls by name come first, then by
-    risk score. A mutant already challenged (``exclude``) is left out: it has its result.
+    Within a check, mutants on lines no current test executes come first (``current``:
+    what each current test ran; a catch only the weakened test made hides there), then
+    mutants of functions its Base test calls by name, then by risk score. A mutant already
+    challenged (``exclude``) is left out: it has its result.
     """
+    runners: dict[tuple[str, int], set[str]] = {}
+    for path, test, lines in current:
+        if test != IMPORT_CONTEXT:
+            for line in lines:
+                runners.setdefault((path, line), set()).add(test)
     made: dict[str, tuple[Mutant, ...]] = {}
     paths = sorted({path for per_file in executed.values() for path in per_file})
     for path in paths:
@@ -137,7 +145,10 @@ def candidate_pool(checks: Sequence[WeakenedCheck], executed: Mapping[WeakenedCh
                 runs = any(mutant.line <= n <= mutant.end_line for n in lines)
                 named = mutant.symbol.rsplit(".", 1)[-1] in called
                 if runs or named:
-                    mine.append((-(risk_score(mutant, contract) + (50 if named else 0) + (20 if runs else 0)),
+                    others = {t for n in range(mutant.line, mutant.end_line + 1)
+                              for t in runners.get((mutant.path, n), ()) if not check.matches(t)}
+                    alone = 150 if current and not others else -min(len(others), 50)
+                    mine.append((-(risk_score(mutant, contract) + alone + (50 if named else 0) + (20 if runs else 0)),
                                  mutant.path, mutant.line, mutant.id, mutant))
         queues.append([entry[-1] for entry in sorted(mine)])
     owners: dict[str, set[int]] = {}

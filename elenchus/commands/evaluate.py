@@ -297,6 +297,8 @@ class Evaluation:
                     self._run_mutants(plan, cohorts, baselines, root, run_dir)
                     if self.checks and not self.cohorts_same:
                         self._search(session, contract, plan, cohorts, baselines, root, run_dir)
+                    if not self.cohorts_same:
+                        self._confirm_regressions(plan, cohorts, baselines, root, run_dir)
                     self._witnesses(session, plan, cohorts, root)
                 except KeyboardInterrupt:
                     self.interrupted = True
@@ -503,54 +505,102 @@ class Evaluation:
         if not usable or probe.coverage is None:
             return
         executed = lines_by_check(usable, probe.coverage)
+        # What the current tests execute: a line no other current test runs is where a lost catch hides.
+        current = run_once(modified, root, modified.tests, BASELINE_TIMEOUT_SECONDS,
+                           deselect=baselines["modified"].deselect, cover=production)
         known = {p.mutant.id for p in plan.challenged}
         pool = candidate_pool(usable, executed, session.head, session.base, contract, known,
-                              self.options.search_budget)
+                              self.options.search_budget, current.coverage or ())
         self.echo(f"Regression search: up to {len(pool)} candidate(s) against the weakened tests...")
         selection = tuple(sorted({c.nodeid for c in usable}))
         limit = self._limit(baselines)
         batch_size = max(4, 2 * self.options.jobs)
-        kept: dict[WeakenedCheck, list[Mutant]] = {check: [] for check in usable}
-        caught_by: dict[str, tuple[WeakenedCheck, ...]] = {}
+        tried: dict[WeakenedCheck, int] = {check: 0 for check in usable}  # caught, yet still caught now
+        regressed: set[WeakenedCheck] = set()
         remaining = list(pool)
-        while remaining:  # in batches, so a check that has enough candidates stops drawing new ones
-            batch = []
-            for mutant, owners in list(remaining):
-                if all(len(kept[c]) >= KEEP_PER_CHECK for c in owners):
-                    remaining.remove((mutant, owners))
-                elif len(batch) < batch_size:
-                    batch.append(mutant)
-                    remaining.remove((mutant, owners))
+        while remaining:  # rounds: a check stops drawing once it shows a regression or its turns are spent
+            open_checks = {c for c in usable if c not in regressed and tried[c] < KEEP_PER_CHECK}
+            batch = [m for m, owners in remaining if open_checks & set(owners)][:batch_size]
+            remaining = [(m, owners) for m, owners in remaining if m not in batch and open_checks & set(owners)]
             if not batch:
                 break
             verdicts = self._run_jobs([_Job(m, existing, selection, red, "weakened checks") for m in batch],
                                       root, run_dir, limit)
+            caught_by: dict[str, tuple[WeakenedCheck, ...]] = {}
             for mutant in batch:
                 verdict = verdicts.get(_Job.key_of(mutant, existing.name))
-                if verdict is None or verdict.outcome is not Outcome.KILLED:
-                    continue
-                caught = tuple(c for c in usable if any(c.matches(k.nodeid) for k in verdict.kills))
-                if caught:
-                    caught_by[mutant.id] = caught
-                    for check in caught:
-                        kept[check].append(mutant)
-        self.echo(f"Regression search: {len(caught_by)} mutant(s) caught by the weakened tests; running the "
-                  "current tests against them...")
-        regressed: set[WeakenedCheck] = set()
-        for turn in range(KEEP_PER_CHECK):  # each check's next candidate, until one survives the current tests
-            batch = list({kept[c][turn].id: kept[c][turn] for c in usable
-                          if c not in regressed and len(kept[c]) > turn}.values())
-            if not batch:
-                break
+                if verdict is not None and verdict.outcome is Outcome.KILLED:
+                    caught = tuple(c for c in usable if any(c.matches(k.nodeid) for k in verdict.kills))
+                    if caught:
+                        caught_by[mutant.id] = caught
+            caught_now = [m for m in batch if m.id in caught_by]
             jobs = [_Job(m, modified, relevant_tests(session.change, session.head, (m.path,), modified.template),
-                         baselines["modified"].deselect) for m in batch]
+                         baselines["modified"].deselect) for m in caught_now]
             verdicts = self._run_jobs(jobs, root, run_dir, limit)
-            for mutant in batch:
-                if all(mutant is not seen for seen, _ in self.found):
-                    self.found.append((mutant, caught_by[mutant.id]))
-                if verdicts.get(_Job.key_of(mutant, modified.name), None) is not None and \
-                        verdicts[_Job.key_of(mutant, modified.name)].outcome is Outcome.SURVIVED:
+            for mutant in caught_now:
+                self.found.append((mutant, caught_by[mutant.id]))
+                now = verdicts.get(_Job.key_of(mutant, modified.name))
+                if now is not None and now.outcome is Outcome.SURVIVED:
                     regressed.update(caught_by[mutant.id])
+                else:
+                    for check in caught_by[mutant.id]:
+                        tried[check] += 1
+        self.echo(f"Regression search: {len(self.found)} mutant(s) caught by the weakened tests, "
+                  f"{len(regressed)} weakened check(s) shown to have lost a catch.")
+
+    def _confirm_regressions(self, plan: Plan, cohorts: dict[str, Cohort], baselines: dict[str, Baseline],
+                             root: Path, run_dir: RunDirectory) -> None:
+        """Run each would-be protection regression once more before claiming it.
+
+        The tests that caught the mutant before the change run again against it, in both
+        cohorts. A catch that does not repeat, or a test that catches it in the current
+        cohort too, means the test is flaky with this mutant: that comparison is
+        inconclusive, never a lost catch.
+        """
+        existing, modified = cohorts["existing"], cohorts["modified"]
+        mutants = {p.mutant.id: p.mutant for p in plan.challenged} | {m.id: m for m, _ in self.found}
+        suspects = []
+        for mutant_id, mutant in mutants.items():
+            before, now = self.verdicts.get((mutant_id, "existing")), self.verdicts.get((mutant_id, "modified"))
+            if before is None or now is None or before.outcome is not Outcome.KILLED \
+                    or now.outcome is not Outcome.SURVIVED:
+                continue
+            killers = tuple(sorted({k.nodeid for k in before.kills or (before.kill,) if k is not None}))
+            if killers:
+                suspects.append((mutant, killers))
+        if not suspects:
+            return
+        self.echo(f"Confirming {len(suspects)} protection regression(s) by running the tests that caught them "
+                  "again...")
+        limit = self._limit(baselines)
+        jobs = [_Job(m, existing, killers, (), "confirmation") for m, killers in suspects]
+        again: dict[str, Verdict] = {}
+        for job in jobs:  # never from the cache: the point is a second, independent run
+            result = run_once(job.cohort, root, job.tests, limit, job.mutant)
+            again[job.mutant.id] = judge(result, job.mutant.path)
+            record = _run_record(run_dir.id, job.mutant.id, "existing", result, again[job.mutant.id])
+            record.update(attempt=1, selection="confirmation")
+            run_dir.append_run(record)
+        for mutant, killers in suspects:
+            still = [n for n in killers if (modified.template / n.split("::", 1)[0]).is_file()]
+            current = None
+            for attempt in range(1, 4) if still else ():  # a flaky catch slips through one run, rarely three
+                result = run_once(modified, root, tuple(still), limit, mutant)
+                current = judge(result, mutant.path)
+                record = _run_record(run_dir.id, mutant.id, "modified", result, current)
+                record.update(attempt=attempt, selection="confirmation")
+                run_dir.append_run(record)
+                if current.outcome is Outcome.KILLED:
+                    break
+            if again[mutant.id].outcome is not Outcome.KILLED:
+                self.verdicts[(mutant.id, "existing")] = Verdict(
+                    Outcome.INCONCLUSIVE, None, f"the tests that caught it ({', '.join(killers)}) did not catch it "
+                    "when run again: flaky with this mutant, so no protection is claimed lost")
+            elif current is not None and current.outcome is Outcome.KILLED:
+                self.verdicts[(mutant.id, "modified")] = Verdict(
+                    Outcome.INCONCLUSIVE, None, f"{current.kill.nodeid if current.kill else still[0]} passed with "
+                    "this mutant in one run of the current tests and failed in another: flaky, so no protection "
+                    "is claimed lost")
 
     def _witnesses(self, session: Session, plan: Plan, cohorts: dict[str, Cohort], root: Path) -> None:
         """Look for a call that tells each survivor apart from the code (a mutant that the old

@@ -53,3 +53,15 @@ def test_a_weakened_check_whose_behaviour_an_unchanged_test_still_catches_is_no_
     overlap = {c["mutation_id"] for c in by_assessment(report)["existing-protection"]}
     assert {m["id"] for m in searched} <= overlap  # the unchanged test still catches each of them
     assert "None: every incident the old tests caught is still caught." in done.stdout
+
+
+def test_a_catch_that_does_not_repeat_is_inconclusive_never_a_lost_protection(evaluate, tmp_path):
+    state = tmp_path / "flaky-state"
+    state.mkdir()
+    done, report, _, _ = evaluate("flaky-catch", "--scope", "current-change", "--budget", "8", "--jobs", "1",
+                                  env={"BATCHING_FLAKY_STATE": str(state)})
+    assert done.returncode == 0, done.stderr
+    assert "protection-regression" not in by_assessment(report)
+    [flaky] = by_assessment(report)["inconclusive"]
+    assert flaky["existing"]["result"] == "inconclusive" and flaky["modified"]["result"] == "survived"
+    assert "did not catch it when run again: flaky with this mutant" in flaky["reason"]

@@ -112,3 +112,12 @@ def test_the_pool_holds_mutants_of_the_code_each_check_ran_taking_turns_within_t
     already = {pool[0][0].id}
     assert pool[0][0].id not in {m.id for m, _ in candidate_pool([area, double], executed, head, base, None,
                                                                   already, budget=3)}
+
+
+def test_mutants_on_lines_no_current_test_runs_come_first(tmp_path):
+    base, head = change_pair(tmp_path)
+    check = WeakenedCheck("tests/test_mod.py", "test_both", "deleted-test", 5, "removed", None)
+    executed = {check: {"pkg/mod.py": {2, 6}}}
+    current = (("pkg/mod.py", "tests/test_mod.py::test_kept", (6,)),)  # double is still run by test_kept
+    pool = candidate_pool([check], executed, head, base, None, set(), budget=2, current=current)
+    assert pool[0][0].symbol == "area"  # only the weakened test ran area: a lost catch hides there
