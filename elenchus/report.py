@@ -68,7 +68,7 @@ def _weakened_text(check: dict) -> str:
     """A weakened check: its test, what the change did, and what it used to check when that fits a line."""
     before = check.get("before") or ""
     used = f"; it used to check `{before.strip()}`" if before and "\n" not in before.strip() else ""
-    return f"`{check['test']}` ({check['kind']}: {check['what_changed'].rstrip('.')}{used})"
+    return f"`{check['test']}` ({check['what_changed'].rstrip('.')}{used})"
 
 
 def _diff_block(diff: str | None) -> list[str]:

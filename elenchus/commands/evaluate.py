@@ -340,6 +340,8 @@ class Evaluation:
             why = resume_mismatch(previous.manifest(), manifest)
             if why is None:
                 for record in previous.runs():
+                    if record.get("selection") == "confirmation":
+                        continue  # a second look at a would-be regression: taken again after resuming
                     self.verdicts[(record["mutant_id"], record["cohort"])] = _verdict_from_record(record)
                 self.echo(f"Resuming {previous.id}: {len(self.verdicts)} recorded run(s) reused.")
                 return previous

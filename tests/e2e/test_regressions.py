@@ -39,7 +39,8 @@ def test_every_weakened_check_that_alone_caught_a_behaviour_yields_a_regression_
     for comparison in regressions:
         assert comparison["existing"]["result"] == "killed" and comparison["modified"]["result"] == "survived"
     assert "Found by: the regression search" in done.stdout
-    assert "Caught by: only the old tests: `tests/test_measures.py::test_perimeter` (loosened-assertion" in done.stdout
+    assert "Caught by: only the old tests: `tests/test_measures.py::test_perimeter` (the assertion on " \
+           "`perimeter(2, 3)` was loosened" in done.stdout
     assert "it used to check `assert perimeter(2, 3) == 10`" in done.stdout
 
 
