@@ -16,14 +16,17 @@ from __future__ import annotations
 import ast
 import time
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from elenchus import probes
+from elenchus.cohorts import Cohort
 from elenchus.guards import WITNESS_TIME_DEFAULT
 from elenchus.layout import SourceLayout
 from elenchus.mutate import Mutant
+from elenchus.snapshot import Snapshot
 
 _ORIGINS = {"recorded": "calls the tests made", "boundary": "the mutated constants and their neighbours",
             "test-literal": "the tests' literals", "edge-value": "empty, zero, negative and None values",
@@ -133,3 +136,26 @@ def find_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Sequ
     tried = "; ".join(described + notes)
     return NoWitness(True, f"likely equivalent: no input told it apart (tried {tried}; {seconds:.1f} s)",
                      inputs, seconds)
+
+
+def witness_survivors(survivors: Sequence[Mutant], cohort: Cohort, head: Snapshot, layout: SourceLayout,
+                      time_budget: float, jobs: int, scratch: Path) -> dict[str, Witness | NoWitness]:
+    """A witness (or why there is none) for each survivor, against the cohort's current tests.
+
+    One run of the cohort's tests records the calls they make to the functions the
+    witnesses will call; the searches then run ``jobs`` at a time.
+    """
+    wanted = set()
+    for mutant in survivors:
+        module = layout.module_name(mutant.path)
+        if module is not None:
+            wanted |= {(module, name) for name in targets_for(head.read(mutant.path) or "", mutant)}
+    samples = probes.record_calls(cohort.template, cohort.tests, sorted(wanted), roots=layout.roots,
+                                  scratch=scratch, disabled_plugins=cohort.disabled_plugins) \
+        if wanted and cohort.tests else {}
+    literals = probes.literals_in([(cohort.template / t).read_text(errors="replace") for t in cohort.tests])
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = {mutant.id: pool.submit(find_witness, cohort.template, mutant, samples, literals, layout,
+                                          time_budget, scratch, cohort.disabled_plugins)
+                   for mutant in survivors}
+        return {mutant_id: future.result() for mutant_id, future in futures.items()}

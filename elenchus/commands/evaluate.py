@@ -34,7 +34,7 @@ from elenchus.mutate import Mutant
 from elenchus.regression import KEEP_PER_CHECK, SEARCH_BUDGET_DEFAULT, WeakenedCheck, candidate_pool, \
     lines_by_check, weakened_checks
 from elenchus.run import Outcome, TestOutcome, Verdict, judge, timeout_for
-from elenchus.witness import WITNESS_TIME_DEFAULT, NoWitness, Witness, find_witness, targets_for
+from elenchus.witness import WITNESS_TIME_DEFAULT, NoWitness, Witness, witness_survivors
 from elenchus.scope import ScopeAnswer, resolve_scope
 from elenchus.select import Plan, Planned, names_by_test, plan as plan_mutants, risk_score
 from elenchus.session import Session, open_session
@@ -607,9 +607,6 @@ class Evaluation:
     def _witnesses(self, session: Session, plan: Plan, cohorts: dict[str, Cohort], root: Path) -> None:
         """Look for a call that tells each survivor apart from the code (a mutant that the old
         tests caught but the current ones miss needs none: the old test is its witness)."""
-        from elenchus import probes
-
-        modified = cohorts["modified"]
         survivors = []
         for mutant in [p.mutant for p in plan.challenged] + [m for m, _ in self.found]:
             now = self._verdict(mutant.id, "modified", self.cohorts_same)
@@ -617,26 +614,11 @@ class Evaluation:
             if now is not None and now.outcome is Outcome.SURVIVED and not (
                     before is not None and before.outcome is Outcome.KILLED):
                 survivors.append(mutant)
-        if not survivors:
-            return
-        self.echo(f"Witnesses: looking for a call that tells each of {len(survivors)} surviving mutant(s) apart "
-                  f"from the code (up to {self.options.witness_time:g} s each)...")
-        wanted = set()
-        for mutant in survivors:
-            module = self.layout.module_name(mutant.path)
-            if module is not None:
-                wanted |= {(module, name) for name in targets_for(session.head.read(mutant.path) or "", mutant)}
-        samples = probes.record_calls(modified.template, modified.tests, sorted(wanted), roots=self.layout.roots,
-                                      scratch=root, disabled_plugins=modified.disabled_plugins) \
-            if wanted and modified.tests else {}
-        literals = probes.literals_in([(modified.template / t).read_text(errors="replace") for t in modified.tests])
-        with ThreadPoolExecutor(max_workers=self.options.jobs) as pool:
-            futures = {mutant.id: pool.submit(find_witness, modified.template, mutant, samples, literals,
-                                              self.layout, self.options.witness_time, root,
-                                              modified.disabled_plugins)
-                       for mutant in survivors}
-            for mutant_id, future in futures.items():
-                self.witnesses[mutant_id] = future.result()
+        if survivors:
+            self.echo(f"Witnesses: looking for a call that tells each of {len(survivors)} surviving mutant(s) "
+                      f"apart from the code (up to {self.options.witness_time:g} s each)...")
+            self.witnesses = witness_survivors(survivors, cohorts["modified"], session.head, self.layout,
+                                               self.options.witness_time, self.options.jobs, root)
 
     # -- report ----------------------------------------------------------------------
 
