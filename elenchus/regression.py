@@ -17,7 +17,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from elenchus.contract import Contract
-from elenchus.guards import SEARCH_BUDGET_DEFAULT
 from elenchus.discover import ChangeSet, function_spans, outer_statements
 from elenchus.mutate import FunctionSpan, Mutant, generate
 from elenchus.select import names_by_test, risk_score

@@ -23,7 +23,6 @@ from typing import Any
 
 from elenchus import probes
 from elenchus.cohorts import Cohort
-from elenchus.guards import WITNESS_TIME_DEFAULT
 from elenchus.layout import SourceLayout
 from elenchus.mutate import Mutant
 from elenchus.snapshot import Snapshot
