@@ -31,10 +31,11 @@ from elenchus.matrix import assess
 from elenchus.records import ResultCache, RunDirectory, resume_mismatch
 from elenchus.report import render_markdown
 from elenchus.mutate import Mutant
-from elenchus.regression import KEEP_PER_CHECK, SEARCH_BUDGET_DEFAULT, WeakenedCheck, candidate_pool, \
+from elenchus.guards import SEARCH_BUDGET_DEFAULT, WITNESS_TIME_DEFAULT
+from elenchus.regression import KEEP_PER_CHECK, WeakenedCheck, candidate_pool, \
     lines_by_check, weakened_checks
 from elenchus.run import Outcome, TestOutcome, Verdict, judge, timeout_for
-from elenchus.witness import WITNESS_TIME_DEFAULT, NoWitness, Witness, witness_survivors
+from elenchus.witness import NoWitness, Witness, witness_survivors
 from elenchus.scope import ScopeAnswer, resolve_scope
 from elenchus.select import Plan, Planned, names_by_test, plan as plan_mutants, risk_score
 from elenchus.session import Session, open_session
