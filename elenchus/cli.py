@@ -15,7 +15,7 @@ from elenchus.exit_codes import ExitCode
 
 REPO_OPTION = click.option("--repo", default=".", show_default=True, metavar="PATH",
                            help="The git repository to review (never modified).")
-BASE_OPTION = click.option("--base", metavar="REV", help="Base revision (default: derived, see SPEC 4).")
+BASE_OPTION = click.option("--base", metavar="REV", help="Base revision (default: HEAD with uncommitted changes, else the merge base with the default branch, else HEAD~1).")
 HEAD_OPTION = click.option("--head", metavar="REV",
                            help="Head revision, or WORKTREE for the working tree (default: derived).")
 
@@ -151,11 +151,11 @@ def mutants(repo, base, head, scope, target, budget, contract, change_id, intent
                        exhaustive)
 
 
-def _not_built(name: str, issue: int) -> click.Command:
+def _not_built(name: str, instead: str) -> click.Command:
     @click.command(name=name, context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
-                   help=f"Not implemented yet (issue {issue}).")
+                   help=f"Not available yet; {instead}.")
     def command() -> int:
-        raise NotImplementedYet(f"`elenchus {name}` is not implemented yet (issue {issue})")
+        raise NotImplementedYet(f"`elenchus {name}` is not available yet; {instead}")
 
     return command
 
@@ -239,7 +239,7 @@ def host(scaffold: str, out: str | None) -> int:
     return command.run(scaffold, out, _echo)
 
 
-cli.add_command(_not_built("harden", 6))
+cli.add_command(_not_built("harden", "`elenchus evaluate --scope target` finds the gaps it would close"))
 
 
 def main(argv: list[str] | None = None) -> None:

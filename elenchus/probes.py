@@ -153,6 +153,9 @@ class Distinction:
     call the tests made), "boundary" (a constant of the mutated lines, or a neighbour),
     "test-literal" (a literal the related tests write), "edge-value" (an empty, zero,
     negative or None argument) or "search" (the Hypothesis search).
+    ``changed_arguments`` holds, for a function that changes its arguments in place,
+    each positional argument the two leave in different states: (index, the reference's
+    state after the call, the mutant's).
     """
 
     args_repr: tuple[str, ...]
@@ -162,6 +165,7 @@ class Distinction:
     mutant_repr: str | None
     mutant_exception: str | None
     origin: str = "search"
+    changed_arguments: tuple[tuple[int, str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -541,6 +545,18 @@ def _observed(answer: Mapping[str, Any]) -> tuple[str | None, str | None] | None
     return None
 
 
+def _after(answer: Mapping[str, Any]) -> tuple[str | None, ...]:
+    """The positional arguments' states after a call that returned (None: not literal)."""
+    return tuple(answer.get("args_after") or ()) if answer.get("kind") == "value" else ()
+
+
+def _changed_arguments(reference: Sequence[str | None],
+                       mutant: Sequence[str | None]) -> tuple[tuple[int, str, str], ...]:
+    """Arguments a caller holding them would see in different states after the call."""
+    return tuple((index, ref, mut) for index, (ref, mut) in enumerate(zip(reference, mutant))
+                 if ref is not None and mut is not None and not _same(ast.literal_eval(ref), ast.literal_eval(mut)))
+
+
 def _differs(reference: tuple[str | None, str | None], mutant: tuple[str | None, str | None]) -> bool:
     """True when a probe asserting the reference's behaviour fails *at its assertion* on the mutant.
 
@@ -572,12 +588,18 @@ class _Comparer:
             return None
         self.tried[origin] = self.tried.get(origin, 0) + 1
         result = None
-        reference = _observed(self.reference.call(args_repr, kwargs_repr))
+        reference_answer = self.reference.call(args_repr, kwargs_repr)
+        reference = _observed(reference_answer)
         if reference is not None:
-            mutant = _observed(self.mutant.call(args_repr, kwargs_repr))
-            if mutant is not None and _differs(reference, mutant):
-                result = Distinction(tuple(args_repr), tuple(sorted(kwargs_repr.items())), reference[0],
-                                     reference[1], mutant[0], mutant[1], origin)
+            mutant_answer = self.mutant.call(args_repr, kwargs_repr)
+            mutant = _observed(mutant_answer)
+            if mutant is not None:
+                # The result is what a test checks first; in-place changes count when it agrees.
+                differs = _differs(reference, mutant)
+                changed = () if differs else _changed_arguments(_after(reference_answer), _after(mutant_answer))
+                if differs or changed:
+                    result = Distinction(tuple(args_repr), tuple(sorted(kwargs_repr.items())), reference[0],
+                                         reference[1], mutant[0], mutant[1], origin, changed)
         self._seen[key] = result
         return result
 
@@ -585,10 +607,13 @@ class _Comparer:
         """The same observations again, fresh: a nondeterministic function makes no probe."""
         kwargs = dict(found.kwargs_repr)
         for _ in range(2):
-            reference = _observed(self.reference.call(found.args_repr, kwargs))
-            mutant = _observed(self.mutant.call(found.args_repr, kwargs))
-            if reference != (found.reference_repr, found.reference_exception) or mutant != (
-                    found.mutant_repr, found.mutant_exception):
+            reference_answer = self.reference.call(found.args_repr, kwargs)
+            mutant_answer = self.mutant.call(found.args_repr, kwargs)
+            if _observed(reference_answer) != (found.reference_repr, found.reference_exception) or _observed(
+                    mutant_answer) != (found.mutant_repr, found.mutant_exception):
+                return False
+            if found.changed_arguments and _changed_arguments(
+                    _after(reference_answer), _after(mutant_answer)) != found.changed_arguments:
                 return False
         return True
 
@@ -1258,6 +1283,23 @@ def _narrate(value: str | None, exception: str | None) -> str:
     return f"returns {value}" if value is not None else f"raises {exception}"
 
 
+def _held_arguments(distinction: Distinction) -> dict[int, str]:
+    """Local names for the arguments a probe must hold to look at them after the call."""
+    indexes = [index for index, _, _ in distinction.changed_arguments]
+    return {index: "argument" if len(indexes) == 1 else f"argument_{index + 1}" for index in indexes}
+
+
+def _arguments_narrated(distinction: Distinction, side: int, short: bool = False) -> str:
+    """How one side leaves the arguments it changed in place (side 1: reference, 2: mutant)."""
+    if not distinction.changed_arguments:
+        return ""
+    if short:
+        return " (" + "; ".join(f"argument {change[0] + 1} becomes {change[side]}"
+                                for change in distinction.changed_arguments) + ")"
+    return " and leaves " + ", ".join(f"argument {change[0] + 1} as {change[side]}"
+                                      for change in distinction.changed_arguments)
+
+
 def _import_lines(names: Mapping[str, list[str]]) -> list[str]:
     lines = []
     for module, imported in names.items():
@@ -1284,7 +1326,9 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *,
     else:
         names.setdefault(module, []).append(function)
         callee = function
-    call = _call_text(callee, distinction.args_repr, distinction.kwargs_repr)
+    held = _held_arguments(distinction)
+    passed = tuple(held.get(index, text) for index, text in enumerate(distinction.args_repr))
+    call = _call_text(callee, passed, distinction.kwargs_repr)
     shown = _call_text(function, distinction.args_repr, distinction.kwargs_repr)
     test_name = f"test_{function}_{mutant.id[:8]}"
     path = f"tests/test_elenchus_probe_{mutant.id}.py"
@@ -1302,15 +1346,23 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *,
         if type(ast.literal_eval(expected)) is float:
             needs_pytest = True
             expected = f"pytest.approx({expected})"
-        line = f"    assert {call} == {expected}\n"
+        line = f"    assert {call} is None\n" if expected == "None" else f"    assert {call} == {expected}\n"
         body = line if len(line) <= 100 else f"    expected = {expected}\n    assert {call} == expected\n"
+        if held:  # the call changes arguments in place: hold them, then check their states
+            body = "".join(f"    {held[index]} = {distinction.args_repr[index]}\n" for index in sorted(held)) + body
+            for index, after, _ in distinction.changed_arguments:
+                if type(ast.literal_eval(after)) is float:
+                    needs_pytest, after = True, f"pytest.approx({after})"
+                body += f"    assert {held[index]} == {after}\n"
     imports = ("import pytest\n\n" if needs_pytest else "") + "\n".join(_import_lines(names))
 
     summary = (f"Guards against: {mutant.incident}\n\n"
                f"Mutant {mutant.id} ({mutant.family}) at {mutant.path}:{mutant.line} {mutant.changed_intent}. "
                f"For {shown} {code} "
-               f"{_narrate(distinction.reference_repr, distinction.reference_exception)}; the mutant "
-               f"{_narrate(distinction.mutant_repr, distinction.mutant_exception)}.")
+               f"{_narrate(distinction.reference_repr, distinction.reference_exception)}"
+               f"{_arguments_narrated(distinction, 1)}; the mutant "
+               f"{_narrate(distinction.mutant_repr, distinction.mutant_exception)}"
+               f"{_arguments_narrated(distinction, 2)}.")
     if contract_id:
         summary += f"\n\nContract: {contract_id}."
     heading = ("Elenchus witness: asserts the current behaviour of" if witness else
@@ -1330,8 +1382,10 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *,
         contract_id=contract_id,
         mutant_ids=(mutant.id,),
         input_repr=shown,
-        reference_repr=_behaviour(distinction.reference_repr, distinction.reference_exception),
-        mutant_repr=_behaviour(distinction.mutant_repr, distinction.mutant_exception),
+        reference_repr=_behaviour(distinction.reference_repr, distinction.reference_exception)
+        + _arguments_narrated(distinction, 1, short=True),
+        mutant_repr=_behaviour(distinction.mutant_repr, distinction.mutant_exception)
+        + _arguments_narrated(distinction, 2, short=True),
         module=module,
         function=function,
         args_repr=distinction.args_repr,

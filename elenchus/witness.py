@@ -40,10 +40,42 @@ class Witness:
     test: str  # a ready-to-paste pytest file, verified to pass on the code and fail on the mutant
     origin: str  # where the input came from (probes.Distinction.origin)
     seconds: float
+    misfit: str | None = None  # why the mutant's incident sentence does not describe this call, if it does not
+
+    @property
+    def incident(self) -> str:
+        """The incident as this call shows it, for when the usual sentence does not fit."""
+        return f"`{self.call}` {_gives(self.mutant)} where the code {_gives(self.original)}"
 
     def to_json(self) -> dict:
         return {"call": self.call, "original": self.original, "mutant": self.mutant, "test": self.test,
-                "origin": self.origin, "seconds": self.seconds}
+                "origin": self.origin, "seconds": self.seconds,
+                "incident_check": "fits" if self.misfit is None else f"does not fit: {self.misfit}"}
+
+
+def _gives(observed: str) -> str:
+    return f"raises `{observed[len('raise '):]}`" if observed.startswith("raise ") else f"gives `{observed}`"
+
+
+#: Words of an incident sentence that claim the changed code fails without an error.
+_SILENT = ("silently", "hides the failure", "as if nothing went wrong", "swallows")
+
+
+def misfit(mutant: Mutant, distinction: probes.Distinction) -> str | None:
+    """Why ``mutant``'s incident sentence does not describe what ``distinction`` shows, or None.
+
+    An incident is written from the change alone; the witness is what a call really
+    does. The claims that can be read off the sentence are checked: an error the code
+    raises and the mutant no longer does (a removed guard or raise), and a silent failure
+    (the mutant returns where an error was due, or drops data without one).
+    """
+    claims_error = "pytest.raises" in mutant.expected_detection or "propagate" in mutant.expected_detection
+    if claims_error and distinction.reference_exception is None:
+        return "it speaks of an error the code raises, but on this call the code returns a value"
+    if any(word in mutant.incident for word in _SILENT) and distinction.mutant_exception is not None:
+        return "it speaks of a silent failure, but on this call the mutant raises " \
+               f"`{distinction.mutant_exception}`"
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +159,8 @@ def find_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Sequ
                                     disabled_plugins=disabled_plugins)
         if check.accepted:
             return Witness(probe.input_repr, probe.reference_repr, probe.mutant_repr or "", probe.source,
-                           search.distinction.origin, round(time.monotonic() - started, 3))
+                           search.distinction.origin, round(time.monotonic() - started, 3),
+                           misfit(mutant, search.distinction))
         notes.append(f"`{probe.input_repr}` differs, but its test was not kept: {check.reason}")
     seconds = round(time.monotonic() - started, 3)
     if not searched:

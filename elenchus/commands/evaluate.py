@@ -672,6 +672,8 @@ class Evaluation:
             })
             if isinstance(witness, Witness):
                 mutations[-1]["witness"] = witness.to_json()
+                if witness.misfit is not None:  # the usual sentence is not what this mutant does: say what it does
+                    mutations[-1]["incident"] = witness.incident
             elif isinstance(witness, NoWitness):
                 mutations[-1]["reason"] = f"{reason}; {witness.reason}" if reason else witness.reason
             if modified is None:

@@ -45,7 +45,7 @@ def test_not_a_git_repository_unknown_revision_and_empty_diff_are_one_line_error
 
 def test_unbuilt_subcommands_say_not_implemented_yet():
     done = run_cli("harden")
-    assert done.returncode == 1 and "not implemented yet (issue 6)" in done.stderr
+    assert done.returncode == 1 and "is not available yet; `elenchus evaluate --scope target`" in done.stderr
     assert "internal error" not in done.stderr
 
 

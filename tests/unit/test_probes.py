@@ -302,6 +302,31 @@ def test_probe_for_a_dropped_guard_expects_the_reference_exception(tmp_path):
     assert "expected-exception-not-raised" in check.reason
 
 
+PADDING = textwrap.dedent(
+    """\
+    def pad(row, width):
+        while len(row) < width:
+            row.append(0)
+    """
+)
+
+
+def test_a_function_that_changes_its_argument_in_place_is_told_apart_by_the_arguments_state(tmp_path):
+    root = make_project(tmp_path / "pad", "pad", PADDING, "def test_nothing():\n    pass\n")
+    mutant = handmade_mutant("src/shop/pad.py", "pad", PADDING.replace("row.append(0)", "row.append(1)"))
+    samples = [probes.CallSample("shop.pad:pad", ("[7]", "3"))]
+    distinction = probes.find_distinguishing_input(root, mutant, samples, search_budget=0)
+    assert (distinction.reference_repr, distinction.mutant_repr) == ("None", "None")
+    assert distinction.changed_arguments == ((0, "[7, 0, 0]", "[7, 1, 1]"),)
+    probe = probes.write_probe(mutant, distinction, "shop.pad", witness=True)
+    assert "    argument = [7]\n    assert pad(argument, 3) is None\n    assert argument == [7, 0, 0]\n" in probe.source
+    assert (probe.reference_repr, probe.mutant_repr) == ("None (argument 1 becomes [7, 0, 0])",
+                                                         "None (argument 1 becomes [7, 1, 1])")
+    assert "returns None and leaves argument 1 as [7, 0, 0]" in probe.source.replace("\n    ", " ")
+    check = probes.verify_probe(root, probe, mutant)
+    assert check.accepted, check.reason
+
+
 def test_callrecord_plugin_records_keyword_arguments_when_loaded_by_name(tmp_path):
     source = "def greet(name, *, punct=\"!\"):\n    return name + punct\n"
     tests = ("from shop.greet import greet\n\n\ndef test_greet():\n"

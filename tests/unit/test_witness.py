@@ -8,7 +8,8 @@ import pytest
 
 from elenchus.discover import function_spans
 from elenchus.mutate import FunctionSpan, generate
-from elenchus.witness import targets_for
+from elenchus.probes import Distinction
+from elenchus.witness import Witness, misfit, targets_for
 
 SOURCE = textwrap.dedent("""
     LIMIT = 3
@@ -43,3 +44,44 @@ def test_a_witness_calls_the_mutated_function_or_the_nearest_public_function_rea
     mutants, _ = generate("m.py", SOURCE, spans)  # as the evaluation asks: module-level code by what it assigns
     mutant = next(m for m in mutants if m.symbol == symbol)
     assert targets_for(SOURCE, mutant) == expected
+
+
+GUARDED = textwrap.dedent("""
+    def ratio(a, b):
+        if b == 0:
+            raise ZeroDivisionError("b")
+        return a / b
+
+
+    def last(xs, size):
+        return xs[:size]
+""")
+
+
+def _mutant(family: str):
+    mutants, _ = generate("m.py", GUARDED, [FunctionSpan(s.qualname, s.start, s.end) for s in function_spans(GUARDED)])
+    return next(m for m in mutants if m.family == family)
+
+
+def test_the_incident_sentence_fits_a_witness_that_shows_what_it_claims():
+    dropped = _mutant("dropped-guard")
+    shows_the_error = Distinction(("1", "0"), (), None, "ZeroDivisionError", None, "ZeroDivisionError", "edge-value")
+    assert misfit(dropped, shows_the_error) is None
+
+
+def test_an_incident_about_an_error_does_not_fit_a_witness_where_the_code_returns():
+    dropped = _mutant("dropped-guard")
+    two_values = Distinction(("1", "2"), (), "0.5", None, "2.0", None, "recorded")
+    assert "the code returns a value" in misfit(dropped, two_values)
+    witness = Witness("ratio(1, 2)", "0.5", "2.0", "test", "recorded", 0.1, misfit(dropped, two_values))
+    assert witness.incident == "`ratio(1, 2)` gives `2.0` where the code gives `0.5`"
+    assert witness.to_json()["incident_check"].startswith("does not fit: it speaks of an error")
+
+
+def test_an_incident_about_a_silent_failure_does_not_fit_a_witness_where_the_mutant_raises():
+    silent = next(m for m in generate("m.py", GUARDED, [FunctionSpan(s.qualname, s.start, s.end)
+                                                          for s in function_spans(GUARDED)])[0]
+                  if "silently" in m.incident)
+    raising = Distinction(("[1]", "1"), (), "[1]", None, None, "IndexError", "search")
+    assert misfit(silent, raising) == "it speaks of a silent failure, but on this call the mutant raises `IndexError`"
+    assert misfit(silent, Distinction(("[1, 2]", "2"), (), "[1, 2]", None, "[1]", None, "search")) is None
