@@ -174,7 +174,8 @@ def derive_provisional(change: ChangeSet, head: Snapshot, intent: str | None = N
 def require_for_hardening(contract: Contract | None) -> None:
     """Hardening challenges only confirmed intent (SPEC 3)."""
     if contract is None:
-        raise ContractError("Hardening needs an intent contract; pass --contract PATH or run Maieutic first")
+        raise ContractError("Hardening needs an intent contract with confirmed items; pass --contract PATH "
+                            "(write it by hand or with Maieutic, the intent interviewer)")
     weak = [i.id for i in contract.items if i.status not in ("confirmed", "tested")]
     if weak:
         raise ContractError(

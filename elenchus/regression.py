@@ -13,8 +13,10 @@ that no Head test kills is a protection regression, attributed to the weakened c
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from elenchus.contract import Contract
 from elenchus.discover import ChangeSet, function_spans, outer_statements
@@ -119,8 +121,10 @@ def candidate_pool(checks: Sequence[WeakenedCheck], executed: Mapping[WeakenedCh
 
     Within a check, mutants on lines no current test executes come first (``current``:
     what each current test ran; a catch only the weakened test made hides there), then
-    mutants of functions its Base test calls by name, then by risk score. A mutant already
-    challenged (``exclude``) is left out: it has its result.
+    mutants of functions its Base test calls by name, then mutants of lines holding a
+    value the Base test writes (a branch taken only for that value shares a line with
+    the others, where line coverage cannot tell it apart), then by risk score. A mutant
+    already challenged (``exclude``) is left out: it has its result.
     """
     runners: dict[tuple[str, int], set[str]] = {}
     for path, test, lines in current:
@@ -128,14 +132,18 @@ def candidate_pool(checks: Sequence[WeakenedCheck], executed: Mapping[WeakenedCh
             for line in lines:
                 runners.setdefault((path, line), set()).add(test)
     made: dict[str, tuple[Mutant, ...]] = {}
+    constants: dict[str, dict[int, set[Any]]] = {}
     paths = sorted({path for per_file in executed.values() for path in per_file})
     for path in paths:
         source = head.read(path) or ""
         lines = set().union(*(per_file.get(path, set()) for per_file in executed.values()))
         made[path] = generate(path, source, _spans(source, lines))[0]
+        constants[path] = _constants_by_line(source)
     queues: list[list[Mutant]] = []
     for check in checks:
-        called = names_by_test(base.read(check.path) or "").get(check.test, set())
+        test_source = base.read(check.path) or ""
+        called = names_by_test(test_source).get(check.test, set())
+        written_values = _test_literals(test_source, check.test)
         mine = []
         for path, lines in executed.get(check, {}).items():
             for mutant in made.get(path, ()):
@@ -147,8 +155,10 @@ def candidate_pool(checks: Sequence[WeakenedCheck], executed: Mapping[WeakenedCh
                     others = {t for n in range(mutant.line, mutant.end_line + 1)
                               for t in runners.get((mutant.path, n), ()) if not check.matches(t)}
                     alone = 150 if current and not others else -min(len(others), 50)
-                    mine.append((-(risk_score(mutant, contract) + alone + (50 if named else 0) + (20 if runs else 0)),
-                                 mutant.path, mutant.line, mutant.id, mutant))
+                    shares = any(constants[mutant.path].get(n, set()) & written_values
+                                 for n in range(mutant.line, mutant.end_line + 1))
+                    mine.append((-(risk_score(mutant, contract) + alone + (50 if named else 0) + (20 if runs else 0)
+                                   + (40 if shares else 0)), mutant.path, mutant.line, mutant.id, mutant))
         queues.append([entry[-1] for entry in sorted(mine)])
     owners: dict[str, set[int]] = {}
     picked: dict[str, Mutant] = {}
@@ -161,3 +171,36 @@ def candidate_pool(checks: Sequence[WeakenedCheck], executed: Mapping[WeakenedCh
                 picked[mutant.id] = mutant
                 owners.setdefault(mutant.id, set()).add(index)
     return [(mutant, tuple(checks[i] for i in sorted(owners[mutant.id]))) for mutant in picked.values()]
+
+
+def _constants_by_line(source: str) -> dict[int, set[Any]]:
+    """{line: the string and number literals on it} (not booleans, None or the empty string)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return {}
+    found: dict[int, set[Any]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float)) and not isinstance(
+                node.value, bool) and node.value != "":
+            for line in range(node.lineno, (node.end_lineno or node.lineno) + 1):
+                found.setdefault(line, set()).add(node.value)
+    return found
+
+
+def _test_literals(source: str, test: str) -> set[Any]:
+    """The literals test ``test`` (``test_x`` or ``TestC::test_x``) writes, its decorators' rows included."""
+    try:
+        scope: list[ast.stmt] = ast.parse(source).body
+    except SyntaxError:
+        return set()
+    *classes, name = test.split("::")
+    for class_name in classes:
+        scope = next((node.body for node in scope if isinstance(node, ast.ClassDef) and node.name == class_name), [])
+    node = next((n for n in scope if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name), None)
+    if node is None:
+        return set()
+    first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+    by_line = _constants_by_line(source)
+    return set().union(*(by_line.get(line, set()) for line in range(first, (node.end_lineno or node.lineno) + 1)))
+

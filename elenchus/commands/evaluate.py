@@ -784,7 +784,9 @@ class Evaluation:
         if contract.provisional:
             notes.append("Every contract item is provisional (derived, not confirmed): a caught incident shows "
                          "that behaviour is detected, not that it is the intended behaviour. Outcomes that "
-                         "depend on intent are decisions for Maieutic.")
+                         "depend on intent are yours to decide: mark the items you mean as `confirmed` in "
+                         ".socratic/intent-contract.json (by hand or with Maieutic, the intent interviewer) "
+                         "and pass it with --contract.")
         for name, baseline in baselines.items():
             if baseline.status == "baseline-red" and name == "modified":
                 notes.append(f"Classification stopped: the {name} baseline is red; fix or exclude "
