@@ -16,7 +16,8 @@ from __future__ import annotations
 import ast
 import time
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -186,8 +187,22 @@ def witness_survivors(survivors: Sequence[Mutant], cohort: Cohort, head: Snapsho
                                   scratch=scratch, disabled_plugins=cohort.disabled_plugins) \
         if wanted and cohort.tests else {}
     literals = probes.literals_in([(cohort.template / t).read_text(errors="replace") for t in cohort.tests])
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = {mutant.id: pool.submit(find_witness, cohort.template, mutant, samples, literals, layout,
-                                          time_budget, scratch, cohort.disabled_plugins)
-                   for mutant in survivors}
+    arguments = (samples, literals, layout, time_budget, scratch, cohort.disabled_plugins)
+    if jobs == 1 or len(survivors) == 1:
+        return {mutant.id: _searched(cohort.template, mutant, *arguments) for mutant in survivors}
+    # Processes, not threads: CPython 3.11 can fail building ASTs (ast.parse, literal_eval)
+    # in two threads at once ("AST constructor recursion depth mismatch").
+    with ProcessPoolExecutor(max_workers=min(jobs, len(survivors)),
+                             mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = {mutant.id: pool.submit(_searched, cohort.template, mutant, *arguments) for mutant in survivors}
         return {mutant_id: future.result() for mutant_id, future in futures.items()}
+
+
+def _searched(reference_dir: Path, mutant: Mutant, *arguments: Any) -> Witness | NoWitness:
+    """``find_witness``; a search that breaks leaves the survivor a gap, saying why, instead of ending the run."""
+    started = time.monotonic()
+    try:
+        return find_witness(reference_dir, mutant, *arguments)
+    except Exception as error:  # noqa: BLE001 - one survivor's search must not lose the evaluation
+        return NoWitness(False, f"no witness was searched: the search stopped on an internal error "
+                                f"({type(error).__name__}: {error})", 0, round(time.monotonic() - started, 3))

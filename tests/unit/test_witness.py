@@ -85,3 +85,14 @@ def test_an_incident_about_a_silent_failure_does_not_fit_a_witness_where_the_mut
     raising = Distinction(("[1]", "1"), (), "[1]", None, None, "IndexError", "search")
     assert misfit(silent, raising) == "it speaks of a silent failure, but on this call the mutant raises `IndexError`"
     assert misfit(silent, Distinction(("[1, 2]", "2"), (), "[1, 2]", None, "[1]", None, "search")) is None
+
+
+def test_a_search_that_breaks_leaves_the_survivor_a_gap_saying_why(tmp_path):
+    from elenchus.layout import SourceLayout
+    from elenchus.witness import NoWitness, _searched
+
+    missing = _mutant("dropped-guard")  # its file `m.py` does not exist under tmp_path
+    found = _searched(tmp_path, missing, {}, (), SourceLayout((".",), ("m",)), 1.0, tmp_path, ())
+    assert isinstance(found, NoWitness) and not found.searched
+    assert found.reason.startswith("no witness was searched: the search stopped on an internal error "
+                                   "(FileNotFoundError")
