@@ -5,8 +5,9 @@
 For each report (one per repository, as written by ``real_pairs.py --reports-dir``): how many
 mutants survived every current test (the survivors before witnesses are looked for), how many of
 them came with a verified witness, how many were set aside as likely equivalent (no input told them
-apart), how many could not be searched (and why), and the witness search cost per survivor: the
-seconds recorded with each witness or each likely-equivalent verdict (median and max).
+apart), how many stayed undecided (not searched, or their results could not be compared, and why),
+and the witness search cost per survivor: the seconds recorded with each witness or each
+likely-equivalent verdict (median and max).
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ _SECONDS = re.compile(r"; ([0-9.]+) s\)$")
 def summarize(report: dict) -> dict:
     survivors = [m for m in report["mutations"] if m["result"] == "survived"]
     witnessed = [m for m in survivors if m.get("witness")]
-    not_searched = [m for m in survivors if "no witness was searched" in (m.get("reason") or "")]
+    not_searched = [m for m in survivors if any(lead in (m.get("reason") or "") for lead in
+                                                ("no witness was searched", "no witness was found"))]
     equivalent = [r for r in report["rejected"] if r["reason"].startswith("likely equivalent")]
     costs = [m["witness"]["seconds"] for m in witnessed if m["witness"].get("seconds") is not None]
     costs += [float(found.group(1)) for r in equivalent if (found := _SECONDS.search(r["reason"]))]
@@ -31,9 +33,9 @@ def summarize(report: dict) -> dict:
         "survivors_before_witnesses": len(survivors) + len(equivalent),
         "with_witness": len(witnessed),
         "likely_equivalent": len(equivalent),
-        "not_searched": len(not_searched),
-        "not_searched_reasons": sorted({(m["reason"] or "").split("no witness was searched: ", 1)[-1]
-                                        for m in not_searched}),
+        "not_decided": len(not_searched),
+        "not_decided_reasons": sorted({re.split(r"no witness was (?:searched|found, so it stays a gap): ",
+                                                 m["reason"] or "", maxsplit=1)[-1] for m in not_searched}),
         "witness_seconds_median": round(statistics.median(costs), 3) if costs else None,
         "witness_seconds_max": round(max(costs), 3) if costs else None,
         "witnessed": [{"id": m["id"], "incident": m["incident"], "call": m["witness"]["call"],
@@ -54,7 +56,8 @@ def main() -> int:
         args.out.write_text(text)
     for name, row in table.items():
         print(f"{name}: {row['survivors_before_witnesses']} survivors, {row['with_witness']} with a witness, "
-              f"{row['likely_equivalent']} likely equivalent, {row['not_searched']} not searched; witness search "
+              f"{row['likely_equivalent']} likely equivalent, {row['not_decided']} undecided (no comparable search); "
+              f"witness search "
               f"median {row['witness_seconds_median']} s, max {row['witness_seconds_max']} s")
     return 0
 

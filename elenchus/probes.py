@@ -579,6 +579,7 @@ class _Comparer:
         self.deadline = deadline
         self._seen: dict[str, Distinction | None] = {}
         self.tried: dict[str, int] = {}  # inputs actually called, by origin
+        self.opaque: dict[str, int] = {}  # results no probe can write down (not literals), by type
 
     def check(self, args_repr: Sequence[str], kwargs_repr: Mapping[str, str], origin: str) -> Distinction | None:
         key = json.dumps([list(args_repr), sorted(kwargs_repr.items())])
@@ -590,6 +591,9 @@ class _Comparer:
         result = None
         reference_answer = self.reference.call(args_repr, kwargs_repr)
         reference = _observed(reference_answer)
+        if reference_answer.get("kind") == "unrepresentable":
+            kind = str(reference_answer.get("type") or "object")
+            self.opaque[kind] = self.opaque.get(kind, 0) + 1
         if reference is not None:
             mutant_answer = self.mutant.call(args_repr, kwargs_repr)
             mutant = _observed(mutant_answer)
@@ -722,6 +726,12 @@ def search_input(
             found = _search(signature, mine, comparer, search_budget)
             if found is not None and comparer.confirm(found):
                 return outcome(found, True, None, comparer)
+        if comparer.opaque:  # those inputs were called, not compared: nothing says they agree
+            kinds = ", ".join(f"`{kind}`" for kind in sorted(comparer.opaque))
+            count = sum(comparer.opaque.values())
+            return outcome(None, False, f"`{symbol}` returned values a test cannot write as a literal ({kinds}) "
+                                        f"for {count} of {sum(comparer.tried.values())} inputs, so those could "
+                                        "not be compared", comparer)
         return outcome(None, True, None, comparer)
 
 
@@ -892,7 +902,7 @@ def _boundary_calls(signature: _Signature, samples: Sequence[CallSample], consta
     is unknown), and positional parameters with a literal default are passed it. In
     order: the ``constants`` of the mutated lines and their neighbours ("boundary"), then
     the ``test_literals`` ("test-literal"), then each argument's empty, zero, negative
-    and None values ("edge-value"). A replacement must fit the types seen for that
+    and None values ("edge-value"); those of the first base call always fit in the budget. A replacement must fit the types seen for that
     argument in the samples, its default and its annotation. Yields (args_repr,
     kwargs_repr, origin); calls equal to a sample are skipped.
     """
@@ -963,11 +973,16 @@ def _boundary_calls(signature: _Signature, samples: Sequence[CallSample], consta
                 for value in _unique([*edges, None]):
                     yield value, slot, base, "edge-value"
 
+    # The first call's edge values are few and often the telling ones: keep room for them.
+    reserve = sum(len(_unique([*(v for kind in kinds.get(slot, []) for v in _EDGE_VALUES.get(kind, ())), None]))
+                  for slot in slots(*bases[0]))
     seen = {json.dumps([list(s.args_repr), sorted(s.kwargs_repr)]) for s in samples}
     given = 0
     for value, slot, base, origin in steps():
         if given >= budget:
             return
+        if origin != "edge-value" and given >= budget - reserve:
+            continue
         if value is not None and not _fits(value, kinds.get(slot, [])):
             continue
         call = replaced(base, slot, value)

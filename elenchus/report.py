@@ -94,8 +94,9 @@ def _witness_lines(mutation: dict) -> list[str]:
                 "- A test that catches it (verified: passes now, fails on the mutant):", "",
                 "```python", witness["test"].rstrip("\n"), "```"]
     reason = mutation.get("reason") or ""
-    if "no witness was searched" in reason:
-        return [f"- What tells it apart: unknown ({reason[reason.index('no witness was searched'):]})"]
+    for lead in ("no witness was searched", "no witness was found"):
+        if lead in reason:
+            return [f"- What tells it apart: unknown ({reason[reason.index(lead):]})"]
     return []
 
 

@@ -8,7 +8,8 @@ neighbours, the tests' literals, then a derandomized search), writes a ready-to-
 test asserting the code's result, and keeps it only when a fresh workspace shows it
 passing on the code and failing on the mutant at its assertion. A survivor for which a
 real search found nothing is likely equivalent, not a gap; one that could not be
-searched at all stays a gap, with the reason.
+searched at all, or whose results could not be compared (values that are not
+literals), stays a gap, with the reason.
 """
 
 from __future__ import annotations
@@ -164,8 +165,9 @@ def find_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Sequ
                            misfit(mutant, search.distinction))
         notes.append(f"`{probe.input_repr}` differs, but its test was not kept: {check.reason}")
     seconds = round(time.monotonic() - started, 3)
-    if not searched:
-        return NoWitness(False, "no witness was searched: " + "; ".join(notes), inputs, seconds)
+    if not searched:  # nothing could be compared: nothing is known, and the survivor stays a gap
+        lead = "no witness was found, so it stays a gap" if inputs else "no witness was searched"
+        return NoWitness(False, f"{lead}: " + "; ".join(notes), inputs, seconds)
     tried = "; ".join(described + notes)
     return NoWitness(True, f"likely equivalent: no input told it apart (tried {tried}; {seconds:.1f} s)",
                      inputs, seconds)

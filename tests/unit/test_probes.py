@@ -269,6 +269,28 @@ def test_edge_value_step_finds_the_empty_string_of_the_argument_type(tmp_path):
     assert (distinction.args_repr, distinction.reference_repr, distinction.mutant_repr) == (("''",), "None", "[]")
 
 
+def test_edge_values_of_the_first_call_keep_their_room_when_test_literals_would_fill_the_budget(tmp_path):
+    source = "def words(text, limit):\n    if not text:\n        return None\n    return text.split()[:limit]\n"
+    root = make_project(tmp_path / "words", "words", source, "def test_nothing():\n    pass\n")
+    mutant = handmade_mutant("src/shop/words.py", "words", source.replace("if not text:", "if text is None:"))
+    recorded = [probes.CallSample("shop.words:words", ("'a b'", str(n))) for n in range(1, 11)]
+    many = tuple(f"word {n}" for n in range(50))  # 10 calls x 50 literals: more than the boundary budget
+    found = probes.search_input(root, mutant, recorded, test_literals=many, search_budget=0)
+    assert found.distinction is not None and found.distinction.origin == "edge-value"
+    assert dict(found.tried)["test-literal"] < probes.BOUNDARY_BUDGET
+
+
+def test_results_that_are_not_literals_are_not_compared_so_nothing_is_claimed_equivalent(tmp_path):
+    source = ("import datetime\n\n\ndef day_after(year, month, day):\n"
+              "    return datetime.date(year, month, day) + datetime.timedelta(days=1)\n")
+    root = make_project(tmp_path / "days", "days", source, "def test_nothing():\n    pass\n")
+    mutant = handmade_mutant("src/shop/days.py", "day_after", source.replace("days=1", "days=2"))
+    recorded = [probes.CallSample("shop.days:day_after", ("2000", "1", "1"))]
+    found = probes.search_input(root, mutant, recorded, search_budget=20)
+    assert found.distinction is None and not found.searched and found.inputs > 0
+    assert found.reason.startswith("`day_after` returned values a test cannot write as a literal (`date`) for ")
+
+
 QUANTITY = textwrap.dedent(
     """\
     class QuantityError(ValueError):
