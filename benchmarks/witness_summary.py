@@ -50,7 +50,8 @@ def main() -> int:
     parser.add_argument("reports", type=Path)
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
-    table = {path.stem: summarize(json.loads(path.read_text())) for path in sorted(args.reports.glob("*.json"))}
+    reports = {path.stem: json.loads(path.read_text()) for path in sorted(args.reports.glob("*.json"))}
+    table = {name: summarize(report) for name, report in reports.items() if "mutations" in report}
     text = json.dumps(table, indent=2) + "\n"
     if args.out:
         args.out.write_text(text)

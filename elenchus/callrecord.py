@@ -28,7 +28,10 @@ at every resume), and so, in practice, are instance and class methods: ``self`` 
 **The driver** (``serve``) runs in its own process inside a workspace, imports one
 module-level function by its dotted module name, and answers one JSON line per
 request on stdin: the call's literal arguments in, the observed result out (a
-literal ``repr``, an exception type, "unrepresentable" or a per-call timeout). The
+literal ``repr``, or a constructor ``repr`` with the imports it needs such as
+``datetime.date(2000, 1, 2)`` after ``import datetime``; an exception type,
+"unrepresentable" or a per-call timeout). A request ``{"equal": [A, B], "imports": [...]}``
+asks whether two constructor reprs build equal values. The
 Elenchus process never imports user code; ``elenchus.probes`` starts drivers.
 
 This module is loaded from its file under a private name by ``elenchus.probes`` (so a
@@ -40,6 +43,7 @@ hooks, which receive its objects).
 from __future__ import annotations
 
 import ast
+import builtins
 import importlib
 import inspect
 import json
@@ -48,7 +52,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -107,6 +111,61 @@ def literal_repr(value: Any) -> str | None:
 def is_literal(value: Any) -> bool:
     """True when ``value`` round-trips as a Python literal (see ``literal_repr``)."""
     return literal_repr(value) is not None
+
+
+def _types_in(value: Any, budget: list[int]) -> Iterator[type]:
+    """The types of ``value`` and of what its builtin containers hold (bounded)."""
+    budget[0] -= 1
+    if budget[0] < 0:
+        return
+    yield type(value)
+    if type(value) in (list, tuple, set, frozenset):
+        for item in value:
+            yield from _types_in(item, budget)
+    elif type(value) is dict:
+        for key, item in value.items():
+            yield from _types_in(key, budget)
+            yield from _types_in(item, budget)
+
+
+def constructor_repr(value: Any) -> tuple[str, tuple[str, ...]] | None:
+    """(``repr(value)``, the imports it needs) when that text, evaluated after those
+    imports, rebuilds an equal value of the same type; else None.
+
+    This is how a test writes a ``datetime``, a ``Decimal`` or a dataclass it expects:
+    ``datetime.datetime(2000, 1, 1, 0, 0)`` after ``import datetime``. A name the text
+    uses must be a module, a builtin, or a name of the module defining one of the
+    value's types. Values whose class keeps the default identity equality never qualify.
+    """
+    try:
+        text = repr(value)
+        if len(text) > MAX_REPR_CHARS or text.startswith("<"):
+            return None
+        tree = ast.parse(text, mode="eval")
+    except Exception:  # noqa: BLE001 - a repr that raises or is not an expression
+        return None
+    homes = [sys.modules.get(kind.__module__) for kind in _types_in(value, [MAX_ELEMENTS])]
+    imports: list[str] = []
+    namespace: dict[str, Any] = {}
+    for name in sorted({node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}):
+        if name in vars(builtins):
+            continue
+        found = sys.modules.get(name)
+        if found is not None and name.isidentifier():
+            imports.append(f"import {name}")
+            namespace[name] = found
+            continue
+        home = next((module for module in homes if module is not None and hasattr(module, name)), None)
+        if home is None or home.__name__ == "__main__":
+            return None
+        imports.append(f"from {home.__name__} import {name}")
+        namespace[name] = getattr(home, name)
+    try:
+        rebuilt = eval(compile(tree, "<repr>", "eval"), namespace)  # noqa: S307 - the code under test's own repr
+        same = type(rebuilt) is type(value) and bool(rebuilt == value)
+    except Exception:  # noqa: BLE001
+        return None
+    return (text, tuple(imports)) if same else None
 
 
 # ---------------------------------------------------------------------------
@@ -283,11 +342,26 @@ def observe(function: Callable[..., Any], args: list[Any], kwargs: dict[str, Any
         return {"kind": "timeout"}
     except BaseException as exc:  # SystemExit too: the caller observes it  # noqa: BLE001
         return {"kind": "raise", "exception": exception_name(exc)}
-    text = literal_repr(value)
-    if text is None:
-        return {"kind": "unrepresentable", "type": type(value).__qualname__}
     after = [literal_repr(arg) for arg in args]
-    return {"kind": "value", "repr": text, "args_after": after}
+    text = literal_repr(value)
+    if text is not None:
+        return {"kind": "value", "repr": text, "args_after": after}
+    built = constructor_repr(value)
+    if built is None:
+        return {"kind": "unrepresentable", "type": type(value).__qualname__}
+    return {"kind": "value", "repr": built[0], "imports": list(built[1]), "args_after": after}
+
+
+def equal(texts: Sequence[str], imports: Sequence[str]) -> dict[str, Any]:
+    """Whether two constructor reprs (``constructor_repr``) build equal values here."""
+    namespace: dict[str, Any] = {}
+    try:
+        for line in imports:
+            exec(line, namespace)  # noqa: S102 - import lines built by constructor_repr
+        first, second = (eval(text, namespace) for text in texts)  # noqa: S307
+        return {"kind": "value", "repr": repr(bool(first == second))}
+    except Exception as exc:  # noqa: BLE001
+        return {"kind": "raise", "exception": exception_name(exc)}
 
 
 def serve(argv: Sequence[str]) -> int:
@@ -330,6 +404,9 @@ def serve(argv: Sequence[str]) -> int:
     for line in requests:
         try:
             request = json.loads(line)
+            if "equal" in request:
+                answer(equal(request["equal"], request.get("imports", [])))
+                continue
             args = [ast.literal_eval(text) for text in request["args_repr"]]
             kwargs = {name: ast.literal_eval(text) for name, text in request["kwargs_repr"].items()}
         except (ValueError, KeyError, TypeError, SyntaxError) as exc:
@@ -344,6 +421,8 @@ __all__ = [
     "MAX_SAMPLES",
     "TARGET_OPTION",
     "CallRecorder",
+    "constructor_repr",
+    "equal",
     "is_literal",
     "literal_repr",
     "parse_target",

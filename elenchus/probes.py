@@ -118,6 +118,8 @@ DRIVER_START_TIMEOUT = 30.0
 MAX_DRIVER_RESTARTS = 5
 
 _KILL_KINDS = (FailureKind.ASSERTION, FailureKind.EXPECTED_EXCEPTION_NOT_RAISED)
+#: Types whose values are literals unless too long (or not finite): such a result is skipped, not opaque.
+_LITERAL_TYPES = frozenset({"int", "float", "str", "bytes", "list", "tuple", "dict", "set"})
 #: An unexpected exception of these types means the call no longer fits the API.
 _API_MISMATCH = frozenset({"TypeError", "AttributeError", "ImportError", "ModuleNotFoundError", "NameError"})
 
@@ -153,7 +155,9 @@ class Distinction:
     call the tests made), "boundary" (a constant of the mutated lines, or a neighbour),
     "test-literal" (a literal the related tests write), "edge-value" (an empty, zero,
     negative or None argument) or "search" (the Hypothesis search).
-    ``changed_arguments`` holds, for a function that changes its arguments in place,
+    A value that is not a literal is written as its constructor (``datetime.date(2000, 1,
+    2)``), with ``imports`` for the reference's. ``changed_arguments`` holds, for a
+    function that changes its arguments in place,
     each positional argument the two leave in different states: (index, the reference's
     state after the call, the mutant's).
     """
@@ -166,6 +170,7 @@ class Distinction:
     mutant_exception: str | None
     origin: str = "search"
     changed_arguments: tuple[tuple[int, str, str], ...] = ()
+    imports: tuple[str, ...] = ()  # what the reference value's text needs (``import datetime``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -422,6 +427,22 @@ class _Driver:
             return {"kind": "timeout"}
         return answer
 
+    def equal(self, texts: Sequence[str], imports: Sequence[str]) -> bool | None:
+        """Do two constructor reprs build equal values in this driver? None: it could not tell."""
+        if self._proc is None or self._proc.stdin is None:
+            return None
+        try:
+            self._proc.stdin.write((json.dumps({"equal": list(texts), "imports": list(imports)}) + "\n").encode())
+            self._proc.stdin.flush()
+        except OSError:
+            self.close()
+            return None
+        answer = self._read(time.monotonic() + self.per_call + 5.0)
+        if answer is None:
+            self.close(graceful=False)
+            return None
+        return {"True": True, "False": False}.get(str(answer.get("repr"))) if answer.get("kind") == "value" else None
+
     def close(self, graceful: bool = True) -> None:
         """End the driver (end of input, then SIGKILL to its process group); nothing is left behind."""
         proc, self._proc = self._proc, None
@@ -591,21 +612,33 @@ class _Comparer:
         result = None
         reference_answer = self.reference.call(args_repr, kwargs_repr)
         reference = _observed(reference_answer)
-        if reference_answer.get("kind") == "unrepresentable":
-            kind = str(reference_answer.get("type") or "object")
+        kind = str(reference_answer.get("type") or "object")
+        if reference_answer.get("kind") == "unrepresentable" and kind not in _LITERAL_TYPES:  # not just too long
             self.opaque[kind] = self.opaque.get(kind, 0) + 1
         if reference is not None:
             mutant_answer = self.mutant.call(args_repr, kwargs_repr)
             mutant = _observed(mutant_answer)
             if mutant is not None:
                 # The result is what a test checks first; in-place changes count when it agrees.
-                differs = _differs(reference, mutant)
+                differs = self._differs(reference, mutant, reference_answer, mutant_answer)
                 changed = () if differs else _changed_arguments(_after(reference_answer), _after(mutant_answer))
                 if differs or changed:
                     result = Distinction(tuple(args_repr), tuple(sorted(kwargs_repr.items())), reference[0],
-                                         reference[1], mutant[0], mutant[1], origin, changed)
+                                         reference[1], mutant[0], mutant[1], origin, changed,
+                                         tuple(reference_answer.get("imports") or ()))
         self._seen[key] = result
         return result
+
+    def _differs(self, reference: tuple[str | None, str | None], mutant: tuple[str | None, str | None],
+                 reference_answer: Mapping[str, Any], mutant_answer: Mapping[str, Any]) -> bool:
+        """``_differs``; two values that are not both literals are compared by the reference driver."""
+        built = reference_answer.get("imports") is not None or mutant_answer.get("imports") is not None
+        if not built or reference[0] is None or mutant[0] is None:
+            return _differs(reference, mutant)
+        if reference[0] == mutant[0]:
+            return False
+        imports = [*(reference_answer.get("imports") or ()), *(mutant_answer.get("imports") or ())]
+        return self.reference.equal([reference[0], mutant[0]], imports) is False
 
     def confirm(self, found: Distinction) -> bool:
         """The same observations again, fresh: a nondeterministic function makes no probe."""
@@ -741,7 +774,8 @@ def search_input(
 _NONE = type(None)
 #: Empty, zero and negative values tried for an argument of each type, before None.
 _EDGE_VALUES: dict[type, tuple[Any, ...]] = {
-    int: (0, -1), float: (0.0, -1.0), str: ("",), bytes: (b"",), list: ([],), dict: ({},), tuple: ((),),
+    # 10**400: an integer no float can hold (float() of it raises OverflowError)
+    int: (0, -1, 10**400), float: (0.0, -1.0), str: ("",), bytes: (b"",), list: ([],), dict: ({},), tuple: ((),),
     set: (set(),),
 }
 
@@ -1298,6 +1332,14 @@ def _narrate(value: str | None, exception: str | None) -> str:
     return f"returns {value}" if value is not None else f"raises {exception}"
 
 
+def _is_float(text: str) -> bool:
+    """Is ``text`` a float literal (asserted with ``pytest.approx``)? Constructor texts are not."""
+    try:
+        return type(ast.literal_eval(text)) is float
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False
+
+
 def _held_arguments(distinction: Distinction) -> dict[int, str]:
     """Local names for the arguments a probe must hold to look at them after the call."""
     indexes = [index for index, _, _ in distinction.changed_arguments]
@@ -1358,7 +1400,7 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *,
     else:
         assert distinction.reference_repr is not None
         expected = distinction.reference_repr
-        if type(ast.literal_eval(expected)) is float:
+        if _is_float(expected):
             needs_pytest = True
             expected = f"pytest.approx({expected})"
         line = f"    assert {call} is None\n" if expected == "None" else f"    assert {call} == {expected}\n"
@@ -1366,10 +1408,11 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *,
         if held:  # the call changes arguments in place: hold them, then check their states
             body = "".join(f"    {held[index]} = {distinction.args_repr[index]}\n" for index in sorted(held)) + body
             for index, after, _ in distinction.changed_arguments:
-                if type(ast.literal_eval(after)) is float:
+                if _is_float(after):
                     needs_pytest, after = True, f"pytest.approx({after})"
                 body += f"    assert {held[index]} == {after}\n"
-    imports = ("import pytest\n\n" if needs_pytest else "") + "\n".join(_import_lines(names))
+    imports = ("import pytest\n\n" if needs_pytest else "") + "\n".join(
+        [*distinction.imports, *_import_lines(names)])
 
     summary = (f"Guards against: {mutant.incident}\n\n"
                f"Mutant {mutant.id} ({mutant.family}) at {mutant.path}:{mutant.line} {mutant.changed_intent}. "

@@ -280,15 +280,41 @@ def test_edge_values_of_the_first_call_keep_their_room_when_test_literals_would_
     assert dict(found.tried)["test-literal"] < probes.BOUNDARY_BUDGET
 
 
-def test_results_that_are_not_literals_are_not_compared_so_nothing_is_claimed_equivalent(tmp_path):
-    source = ("import datetime\n\n\ndef day_after(year, month, day):\n"
-              "    return datetime.date(year, month, day) + datetime.timedelta(days=1)\n")
-    root = make_project(tmp_path / "days", "days", source, "def test_nothing():\n    pass\n")
-    mutant = handmade_mutant("src/shop/days.py", "day_after", source.replace("days=1", "days=2"))
+DAYS = ("import datetime\n\n\ndef day_after(year, month, day):\n"
+        "    return datetime.date(year, month, day) + datetime.timedelta(days=1)\n")
+
+
+def test_a_value_that_is_not_a_literal_is_compared_and_written_as_its_constructor(tmp_path):
+    root = make_project(tmp_path / "days", "days", DAYS, "def test_nothing():\n    pass\n")
+    mutant = handmade_mutant("src/shop/days.py", "day_after", DAYS.replace("days=1", "days=2"))
     recorded = [probes.CallSample("shop.days:day_after", ("2000", "1", "1"))]
+    distinction = probes.find_distinguishing_input(root, mutant, recorded, search_budget=0)
+    assert (distinction.reference_repr, distinction.mutant_repr, distinction.imports) == (
+        "datetime.date(2000, 1, 2)", "datetime.date(2000, 1, 3)", ("import datetime",))
+    probe = probes.write_probe(mutant, distinction, "shop.days", witness=True)
+    assert probe.source.count("import datetime\n") == 1
+    assert "    assert day_after(2000, 1, 1) == datetime.date(2000, 1, 2)\n" in probe.source
+    check = probes.verify_probe(root, probe, mutant)
+    assert check.accepted, check.reason
+
+
+def test_results_that_cannot_be_written_are_not_compared_so_nothing_is_claimed_equivalent(tmp_path):
+    source = "class Box:\n    def __init__(self, n):\n        self.n = n\n\n\ndef boxed(n):\n    return Box(n + 1)\n"
+    root = make_project(tmp_path / "box", "box", source, "def test_nothing():\n    pass\n")
+    mutant = handmade_mutant("src/shop/box.py", "boxed", source.replace("n + 1", "n + 2"))
+    recorded = [probes.CallSample("shop.box:boxed", ("1",))]
     found = probes.search_input(root, mutant, recorded, search_budget=20)
     assert found.distinction is None and not found.searched and found.inputs > 0
-    assert found.reason.startswith("`day_after` returned values a test cannot write as a literal (`date`) for ")
+    assert found.reason.startswith("`boxed` returned values a test cannot write as a literal (`Box`) for ")
+
+
+def test_equal_values_with_different_constructor_texts_are_not_told_apart(tmp_path):
+    source = "import datetime\n\n\ndef zone(hours):\n    return datetime.timezone(datetime.timedelta(hours=hours))\n"
+    root = make_project(tmp_path / "zone", "zone", source, "def test_nothing():\n    pass\n")
+    renamed = source.replace("timedelta(hours=hours))", "timedelta(hours=hours), 'Zone')")
+    mutant = handmade_mutant("src/shop/zone.py", "zone", renamed)  # same offset, another name: == holds
+    recorded = [probes.CallSample("shop.zone:zone", ("1",))]
+    assert probes.find_distinguishing_input(root, mutant, recorded, search_budget=10) is None
 
 
 QUANTITY = textwrap.dedent(
