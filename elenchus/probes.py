@@ -48,6 +48,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import select
 import shlex
 import signal
@@ -772,7 +773,7 @@ def search_input(
 
 
 _NONE = type(None)
-#: Empty, zero and negative values tried for an argument of each type, before None.
+#: Empty, zero, negative and huge values tried for an argument of each type, before None.
 _EDGE_VALUES: dict[type, tuple[Any, ...]] = {
     # 10**400: an integer no float can hold (float() of it raises OverflowError)
     int: (0, -1, 10**400), float: (0.0, -1.0), str: ("",), bytes: (b"",), list: ([],), dict: ({},), tuple: ((),),
@@ -934,9 +935,10 @@ def _boundary_calls(signature: _Signature, samples: Sequence[CallSample], consta
     The base calls are the recorded ``samples``; with none, one default call: each
     required parameter gets the first edge value of its annotated type (0 when the type
     is unknown), and positional parameters with a literal default are passed it. In
-    order: the ``constants`` of the mutated lines and their neighbours ("boundary"), then
-    the ``test_literals`` ("test-literal"), then each argument's empty, zero, negative
-    and None values ("edge-value"); those of the first base call always fit in the budget. A replacement must fit the types seen for that
+    order: the ``constants`` of the mutated lines and their neighbours ("boundary"), the
+    first base call's empty, zero, negative, huge and None values ("edge-value"), the
+    ``test_literals`` ("test-literal"), then the other base calls' edge values; those of
+    the first base call always fit in the budget. A replacement must fit the types seen for that
     argument in the samples, its default and its annotation. Yields (args_repr,
     kwargs_repr, origin); calls equal to a sample are skipped.
     """
@@ -992,20 +994,24 @@ def _boundary_calls(signature: _Signature, samples: Sequence[CallSample], consta
             return None
         return args_repr, kwargs_repr
 
+    def edge_values(base: tuple[tuple[Any, ...], dict[str, Any]]) -> Iterator[tuple[Any, int | str, Any, str]]:
+        for slot in slots(*base):
+            edges = [v for kind in kinds.get(slot, []) for v in _EDGE_VALUES.get(kind, ())]
+            for value in _unique([*edges, None]):
+                yield value, slot, base, "edge-value"
+
     def steps() -> Iterator[tuple[Any, int | str, tuple[tuple[Any, ...], dict[str, Any]], str]]:
         for value in _unique(v for constant in constants for v in _neighbours(constant)):
             for base in bases:
                 for slot in slots(*base):
                     yield value, slot, base, "boundary"
+        yield from edge_values(bases[0])  # few, and often the telling ones: before the time runs out
         for value in _unique(list(test_literals)[:TEST_LITERALS]):
             for base in bases:
                 for slot in slots(*base):
                     yield value, slot, base, "test-literal"
-        for base in bases:
-            for slot in slots(*base):
-                edges = [v for kind in kinds.get(slot, []) for v in _EDGE_VALUES.get(kind, ())]
-                for value in _unique([*edges, None]):
-                    yield value, slot, base, "edge-value"
+        for base in bases[1:]:
+            yield from edge_values(base)
 
     # The first call's edge values are few and often the telling ones: keep room for them.
     reserve = sum(len(_unique([*(v for kind in kinds.get(slot, []) for v in _EDGE_VALUES.get(kind, ())), None]))
@@ -1305,8 +1311,14 @@ def _search(signature: _Signature, samples: Sequence[CallSample], comparer: _Com
 
 
 def _call_text(function: str, args_repr: Sequence[str], kwargs_repr: Sequence[tuple[str, str]]) -> str:
-    arguments = [*args_repr, *(f"{name}={text}" for name, text in kwargs_repr)]
+    arguments = [*map(_readable, args_repr), *(f"{name}={_readable(text)}" for name, text in kwargs_repr)]
     return f"{function}({', '.join(arguments)})"
+
+
+def _readable(text: str) -> str:
+    """A power of ten too long to read (``10**400``) as a person writes it."""
+    found = re.fullmatch(r"(-?)10{20,}", text)
+    return f"{found.group(1)}10**{len(text) - len(found.group(1)) - 1}" if found else text
 
 
 def _behaviour(value: str | None, exception: str | None) -> str:

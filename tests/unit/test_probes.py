@@ -269,7 +269,7 @@ def test_edge_value_step_finds_the_empty_string_of_the_argument_type(tmp_path):
     assert (distinction.args_repr, distinction.reference_repr, distinction.mutant_repr) == (("''",), "None", "[]")
 
 
-def test_edge_values_of_the_first_call_keep_their_room_when_test_literals_would_fill_the_budget(tmp_path):
+def test_edge_values_of_the_first_call_come_before_test_literals_that_would_fill_the_budget(tmp_path):
     source = "def words(text, limit):\n    if not text:\n        return None\n    return text.split()[:limit]\n"
     root = make_project(tmp_path / "words", "words", source, "def test_nothing():\n    pass\n")
     mutant = handmade_mutant("src/shop/words.py", "words", source.replace("if not text:", "if text is None:"))
@@ -277,7 +277,7 @@ def test_edge_values_of_the_first_call_keep_their_room_when_test_literals_would_
     many = tuple(f"word {n}" for n in range(50))  # 10 calls x 50 literals: more than the boundary budget
     found = probes.search_input(root, mutant, recorded, test_literals=many, search_budget=0)
     assert found.distinction is not None and found.distinction.origin == "edge-value"
-    assert dict(found.tried)["test-literal"] < probes.BOUNDARY_BUDGET
+    assert "test-literal" not in dict(found.tried)
 
 
 DAYS = ("import datetime\n\n\ndef day_after(year, month, day):\n"
@@ -296,6 +296,19 @@ def test_a_value_that_is_not_a_literal_is_compared_and_written_as_its_constructo
     assert "    assert day_after(2000, 1, 1) == datetime.date(2000, 1, 2)\n" in probe.source
     check = probes.verify_probe(root, probe, mutant)
     assert check.accepted, check.reason
+
+
+def test_an_integer_no_float_can_hold_tells_a_broadened_except_apart_and_is_written_as_a_power(tmp_path):
+    source = "def half(n):\n    try:\n        return float(n) / 2\n    except (TypeError, ValueError):\n        return None\n"
+    root = make_project(tmp_path / "half", "half", source, "def test_nothing():\n    pass\n")
+    mutant = handmade_mutant("src/shop/half.py", "half", source.replace("(TypeError, ValueError)", "Exception"))
+    recorded = [probes.CallSample("shop.half:half", ("4",))]
+    distinction = probes.find_distinguishing_input(root, mutant, recorded, search_budget=0)
+    assert (distinction.origin, distinction.reference_exception, distinction.mutant_repr) == (
+        "edge-value", "OverflowError", "None")
+    probe = probes.write_probe(mutant, distinction, "shop.half", witness=True)
+    assert "    with pytest.raises(OverflowError):\n        half(10**400)\n" in probe.source
+    assert probes.verify_probe(root, probe, mutant).accepted
 
 
 def test_results_that_cannot_be_written_are_not_compared_so_nothing_is_claimed_equivalent(tmp_path):
