@@ -346,10 +346,24 @@ def observe(function: Callable[..., Any], args: list[Any], kwargs: dict[str, Any
     text = literal_repr(value)
     if text is not None:
         return {"kind": "value", "repr": text, "args_after": after}
-    built = constructor_repr(value)
+    built = _limited(constructor_repr, per_call, value)  # the value's own __repr__ and __eq__ run here
     if built is None:
-        return {"kind": "unrepresentable", "type": type(value).__qualname__}
+        # Builtin literal types all the way down: only too long (or not finite) to write down.
+        too_long = all(kind in (*_SCALARS, *_CONTAINERS) for kind in _types_in(value, [MAX_ELEMENTS]))
+        return {"kind": "unrepresentable", "type": type(value).__qualname__, "too_long": too_long}
     return {"kind": "value", "repr": built[0], "imports": list(built[1]), "args_after": after}
+
+
+def _limited(work: Callable[..., Any], seconds: float, *args: Any) -> Any:
+    """``work(*args)`` under the per-call alarm; None when it runs out of time."""
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        try:
+            return work(*args)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    except _CallTimeout:
+        return None
 
 
 def equal(texts: Sequence[str], imports: Sequence[str]) -> dict[str, Any]:
@@ -405,7 +419,8 @@ def serve(argv: Sequence[str]) -> int:
         try:
             request = json.loads(line)
             if "equal" in request:
-                answer(equal(request["equal"], request.get("imports", [])))
+                answer(_limited(equal, per_call, request["equal"], request.get("imports", []))
+                       or {"kind": "timeout"})
                 continue
             args = [ast.literal_eval(text) for text in request["args_repr"]]
             kwargs = {name: ast.literal_eval(text) for name, text in request["kwargs_repr"].items()}

@@ -119,8 +119,6 @@ DRIVER_START_TIMEOUT = 30.0
 MAX_DRIVER_RESTARTS = 5
 
 _KILL_KINDS = (FailureKind.ASSERTION, FailureKind.EXPECTED_EXCEPTION_NOT_RAISED)
-#: Types whose values are literals unless too long (or not finite): such a result is skipped, not opaque.
-_LITERAL_TYPES = frozenset({"int", "float", "str", "bytes", "list", "tuple", "dict", "set"})
 #: An unexpected exception of these types means the call no longer fits the API.
 _API_MISMATCH = frozenset({"TypeError", "AttributeError", "ImportError", "ModuleNotFoundError", "NameError"})
 
@@ -601,7 +599,8 @@ class _Comparer:
         self.deadline = deadline
         self._seen: dict[str, Distinction | None] = {}
         self.tried: dict[str, int] = {}  # inputs actually called, by origin
-        self.opaque: dict[str, int] = {}  # results no probe can write down (not literals), by type
+        self.opaque: dict[str, int] = {}  # results no probe can write down or compare, by what they were
+        self.compared = 0  # inputs whose two results were compared
 
     def check(self, args_repr: Sequence[str], kwargs_repr: Mapping[str, str], origin: str) -> Distinction | None:
         key = json.dumps([list(args_repr), sorted(kwargs_repr.items())])
@@ -613,13 +612,13 @@ class _Comparer:
         result = None
         reference_answer = self.reference.call(args_repr, kwargs_repr)
         reference = _observed(reference_answer)
-        kind = str(reference_answer.get("type") or "object")
-        if reference_answer.get("kind") == "unrepresentable" and kind not in _LITERAL_TYPES:  # not just too long
-            self.opaque[kind] = self.opaque.get(kind, 0) + 1
+        self._note_opaque(reference_answer)
         if reference is not None:
             mutant_answer = self.mutant.call(args_repr, kwargs_repr)
             mutant = _observed(mutant_answer)
+            self._note_opaque(mutant_answer)
             if mutant is not None:
+                self.compared += 1
                 # The result is what a test checks first; in-place changes count when it agrees.
                 differs = self._differs(reference, mutant, reference_answer, mutant_answer)
                 changed = () if differs else _changed_arguments(_after(reference_answer), _after(mutant_answer))
@@ -639,7 +638,20 @@ class _Comparer:
         if reference[0] == mutant[0]:
             return False
         imports = [*(reference_answer.get("imports") or ()), *(mutant_answer.get("imports") or ())]
-        return self.reference.equal([reference[0], mutant[0]], imports) is False
+        same = self.reference.equal([reference[0], mutant[0]], imports)
+        if same is None:  # could not tell: not a comparison
+            self.opaque["values `==` could not compare"] = self.opaque.get("values `==` could not compare", 0) + 1
+        return same is False
+
+    def _note_opaque(self, answer: Mapping[str, Any]) -> None:
+        """Count a result no probe could write down (too long is only skipped: a literal type)."""
+        if answer.get("kind") == "unrepresentable" and not answer.get("too_long"):
+            kind = f"`{answer.get('type') or 'object'}`"
+        elif None in _after(answer):
+            kind = "an argument changed in place into a non-literal"
+        else:
+            return
+        self.opaque[kind] = self.opaque.get(kind, 0) + 1
 
     def confirm(self, found: Distinction) -> bool:
         """The same observations again, fresh: a nondeterministic function makes no probe."""
@@ -761,11 +773,14 @@ def search_input(
             if found is not None and comparer.confirm(found):
                 return outcome(found, True, None, comparer)
         if comparer.opaque:  # those inputs were called, not compared: nothing says they agree
-            kinds = ", ".join(f"`{kind}`" for kind in sorted(comparer.opaque))
+            kinds = ", ".join(sorted(comparer.opaque))
             count = sum(comparer.opaque.values())
-            return outcome(None, False, f"`{symbol}` returned values a test cannot write as a literal ({kinds}) "
+            return outcome(None, False, f"`{symbol}` gave results a test cannot write down or compare ({kinds}) "
                                         f"for {count} of {sum(comparer.tried.values())} inputs, so those could "
                                         "not be compared", comparer)
+        if not comparer.compared:
+            return outcome(None, False, f"no call of `{symbol}` could be compared (each timed out, crashed or "
+                                        "returned something too long to write down)", comparer)
         return outcome(None, True, None, comparer)
 
 
@@ -773,10 +788,11 @@ def search_input(
 
 
 _NONE = type(None)
+#: An integer no float can hold: ``float()`` of it raises OverflowError. Tried last for an int argument.
+_HUGE_INT = 10**400
 #: Empty, zero, negative and huge values tried for an argument of each type, before None.
 _EDGE_VALUES: dict[type, tuple[Any, ...]] = {
-    # 10**400: an integer no float can hold (float() of it raises OverflowError)
-    int: (0, -1, 10**400), float: (0.0, -1.0), str: ("",), bytes: (b"",), list: ([],), dict: ({},), tuple: ((),),
+    int: (0, -1), float: (0.0, -1.0), str: ("",), bytes: (b"",), list: ([],), dict: ({},), tuple: ((),),
     set: (set(),),
 }
 
@@ -997,7 +1013,8 @@ def _boundary_calls(signature: _Signature, samples: Sequence[CallSample], consta
     def edge_values(base: tuple[tuple[Any, ...], dict[str, Any]]) -> Iterator[tuple[Any, int | str, Any, str]]:
         for slot in slots(*base):
             edges = [v for kind in kinds.get(slot, []) for v in _EDGE_VALUES.get(kind, ())]
-            for value in _unique([*edges, None]):
+            huge = [_HUGE_INT] if int in kinds.get(slot, []) else []  # last: some code is slow on it
+            for value in _unique([*edges, None, *huge]):
                 yield value, slot, base, "edge-value"
 
     def steps() -> Iterator[tuple[Any, int | str, tuple[tuple[Any, ...], dict[str, Any]], str]]:
@@ -1013,15 +1030,14 @@ def _boundary_calls(signature: _Signature, samples: Sequence[CallSample], consta
         for base in bases[1:]:
             yield from edge_values(base)
 
-    # The first call's edge values are few and often the telling ones: keep room for them.
-    reserve = sum(len(_unique([*(v for kind in kinds.get(slot, []) for v in _EDGE_VALUES.get(kind, ())), None]))
-                  for slot in slots(*bases[0]))
+    # The first call's edge values are few and often the telling ones: the constants leave room for them.
+    reserve = len(list(edge_values(bases[0])))
     seen = {json.dumps([list(s.args_repr), sorted(s.kwargs_repr)]) for s in samples}
     given = 0
     for value, slot, base, origin in steps():
         if given >= budget:
             return
-        if origin != "edge-value" and given >= budget - reserve:
+        if origin == "boundary" and given >= budget - reserve:
             continue
         if value is not None and not _fits(value, kinds.get(slot, [])):
             continue
@@ -1352,13 +1368,14 @@ def _is_float(text: str) -> bool:
         return False
 
 
-def _held_arguments(distinction: Distinction) -> dict[int, str]:
-    """Local names for the arguments a probe must hold to look at them after the call."""
+def _held_arguments(distinction: Distinction, taken: str) -> dict[int, str]:
+    """Local names for the arguments a probe must hold to look at them after the call (not ``taken``)."""
     indexes = [index for index, _, _ in distinction.changed_arguments]
-    return {index: "argument" if len(indexes) == 1 else f"argument_{index + 1}" for index in indexes}
+    stem = "argument" if "argument" not in taken else "held"
+    return {index: stem if len(indexes) == 1 else f"{stem}_{index + 1}" for index in indexes}
 
 
-def _arguments_narrated(distinction: Distinction, side: int, short: bool = False) -> str:
+def arguments_narrated(distinction: Distinction, side: int, short: bool = False) -> str:
     """How one side leaves the arguments it changed in place (side 1: reference, 2: mutant)."""
     if not distinction.changed_arguments:
         return ""
@@ -1379,12 +1396,13 @@ def _import_lines(names: Mapping[str, list[str]]) -> list[str]:
     return lines
 
 
-def write_probe(mutant: Mutant, distinction: Distinction, module: str, *,
-                contract_id: str | None = None, function: str | None = None, witness: bool = False) -> Probe:
+def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contract_id: str | None = None,
+                function: str | None = None, witness: bool = False, incident: str | None = None) -> Probe:
     """A readable pytest file asserting the reference's behaviour on the distinguishing input.
 
     ``function`` is the public function the input calls (default: the mutated one);
-    ``witness`` words it for Test Evaluation (the code as it is) rather than Capture."""
+    ``witness`` words it for Test Evaluation (the code as it is) rather than Capture;
+    ``incident`` replaces the mutant's sentence when that does not describe this input."""
     function = function or mutant.symbol
     code = "the code" if witness else "the reference"
     names: dict[str, list[str]] = {}
@@ -1395,7 +1413,7 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *,
     else:
         names.setdefault(module, []).append(function)
         callee = function
-    held = _held_arguments(distinction)
+    held = _held_arguments(distinction, " ".join([callee, *distinction.imports]))
     passed = tuple(held.get(index, text) for index, text in enumerate(distinction.args_repr))
     call = _call_text(callee, passed, distinction.kwargs_repr)
     shown = _call_text(function, distinction.args_repr, distinction.kwargs_repr)
@@ -1426,13 +1444,13 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *,
     imports = ("import pytest\n\n" if needs_pytest else "") + "\n".join(
         [*distinction.imports, *_import_lines(names)])
 
-    summary = (f"Guards against: {mutant.incident}\n\n"
+    summary = (f"Guards against: {incident or mutant.incident}\n\n"
                f"Mutant {mutant.id} ({mutant.family}) at {mutant.path}:{mutant.line} {mutant.changed_intent}. "
                f"For {shown} {code} "
                f"{_narrate(distinction.reference_repr, distinction.reference_exception)}"
-               f"{_arguments_narrated(distinction, 1)}; the mutant "
+               f"{arguments_narrated(distinction, 1)}; the mutant "
                f"{_narrate(distinction.mutant_repr, distinction.mutant_exception)}"
-               f"{_arguments_narrated(distinction, 2)}.")
+               f"{arguments_narrated(distinction, 2)}.")
     if contract_id:
         summary += f"\n\nContract: {contract_id}."
     heading = ("Elenchus witness: asserts the current behaviour of" if witness else
@@ -1452,10 +1470,8 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *,
         contract_id=contract_id,
         mutant_ids=(mutant.id,),
         input_repr=shown,
-        reference_repr=_behaviour(distinction.reference_repr, distinction.reference_exception)
-        + _arguments_narrated(distinction, 1, short=True),
-        mutant_repr=_behaviour(distinction.mutant_repr, distinction.mutant_exception)
-        + _arguments_narrated(distinction, 2, short=True),
+        reference_repr=_behaviour(distinction.reference_repr, distinction.reference_exception),
+        mutant_repr=_behaviour(distinction.mutant_repr, distinction.mutant_exception),
         module=module,
         function=function,
         args_repr=distinction.args_repr,

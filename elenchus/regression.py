@@ -143,7 +143,8 @@ def candidate_pool(checks: Sequence[WeakenedCheck], executed: Mapping[WeakenedCh
     for check in checks:
         test_source = base.read(check.path) or ""
         called = names_by_test(test_source).get(check.test, set())
-        written_values = _test_literals(test_source, check.test)
+        written_values = {v for v in _test_literals(test_source, check.test)
+                          if (len(v) > 1 if isinstance(v, str) else abs(v) > 1)}  # 0, 1, "a" are everywhere
         mine = []
         for path, lines in executed.get(check, {}).items():
             for mutant in made.get(path, ()):

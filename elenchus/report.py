@@ -89,6 +89,7 @@ def _witness_lines(mutation: dict) -> list[str]:
         return [f"- What tells it apart: `{witness['call']}` {_behaves(witness['original'])} with the code as it "
                 f"is, and {_behaves(witness['mutant'])} with this mutant",
                 *([f"- Told from the call, not the change: the sentence written from the change "
+                   f"(\"{witness.get('incident_written', '')}\") does not fit: "
                    f"{witness['incident_check'][len('does not fit: '):]}"]
                   if witness.get("incident_check", "fits") != "fits" else []),
                 "- A test that catches it (verified: passes now, fails on the mutant):", "",

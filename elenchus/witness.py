@@ -47,12 +47,16 @@ class Witness:
     @property
     def incident(self) -> str:
         """The incident as this call shows it, for when the usual sentence does not fit."""
-        return f"`{self.call}` {_gives(self.mutant)} where the code {_gives(self.original)}"
+        return _account(self.call, self.original, self.mutant)
 
     def to_json(self) -> dict:
         return {"call": self.call, "original": self.original, "mutant": self.mutant, "test": self.test,
                 "origin": self.origin, "seconds": self.seconds,
                 "incident_check": "fits" if self.misfit is None else f"does not fit: {self.misfit}"}
+
+
+def _account(call: str, original: str, mutant: str) -> str:
+    return f"`{call}` {_gives(mutant)} where the code {_gives(original)}"
 
 
 def _gives(observed: str) -> str:
@@ -63,6 +67,11 @@ def _gives(observed: str) -> str:
 _SILENT = ("silently", "hides the failure", "as if nothing went wrong", "swallows")
 
 
+def _prose(sentence: str) -> str:
+    """The words of a sentence outside its `code` spans (names and code say nothing of the claim)."""
+    return "".join(piece for index, piece in enumerate(sentence.split("`")) if index % 2 == 0)
+
+
 def misfit(mutant: Mutant, distinction: probes.Distinction) -> str | None:
     """Why ``mutant``'s incident sentence does not describe what ``distinction`` shows, or None.
 
@@ -71,10 +80,11 @@ def misfit(mutant: Mutant, distinction: probes.Distinction) -> str | None:
     raises and the mutant no longer does (a removed guard or raise), and a silent failure
     (the mutant returns where an error was due, or drops data without one).
     """
-    claims_error = "pytest.raises" in mutant.expected_detection or "propagate" in mutant.expected_detection
+    detection, incident = _prose(mutant.expected_detection), _prose(mutant.incident)
+    claims_error = "pytest.raises" in mutant.expected_detection or "propagate" in detection
     if claims_error and distinction.reference_exception is None:
         return "it speaks of an error the code raises, but on this call the code returns a value"
-    if any(word in mutant.incident for word in _SILENT) and distinction.mutant_exception is not None:
+    if any(word in incident for word in _SILENT) and distinction.mutant_exception is not None:
         return "it speaks of a silent failure, but on this call the mutant raises " \
                f"`{distinction.mutant_exception}`"
     return None
@@ -139,7 +149,7 @@ def find_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Sequ
             f"`{mutant.symbol}` is not a public module-level function and no public function of "
             f"{mutant.path} calls it")
         return NoWitness(False, f"no witness was searched: {where}", 0, round(time.monotonic() - started, 3))
-    inputs, notes, searched = 0, [], False
+    inputs, notes, searched, unkept = 0, [], False, False
     described: list[str] = []
     for symbol in targets:
         remaining = time_budget - (time.monotonic() - started)
@@ -156,16 +166,23 @@ def find_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Sequ
         described.append(f"`{symbol}`: {_describe(search)}")
         if search.distinction is None:
             continue
-        probe = probes.write_probe(mutant, search.distinction, module, function=symbol, witness=True)
+        found = search.distinction
+        probe = probes.write_probe(mutant, found, module, function=symbol, witness=True)
+        original = probe.reference_repr + probes.arguments_narrated(found, 1, short=True)
+        changed = (probe.mutant_repr or "") + probes.arguments_narrated(found, 2, short=True)
+        wrong = misfit(mutant, found)
+        if wrong is not None:  # the test's docstring tells what the call shows, not the misfitting sentence
+            probe = probes.write_probe(mutant, found, module, function=symbol, witness=True,
+                                       incident=_account(probe.input_repr, original, changed))
         check = probes.verify_probe(reference_dir, probe, mutant, scratch=scratch, layout=layout,
                                     disabled_plugins=disabled_plugins)
         if check.accepted:
-            return Witness(probe.input_repr, probe.reference_repr, probe.mutant_repr or "", probe.source,
-                           search.distinction.origin, round(time.monotonic() - started, 3),
-                           misfit(mutant, search.distinction))
+            return Witness(probe.input_repr, original, changed, probe.source, found.origin,
+                           round(time.monotonic() - started, 3), wrong)
+        unkept = True  # it differs: not equivalent, whatever the other targets show
         notes.append(f"`{probe.input_repr}` differs, but its test was not kept: {check.reason}")
     seconds = round(time.monotonic() - started, 3)
-    if not searched:  # nothing could be compared: nothing is known, and the survivor stays a gap
+    if not searched or unkept:  # nothing compared, or a difference no kept test shows: it stays a gap
         lead = "no witness was found, so it stays a gap" if inputs else "no witness was searched"
         return NoWitness(False, f"{lead}: " + "; ".join(notes), inputs, seconds)
     tried = "; ".join(described + notes)
@@ -197,7 +214,14 @@ def witness_survivors(survivors: Sequence[Mutant], cohort: Cohort, head: Snapsho
     with ProcessPoolExecutor(max_workers=min(jobs, len(survivors)),
                              mp_context=multiprocessing.get_context("spawn")) as pool:
         futures = {mutant.id: pool.submit(_searched, cohort.template, mutant, *arguments) for mutant in survivors}
-        return {mutant_id: future.result() for mutant_id, future in futures.items()}
+        found: dict[str, Witness | NoWitness] = {}
+        for mutant_id, future in futures.items():
+            try:
+                found[mutant_id] = future.result()
+            except Exception as error:  # noqa: BLE001 - a worker that died: that survivor stays a gap
+                found[mutant_id] = NoWitness(False, "no witness was searched: the search stopped on an internal "
+                                                    f"error ({type(error).__name__}: {error})", 0, 0.0)
+        return found
 
 
 def _searched(reference_dir: Path, mutant: Mutant, *arguments: Any) -> Witness | NoWitness:

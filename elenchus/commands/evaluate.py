@@ -674,6 +674,7 @@ class Evaluation:
                 mutations[-1]["witness"] = witness.to_json()
                 if witness.misfit is not None:  # the usual sentence is not what this mutant does: say what it does
                     mutations[-1]["incident"] = witness.incident
+                    mutations[-1]["witness"]["incident_written"] = mutant.incident
             elif isinstance(witness, NoWitness):
                 mutations[-1]["reason"] = f"{reason}; {witness.reason}" if reason else witness.reason
             if modified is None:
