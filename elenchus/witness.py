@@ -112,6 +112,20 @@ def _references(source: str) -> dict[str, set[str]]:
     return found
 
 
+def _assigned_at(source: str, line: int) -> set[str]:
+    """The names a module-level statement spanning ``line`` assigns (``LIMIT = 3``, ``MAP: dict = {...}``)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    for node in tree.body:
+        if node.lineno <= line <= (node.end_lineno or node.lineno):
+            targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+            return {inner.id for target in targets if target is not None
+                    for inner in ast.walk(target) if isinstance(inner, ast.Name)}
+    return set()
+
+
 def targets_for(source: str, mutant: Mutant) -> list[str]:
     """Public module-level functions to call: the mutated one, else those reaching it (nearest first)."""
     calls = _references(source)
@@ -119,6 +133,8 @@ def targets_for(source: str, mutant: Mutant) -> list[str]:
     if mutant.symbol in calls and not mutant.symbol.startswith("_"):
         return [mutant.symbol]
     wanted = {leaf, mutant.symbol.rsplit(".", 1)[-1]}
+    if mutant.symbol == "<module>":  # module-level code: the functions reading what it assigns
+        wanted = _assigned_at(source, mutant.line)
     found: list[str] = []
     for _ in range(3):  # callers, their callers, once more
         callers = [name for name, called in calls.items() if called & wanted and name not in found]

@@ -121,3 +121,38 @@ def test_mutants_on_lines_no_current_test_runs_come_first(tmp_path):
     current = (("pkg/mod.py", "tests/test_mod.py::test_kept", (6,)),)  # double is still run by test_kept
     pool = candidate_pool([check], executed, head, base, None, set(), budget=2, current=current)
     assert pool[0][0].symbol == "area"  # only the weakened test ran area: a lost catch hides there
+
+
+GENDERED = """
+    def ordinal(n, gender="male"):
+        word = "er" if gender == "male" else "re"
+        return f"{n}{word}"
+
+
+    def width(n):
+        return n * 2
+"""
+GENDER_TESTS = """
+    import pytest
+
+    from pkg.mod import ordinal, width
+
+
+    @pytest.mark.parametrize(("n", "gender", "expected"), [(1, "male", "1er"), (1, "female", "1re")])
+    def test_genders(n, gender, expected):
+        assert ordinal(n, gender=gender) == expected
+        assert width(0) == 0
+"""
+
+
+def test_mutants_of_lines_holding_a_value_the_weakened_test_writes_come_first(tmp_path):
+    common = {"pkg/__init__.py": "", "pkg/mod.py": GENDERED}
+    base = snapshot(tmp_path / "base", {**common, "tests/test_mod.py": GENDER_TESTS}, "base")
+    head = snapshot(tmp_path / "head", {**common, "tests/test_mod.py": "def test_nothing():\n    pass\n"}, "head")
+    check = WeakenedCheck("tests/test_mod.py", "test_genders", "deleted-test", 7, "removed", None)
+    executed = {check: {"pkg/mod.py": {1, 2, 3, 6, 7}}}
+    pool = candidate_pool([check], executed, head, base, None, set(), budget=64)
+    lines = [mutant.line for mutant, _ in pool]
+    assert set(lines) == {1, 2, 3, 7}
+    written = [i for i, line in enumerate(lines) if line in (1, 2)]  # they hold "male", "er", "re"
+    assert max(written) < min(i for i, line in enumerate(lines) if line in (3, 7))

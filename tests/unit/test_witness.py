@@ -46,6 +46,12 @@ def test_a_witness_calls_the_mutated_function_or_the_nearest_public_function_rea
     assert targets_for(SOURCE, mutant) == expected
 
 
+def test_module_level_code_evaluated_as_a_whole_module_is_reached_through_the_functions_reading_it():
+    mutants, _ = generate("m.py", SOURCE)  # --scope target: module-level code is "<module>"
+    mutant = next(m for m in mutants if m.symbol == "<module>" and m.line == 2)
+    assert targets_for(SOURCE, mutant) == ["capped"]
+
+
 GUARDED = textwrap.dedent("""
     def ratio(a, b):
         if b == 0:
