@@ -378,13 +378,48 @@ def equal(texts: Sequence[str], imports: Sequence[str]) -> dict[str, Any]:
         return {"kind": "raise", "exception": exception_name(exc)}
 
 
+class _Reach:
+    """Did a call run any of ``lines`` of ``path``? A trace declined for every other file.
+
+    Lines that ran while the module was imported (module-level code) count for every call:
+    the functions read what they built.
+    """
+
+    def __init__(self, path: str, lines: set[int]) -> None:
+        self.path, self.lines = os.path.realpath(path), lines
+        self.reached = self.at_import = False
+        self._mine: dict[str, bool] = {}  # code file name -> is it the watched file
+
+    def start(self) -> None:
+        sys.settrace(self._call)
+
+    def _call(self, frame: Any, event: str, arg: Any) -> Any:
+        name = frame.f_code.co_filename
+        mine = self._mine.get(name)
+        if mine is None:
+            mine = self._mine[name] = os.path.realpath(name) == self.path
+        return self._line if mine and event == "call" else None
+
+    def _line(self, frame: Any, event: str, arg: Any) -> Any:
+        if event == "line" and frame.f_lineno in self.lines:
+            self.reached = True
+        return self._line
+
+
 def serve(argv: Sequence[str]) -> int:
-    """The driver loop: ``MODULE QUALNAME PER_CALL_SECONDS``; requests on stdin, answers on stdout.
+    """The driver loop: ``MODULE QUALNAME PER_CALL_SECONDS [PATH:LINE,LINE]``; requests on
+    stdin, answers on stdout.
 
     The workspace (the current directory) and its ``src/`` come first on ``sys.path``.
-    Anything the code under test prints is discarded; it cannot read the requests.
+    Anything the code under test prints is discarded; it cannot read the requests. With
+    ``PATH:LINES`` every answer to a call says whether those lines ran (``reached``).
     """
     module_name, qualname, per_call = argv[0], argv[1], float(argv[2])
+    reach = None
+    if len(argv) > 3:
+        path, _, numbers = argv[3].rpartition(":")
+        reach = _Reach(path, {int(n) for n in numbers.split(",") if n})
+        reach.start()
     answers = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
     requests = os.fdopen(os.dup(0), "r", encoding="utf-8")
     null = os.open(os.devnull, os.O_RDWR)
@@ -409,6 +444,8 @@ def serve(argv: Sequence[str]) -> int:
                 function = getattr(function, part)
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
+            if reach is not None:
+                reach.at_import, reach.reached = reach.reached, False
         if not callable(function):
             raise TypeError(f"{module_name}:{qualname} is not callable")
     except BaseException as exc:  # noqa: BLE001
@@ -427,7 +464,11 @@ def serve(argv: Sequence[str]) -> int:
         except (ValueError, KeyError, TypeError, SyntaxError) as exc:
             answer({"kind": "bad-request", "error": str(exc)[:200]})
             continue
-        answer(observe(function, args, kwargs, per_call))
+        observed = observe(function, args, kwargs, per_call)
+        if reach is not None:
+            observed["reached"] = reach.reached or reach.at_import
+            reach.reached = False
+        answer(observed)
     return 0
 
 

@@ -332,12 +332,13 @@ class _Driver:
     """One ``callrecord.serve`` process in a workspace, answering calls over pipes."""
 
     def __init__(self, workspace: Path, module: str, qualname: str, per_call: float,
-                 roots: Sequence[str] = ()) -> None:
+                 roots: Sequence[str] = (), watch: tuple[str, Sequence[int]] | None = None) -> None:
         self.workspace = workspace
         self.module = module
         self.qualname = qualname
         self.per_call = per_call
         self.roots = tuple(roots)
+        self.watch = watch  # (workspace-relative path, lines): answers say whether a call ran them
         self.error: str | None = None
         self._proc: subprocess.Popen[bytes] | None = None
         self._buffer = b""
@@ -368,7 +369,9 @@ class _Driver:
         code = _loader() + "raise SystemExit(module.serve(sys.argv[1:]))\n"
         try:
             self._proc = subprocess.Popen(
-                [sys.executable, "-P", "-c", code, self.module, self.qualname, repr(self.per_call)],
+                [sys.executable, "-P", "-c", code, self.module, self.qualname, repr(self.per_call),
+                 *([f"{(self.workspace / self.watch[0]).resolve()}:{','.join(map(str, self.watch[1]))}"]
+                   if self.watch else [])],
                 cwd=self.workspace, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True, bufsize=0,
             )
@@ -601,6 +604,7 @@ class _Comparer:
         self.tried: dict[str, int] = {}  # inputs actually called, by origin
         self.opaque: dict[str, int] = {}  # results no probe can write down or compare, by what they were
         self.compared = 0  # inputs whose two results were compared
+        self.reached = 0  # ... of which the mutant ran the mutated lines
 
     def check(self, args_repr: Sequence[str], kwargs_repr: Mapping[str, str], origin: str) -> Distinction | None:
         key = json.dumps([list(args_repr), sorted(kwargs_repr.items())])
@@ -619,6 +623,7 @@ class _Comparer:
             self._note_opaque(mutant_answer)
             if mutant is not None:
                 self.compared += 1
+                self.reached += bool(mutant_answer.get("reached"))
                 # The result is what a test checks first; in-place changes count when it agrees.
                 differs = self._differs(reference, mutant, reference_answer, mutant_answer)
                 changed = () if differs else _changed_arguments(_after(reference_answer), _after(mutant_answer))
@@ -751,7 +756,8 @@ def search_input(
         stack.callback(remove_tree, mutant_copy)
         write_mutant(mutant_copy, mutant.path, mutant.mutated_source)
         reference = stack.enter_context(_Driver(reference_copy, module, symbol, per_call_timeout, roots))
-        mutated = stack.enter_context(_Driver(mutant_copy, module, symbol, per_call_timeout, roots))
+        watch = (mutant.path, mutant.mutated_lines) if mutant.mutated_lines else None
+        mutated = stack.enter_context(_Driver(mutant_copy, module, symbol, per_call_timeout, roots, watch))
         if not reference.ready or not mutated.ready:
             return outcome(None, False, reference.error or mutated.error or f"cannot call {target}")
         comparer = _Comparer(reference, mutated, time.monotonic() + time_budget)
@@ -781,6 +787,9 @@ def search_input(
         if not comparer.compared:
             return outcome(None, False, f"no call of `{symbol}` could be compared (each timed out, crashed or "
                                         "returned something too long to write down)", comparer)
+        if watch is not None and not comparer.reached:  # agreement on inputs that never ran the change
+            return outcome(None, False, f"no call of `{symbol}` ran the mutated line(s) "
+                                        f"{', '.join(map(str, mutant.mutated_lines))}", comparer)
         return outcome(None, True, None, comparer)
 
 

@@ -311,6 +311,33 @@ def test_an_integer_no_float_can_hold_tells_a_broadened_except_apart_and_is_writ
     assert probes.verify_probe(root, probe, mutant).accepted
 
 
+def test_inputs_that_never_run_the_mutated_line_prove_nothing_so_nothing_is_claimed_equivalent(tmp_path):
+    import dataclasses
+
+    source = "def rarity(n):\n    if n > 10**9 and n % 7 == 3:\n        return 'rare'\n    return 'common'\n"
+    root = make_project(tmp_path / "rare", "rare", source, "def test_nothing():\n    pass\n")
+    mutant = dataclasses.replace(handmade_mutant("src/shop/rare.py", "rarity", source.replace("'rare'", "'Rare'")),
+                                 mutated_lines=(3,))
+    found = probes.search_input(root, mutant, [probes.CallSample("shop.rare:rarity", ("5",))], search_budget=0)
+    assert found.distinction is None and not found.searched and found.inputs > 0
+    assert found.reason == "no call of `rarity` ran the mutated line(s) 3"
+    reached = dataclasses.replace(mutant, mutated_lines=(4,))  # the common line: every call runs it
+    assert probes.search_input(root, reached, [probes.CallSample("shop.rare:rarity", ("5",))],
+                               search_budget=0).searched
+
+
+
+def test_module_level_lines_ran_at_import_count_as_reached_by_every_call(tmp_path):
+    import dataclasses
+
+    source = "SPARE = 3\n\n\ndef twice(n):\n    return n * 2\n"
+    root = make_project(tmp_path / "spare", "spare", source, "def test_nothing():\n    pass\n")
+    mutant = dataclasses.replace(handmade_mutant("src/shop/spare.py", "twice", source.replace("= 3", "= 4")),
+                                 mutated_lines=(1,))
+    found = probes.search_input(root, mutant, [probes.CallSample("shop.spare:twice", ("5",))], search_budget=5)
+    assert found.distinction is None and found.searched  # compared on inputs that ran with the change in place
+
+
 def test_results_that_cannot_be_written_are_not_compared_so_nothing_is_claimed_equivalent(tmp_path):
     source = "class Box:\n    def __init__(self, n):\n        self.n = n\n\n\ndef boxed(n):\n    return Box(n + 1)\n"
     root = make_project(tmp_path / "box", "box", source, "def test_nothing():\n    pass\n")
