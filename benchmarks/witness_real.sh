@@ -12,14 +12,17 @@ set -euo pipefail
 elenchus=$1 repos=$2 out=$3 budget=${4:-64}
 mkdir -p "$out"
 here=$(cd "$(dirname "$0")" && pwd)
-run() {  # NAME TARGET [REPOS]
-    local runs; runs=$(mktemp -d)
-    /usr/bin/time -f "$1: %e s wall" env ELENCHUS_RUNS_DIR="$runs" "$elenchus" evaluate --repo "${3:-$repos}/$1" \
-        --scope target --target "$2" --budget "$budget" --jobs 2 --fresh --json "$out/$1.json" > "$out/$1.log" 2>&1 || true
+run() {  # NAME TARGET [REPOS]: report OUT_DIR/NAME--MODULE.json
+    local runs label; runs=$(mktemp -d); label="$1--$(basename "$2" .py)"
+    /usr/bin/time -f "$label: %e s wall" env ELENCHUS_RUNS_DIR="$runs" "$elenchus" evaluate --repo "${3:-$repos}/$1" \
+        --scope target --target "$2" --budget "$budget" --jobs 2 --fresh --json "$out/$label.json" \
+        > "$out/$label.log" 2>&1 || true
     rm -rf "$runs"
 }
 run iso8601-1.0.2-1.1.0 iso8601/iso8601.py
 run humanize-4.15.0-4.16.0 src/humanize/number.py
+run humanize-4.15.0-4.16.0 src/humanize/time.py
+run humanize-4.15.0-4.16.0 src/humanize/filesize.py
 run inflection-0.3.1-0.4.0 inflection.py
 if [ -n "${EXTRA_REPOS:-}" ]; then run parse-1.20.1-1.20.2 parse.py "$EXTRA_REPOS"; fi
 "$(dirname "$elenchus")/python" "$here/witness_summary.py" "$out" --out "$out/summary.json"
