@@ -891,7 +891,9 @@ def _character_variants(source: str, mutant: Mutant, samples: Sequence[CallSampl
 def _neighbours(value: Any) -> tuple[Any, ...]:
     """A constant and the values around it a boundary mistake would show on."""
     if type(value) is int:
-        return value - 1, value, value + 1
+        # A small integer may be an exponent (``if exponent >= 33``): the magnitude it stands for too.
+        powers = (10**value, 10.0**value) if 2 <= value <= 308 else ()
+        return value - 1, value, value + 1, *powers
     if type(value) is float:
         return (value, value - 1.0, value + 1.0, math.nextafter(value, -math.inf),
                 math.nextafter(value, math.inf))

@@ -112,18 +112,30 @@ def _references(source: str) -> dict[str, set[str]]:
     return found
 
 
-def _assigned_at(source: str, line: int) -> set[str]:
-    """The names a module-level statement spanning ``line`` assigns (``LIMIT = 3``, ``MAP: dict = {...}``)."""
+def _module_statements(source: str) -> list[ast.stmt]:
     try:
-        tree = ast.parse(source)
+        return ast.parse(source).body
     except SyntaxError:
-        return set()
-    for node in tree.body:
-        if node.lineno <= line <= (node.end_lineno or node.lineno):
-            targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
-            return {inner.id for target in targets if target is not None
-                    for inner in ast.walk(target) if isinstance(inner, ast.Name)}
-    return set()
+        return []
+
+
+def _assigned(node: ast.stmt) -> set[str]:
+    """The names a module-level statement assigns (``LIMIT = 3``, ``MAP: dict = {...}``)."""
+    targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+    return {inner.id for target in targets if isinstance(target, ast.AST)
+            for inner in ast.walk(target) if isinstance(inner, ast.Name)}
+
+
+def _assigned_at(source: str, line: int) -> set[str]:
+    """The names the module-level statement spanning ``line`` assigns, and the module-level
+    names built from them (``TRANS = str.maketrans(MAP)`` carries a change of ``MAP``)."""
+    body = _module_statements(source)
+    names = set().union(*(_assigned(n) for n in body if n.lineno <= line <= (n.end_lineno or n.lineno)))
+    for _ in range(3):
+        names |= set().union(set(), *(_assigned(n) for n in body if not isinstance(n, (
+            ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and names & {
+            inner.id for inner in ast.walk(n) if isinstance(inner, ast.Name)}))
+    return names
 
 
 def targets_for(source: str, mutant: Mutant) -> list[str]:

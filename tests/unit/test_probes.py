@@ -338,6 +338,19 @@ def test_module_level_lines_ran_at_import_count_as_reached_by_every_call(tmp_pat
     assert found.distinction is None and found.searched  # compared on inputs that ran with the change in place
 
 
+def test_a_small_integer_constant_is_also_tried_as_the_magnitude_it_may_be_the_exponent_of(tmp_path):
+    import dataclasses
+
+    source = ("import math\n\n\ndef unit(x):\n    exponent = int(math.log10(abs(x))) if x else 0\n"
+              "    if exponent >= 6:\n        return 'M'\n    return ''\n")
+    root = make_project(tmp_path / "unit", "unit", source, "def test_nothing():\n    pass\n")
+    mutant = dataclasses.replace(handmade_mutant("src/shop/unit.py", "unit", source.replace(">= 6", "> 6")),
+                                 line=6, end_line=6)
+    found = probes.search_input(root, mutant, [probes.CallSample("shop.unit:unit", ("5.0",))], search_budget=0)
+    assert found.distinction is not None and found.distinction.origin == "boundary"
+    assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("'M'", "''")
+
+
 def test_results_that_cannot_be_written_are_not_compared_so_nothing_is_claimed_equivalent(tmp_path):
     source = "class Box:\n    def __init__(self, n):\n        self.n = n\n\n\ndef boxed(n):\n    return Box(n + 1)\n"
     root = make_project(tmp_path / "box", "box", source, "def test_nothing():\n    pass\n")

@@ -52,6 +52,21 @@ def test_module_level_code_evaluated_as_a_whole_module_is_reached_through_the_fu
     assert targets_for(SOURCE, mutant) == ["capped"]
 
 
+
+def test_a_table_is_reached_through_the_module_level_names_built_from_it():
+    source = textwrap.dedent("""
+        MAP = {"4": "x"}
+        TRANS = str.maketrans(MAP)
+
+
+        def shown(text):
+            return text.translate(TRANS)
+    """)
+    mutants, _ = generate("m.py", source)
+    mutant = next(m for m in mutants if m.symbol == "<module>" and m.line == 2)
+    assert targets_for(source, mutant) == ["shown"]
+
+
 GUARDED = textwrap.dedent("""
     def ratio(a, b):
         if b == 0:
