@@ -382,20 +382,66 @@ def _watched_lines(view: SourceView, positions: Positions, site: Site, before: s
 def edited_lines(before: str, after: str) -> tuple[int, ...]:
     """Lines of ``after`` (1-based) that stand where ``before`` was edited.
 
-    A dropped statement leaves no line of its own: the lines just before and after the
-    gap stand for it, so "did the mutated code run" asks whether execution got there.
+    A dropped statement leaves no line of its own: the nearest lines that run just before
+    and after the gap, in the same function, stand for it (not a docstring, a blank line
+    or a comment, which never run), so "did the mutated code run" asks whether execution
+    got there.
     """
     old, new = before.splitlines(), after.splitlines()
     lines: set[int] = set()
     matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    runnable: dict[int, set[int]] | None = None
     for tag, _, _, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             continue
         if j2 > j1:
             lines.update(range(j1 + 1, j2 + 1))
-        else:
+            continue
+        runnable = _runnable_by_scope(after) if runnable is None else runnable
+        scope = next((lines_in for first, lines_in in runnable.items() if first == _scope_of(after, j1)), None)
+        if scope is None:  # the source does not compile: the neighbours as they are
             lines.update(n for n in (j1, j1 + 1) if 1 <= n <= len(new))
+            continue
+        lines.update(n for n in (max((n for n in scope if n <= j1), default=None),
+                                 min((n for n in scope if n > j1), default=None)) if n is not None)
     return tuple(sorted(lines))
+
+
+def _functions(source: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return []
+    return [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+
+
+def _scope_of(source: str, line: int) -> int:
+    """The first line of the innermost function holding ``line`` (0: module level)."""
+    holding = [f for f in _functions(source) if f.lineno <= line <= (f.end_lineno or f.lineno)]
+    return max((f.lineno for f in holding), default=0)
+
+
+def _runnable_by_scope(source: str) -> dict[int, set[int]]:
+    """{first line of a function (0: module level): the lines of its own code that report line events}."""
+    try:
+        code = compile(source, "<mutant>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return {}
+    functions = _functions(source)
+    headers = {f.lineno for f in functions} | {d.lineno for f in functions for d in f.decorator_list}
+    # A code object starts at its first decorator; a scope is named by its `def` line.
+    def_line = {min([f.lineno, *(d.lineno for d in f.decorator_list)]): f.lineno for f in functions}
+    found: dict[int, set[int]] = {}
+    stack = [(code, 0)]
+    while stack:
+        current, scope = stack.pop()
+        found.setdefault(scope, set()).update(
+            line for _, _, line in current.co_lines() if line and line not in headers)
+        for inner in current.co_consts:
+            if isinstance(inner, CodeType):  # a function is its own scope; comprehensions and lambdas are not
+                stack.append((inner, def_line.get(inner.co_firstlineno, scope)
+                              if not inner.co_name.startswith("<") else scope))
+    return found
 
 
 def _diff(path: str, before: str, after: str) -> str:

@@ -644,8 +644,9 @@ class _Comparer:
             return False
         imports = [*(reference_answer.get("imports") or ()), *(mutant_answer.get("imports") or ())]
         same = self.reference.equal([reference[0], mutant[0]], imports)
-        if same is None:  # could not tell: not a comparison
-            self.opaque["values `==` could not compare"] = self.opaque.get("values `==` could not compare", 0) + 1
+        if same is not False:  # `==` could not tell, or holds while the values print differently
+            kind = "values `==` could not compare" if same is None else "values equal under `==` that print differently"
+            self.opaque[kind] = self.opaque.get(kind, 0) + 1
         return same is False
 
     def _note_opaque(self, answer: Mapping[str, Any]) -> None:

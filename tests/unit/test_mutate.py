@@ -383,3 +383,15 @@ def test_a_bound_whose_two_branches_agree_at_equality_is_rejected_as_equivalent_
 def test_a_bound_that_changes_a_result_at_equality_stays_a_mutant(source):
     mutants, _ = generate("m.py", source)
     assert [m for m in mutants if m.family == "boundary-inclusivity"]
+
+
+def test_a_dropped_statement_is_watched_at_the_nearest_lines_that_run_in_its_own_function():
+    from elenchus.mutate import edited_lines
+
+    before = ('def f(value):\n    """Doc."""\n    if value is None:\n        return None\n\n    return value + 1\n'
+              '\n\ndef g():\n    return 2\n')
+    after = 'def f(value):\n    """Doc."""\n\n    return value + 1\n\n\ndef g():\n    return 2\n'
+    # Not the docstring (2) or the blank line (3): neither ever runs; not g's line either.
+    assert edited_lines(before, after) == (4,)
+    kept_first = "def f(x):\n    x += 1\n    return x\n"
+    assert edited_lines(kept_first, "def f(x):\n    return x\n") == (2,)

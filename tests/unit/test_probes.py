@@ -369,13 +369,15 @@ def test_a_list_of_objects_is_not_mistaken_for_a_literal_that_is_only_too_long(t
     assert found.distinction is None and not found.searched and "(`list`)" in found.reason
 
 
-def test_equal_values_with_different_constructor_texts_are_not_told_apart(tmp_path):
+def test_equal_values_that_print_differently_are_neither_told_apart_nor_called_equivalent(tmp_path):
     source = "import datetime\n\n\ndef zone(hours):\n    return datetime.timezone(datetime.timedelta(hours=hours))\n"
     root = make_project(tmp_path / "zone", "zone", source, "def test_nothing():\n    pass\n")
     renamed = source.replace("timedelta(hours=hours))", "timedelta(hours=hours), 'Zone')")
     mutant = handmade_mutant("src/shop/zone.py", "zone", renamed)  # same offset, another name: == holds
     recorded = [probes.CallSample("shop.zone:zone", ("1",))]
-    assert probes.find_distinguishing_input(root, mutant, recorded, search_budget=10) is None
+    found = probes.search_input(root, mutant, recorded, search_budget=10)
+    assert found.distinction is None  # `==` holds: no test comparing results can tell them apart
+    assert not found.searched and "values equal under `==` that print differently" in found.reason  # nor equivalent
 
 
 QUANTITY = textwrap.dedent(
