@@ -12,6 +12,11 @@ lines::
 
     {"target": "pkg.mod:func", "args_repr": ["[1, 2]", "2"], "kwargs_repr": {"flag": "True"}}
 
+and, for a target called with arguments that are not all literals, how many such
+distinct calls it saw (at most ``MAX_SAMPLES``)::
+
+    {"target": "pkg.mod:func", "unrecorded": 3}
+
 It observes only and never changes a result: it installs a profile hook
 (``sys.setprofile`` / ``threading.setprofile``) that reads the arguments of a
 matching frame the moment it starts, and patches no module, class or function. So a
@@ -223,6 +228,7 @@ class CallRecorder:
         self._samples: dict[str, dict[str, dict[str, Any]]] = {
             key: {} for names in self._wanted.values() for key in names.values()
         }
+        self._unrecorded: dict[str, set[int]] = {}  # distinct calls whose arguments are not all literals
         self._lock = threading.Lock()
         self._previous: tuple[Any, Any] | None = None
 
@@ -270,6 +276,14 @@ class CallRecorder:
         args_repr = [literal_repr(value) for value in args]
         kwargs_repr = {name: literal_repr(value) for name, value in kwargs.items()}
         if None in args_repr or None in kwargs_repr.values():
+            try:
+                identity = hash(repr((args, sorted(kwargs.items())))[:MAX_REPR_CHARS])
+            except Exception:  # noqa: BLE001 - a repr that fails still is a call
+                identity = id(values)
+            with self._lock:
+                seen = self._unrecorded.setdefault(key, set())
+                if len(seen) < MAX_SAMPLES:
+                    seen.add(identity)
             return
         identity = json.dumps([args_repr, sorted(kwargs_repr.items())])
         with self._lock:
@@ -278,6 +292,7 @@ class CallRecorder:
 
     def write(self) -> None:
         lines = [json.dumps(sample) for samples in self._samples.values() for sample in samples.values()]
+        lines += [json.dumps({"target": key, "unrecorded": len(seen)}) for key, seen in self._unrecorded.items()]
         temporary = self.path.with_name(self.path.name + ".part")
         temporary.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
         os.replace(temporary, self.path)

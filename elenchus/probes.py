@@ -479,8 +479,12 @@ def record_calls(
     scratch: Path | None = None,
     roots: Sequence[str] = (),
     disabled_plugins: Sequence[str] = (),
+    unrecorded: dict[str, int] | None = None,
 ) -> dict[str, list[CallSample]]:
     """The literal arguments each target received while ``tests`` ran on the reference.
+
+    ``unrecorded``, when given, receives how many calls of each target had arguments
+    that are not literals (they could not be recorded, nor tried again).
 
     ``targets`` are ``(dotted module, qualname)`` pairs; the result has one key
     ``"module:qualname"`` per target (an empty list when no call was recorded, also when
@@ -516,14 +520,14 @@ def record_calls(
             for part in sorted(out_dir.glob("calls.jsonl*")):
                 if part.name.endswith(".part"):
                     continue
-                _read_samples(part, found)
+                _read_samples(part, found, unrecorded)
         finally:
             remove_tree(workspace)
             remove_tree(out_dir)
     return found
 
 
-def _read_samples(path: Path, found: dict[str, list[CallSample]]) -> None:
+def _read_samples(path: Path, found: dict[str, list[CallSample]], unrecorded: dict[str, int] | None = None) -> None:
     """Add the valid lines of one call file; corrupt or foreign lines are skipped."""
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
@@ -533,6 +537,10 @@ def _read_samples(path: Path, found: dict[str, list[CallSample]]) -> None:
         try:
             data = json.loads(line)
             target = str(data["target"])
+            if "unrecorded" in data:
+                if unrecorded is not None and target in found:
+                    unrecorded[target] = unrecorded.get(target, 0) + int(data["unrecorded"])
+                continue
             args = tuple(str(text) for text in data["args_repr"])
             kwargs = tuple(sorted((str(k), str(v)) for k, v in dict(data["kwargs_repr"]).items()))
             for text in (*args, *(v for _, v in kwargs)):

@@ -162,11 +162,14 @@ def _describe(search: probes.InputSearch) -> str:
 
 def find_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Sequence[probes.CallSample]],
                  test_literals: Sequence[Any], layout: SourceLayout, time_budget: float,
-                 scratch: Path | None = None, disabled_plugins: Sequence[str] = ()) -> Witness | NoWitness:
+                 scratch: Path | None = None, disabled_plugins: Sequence[str] = (),
+                 unrecorded: Mapping[str, int] | None = None) -> Witness | NoWitness:
     """A verified witness for ``mutant`` in the code at ``reference_dir``, or why there is none.
 
-    ``samples`` are the recorded calls by ``"module:function"``. The search of every
-    target function shares ``time_budget`` seconds; verifying a found input is extra.
+    ``samples`` are the recorded calls by ``"module:function"``; ``unrecorded`` counts the
+    distinct calls whose arguments were not literals: when they outnumber the recorded
+    ones, a search that found nothing has not tried the tests' own kind of input. The search of every target function shares
+    ``time_budget`` seconds; verifying a found input is extra.
     """
     started = time.monotonic()
     source = (Path(reference_dir) / mutant.path).read_text(encoding="utf-8", errors="replace")
@@ -189,6 +192,13 @@ def find_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Sequ
         inputs += search.inputs
         if not search.searched:
             notes.append(f"`{symbol}`: {search.reason}")
+            continue
+        skipped = (unrecorded or {}).get(f"{module}:{symbol}", 0)
+        recorded = len(samples.get(f"{module}:{symbol}", ()))
+        if search.distinction is None and skipped > recorded:  # the tests' own kind of input was never tried
+            notes.append(f"`{symbol}`: the tests made {skipped} distinct call(s) of it with arguments that are not "
+                         f"literals (objects such as dates), which the search cannot try, and only {recorded} it "
+                         "could")
             continue
         searched = True
         described.append(f"`{symbol}`: {_describe(search)}")
@@ -230,11 +240,12 @@ def witness_survivors(survivors: Sequence[Mutant], cohort: Cohort, head: Snapsho
         module = layout.module_name(mutant.path)
         if module is not None:
             wanted |= {(module, name) for name in targets_for(head.read(mutant.path) or "", mutant)}
+    unrecorded: dict[str, int] = {}
     samples = probes.record_calls(cohort.template, cohort.tests, sorted(wanted), roots=layout.roots,
-                                  scratch=scratch, disabled_plugins=cohort.disabled_plugins) \
+                                  scratch=scratch, disabled_plugins=cohort.disabled_plugins, unrecorded=unrecorded) \
         if wanted and cohort.tests else {}
     literals = probes.literals_in([(cohort.template / t).read_text(errors="replace") for t in cohort.tests])
-    arguments = (samples, literals, layout, time_budget, scratch, cohort.disabled_plugins)
+    arguments = (samples, literals, layout, time_budget, scratch, cohort.disabled_plugins, unrecorded)
     if jobs == 1 or len(survivors) == 1:
         return {mutant.id: _searched(cohort.template, mutant, *arguments) for mutant in survivors}
     # Processes, not threads: CPython 3.11 can fail building ASTs (ast.parse, literal_eval)

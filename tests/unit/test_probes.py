@@ -112,6 +112,18 @@ def test_record_calls_keeps_the_literal_arguments_the_reference_tests_passed(car
     assert sample.args_repr == ("[1, 2, 3, 4, 5]", "2")
 
 
+def test_record_calls_counts_the_distinct_calls_whose_arguments_are_not_literals(tmp_path):
+    source = "def later(day, n=1):\n    return day\n"
+    tests = ("import datetime\n\nfrom shop.days import later\n\n\ndef test_later():\n"
+             "    for _ in range(3):\n        later(datetime.date(2000, 1, 1))\n"
+             "    later(datetime.date(2000, 1, 2), 2)\n    later(5)\n")
+    root = make_project(tmp_path / "days", "days", source, tests)
+    unrecorded: dict[str, int] = {}
+    samples = probes.record_calls(root, ["tests/test_days.py"], [("shop.days", "later")], unrecorded=unrecorded)
+    assert [s.args_repr for s in samples["shop.days:later"]] == [("5", "1")]
+    assert unrecorded == {"shop.days:later": 2}
+
+
 def test_record_calls_drops_repeated_and_non_literal_calls(tmp_path):
     root = make_project(tmp_path / "limits", "limits", LIMITS, LIMITS_TESTS)
     samples = probes.record_calls(root, ["tests"], [("shop.limits", "clamp"), ("shop.limits", "absent")])

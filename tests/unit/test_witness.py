@@ -8,6 +8,7 @@ import pytest
 
 from elenchus.discover import function_spans
 from elenchus.mutate import FunctionSpan, generate
+from elenchus import probes
 from elenchus.probes import Distinction
 from elenchus.witness import Witness, misfit, targets_for
 
@@ -117,3 +118,27 @@ def test_a_search_that_breaks_leaves_the_survivor_a_gap_saying_why(tmp_path):
     assert isinstance(found, NoWitness) and not found.searched
     assert found.reason.startswith("no witness was searched: the search stopped on an internal error "
                                    "(FileNotFoundError")
+
+
+def test_a_search_that_never_tried_the_kind_of_input_the_tests_use_claims_no_equivalence(tmp_path):
+    from elenchus.layout import SourceLayout
+    from elenchus.mutate import Mutant
+    from elenchus.witness import NoWitness, find_witness
+
+    source = "def describe(x):\n    kind = 'aware' if getattr(x, 'tzinfo', None) is not None else 'plain'\n" \
+             "    return kind\n"
+    project, scratch = tmp_path / "project", tmp_path / "scratch"
+    (project / "src" / "shop").mkdir(parents=True)
+    scratch.mkdir()
+    (project / "src" / "shop" / "__init__.py").write_text("")
+    (project / "src" / "shop" / "tz.py").write_text(source)
+    mutant = Mutant(id="0" * 12, path="src/shop/tz.py", symbol="describe", line=2, end_line=2, col=5,
+                    family="handmade", changed_intent="handmade", incident="handmade", expected_detection="none",
+                    diff="", mutated_source=source.replace("'aware'", "'Aware'"), mutated_lines=(2,))
+    layout = SourceLayout(("src",), ("shop",))
+    samples = {"shop.tz:describe": [probes.CallSample("shop.tz:describe", ("1",))]}
+    plain = find_witness(project, mutant, samples, (), layout, 2.0, scratch)
+    assert isinstance(plain, NoWitness) and plain.searched  # literals only: likely equivalent, as far as it knows
+    dated = find_witness(project, mutant, samples, (), layout, 2.0, scratch, (), {"shop.tz:describe": 3})
+    assert isinstance(dated, NoWitness) and not dated.searched
+    assert "made 3 distinct call(s) of it with arguments that are not literals" in dated.reason
