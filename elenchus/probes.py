@@ -44,6 +44,7 @@ approximately (``pytest.approx`` defaults), containers of floats exactly.
 from __future__ import annotations
 
 import ast
+import difflib
 import hashlib
 import json
 import math
@@ -603,6 +604,27 @@ def _differs(reference: tuple[str | None, str | None], mutant: tuple[str | None,
     return mut_value is not None or mut_exc != ref_exc  # DID NOT RAISE, or another exception in the block
 
 
+def _acting_lines(source: str, mutated_source: str) -> tuple[int, ...]:
+    """Lines of ``source`` that run only when the statements the mutant dropped act.
+
+    A dropped ``if`` acts when its body runs (its test runs on every pass); any other
+    dropped statement when it runs. Empty when the mutant drops nothing.
+    """
+    matcher = difflib.SequenceMatcher(None, source.splitlines(), mutated_source.splitlines(), autojunk=False)
+    gone = {line for tag, i1, i2, _, _ in matcher.get_opcodes() if tag == "delete" for line in range(i1 + 1, i2 + 1)}
+    if not gone:
+        return ()
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return ()
+    acting: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.stmt) and node.lineno in gone and (node.end_lineno or node.lineno) in gone:
+            for inner in (node.body + node.orelse) if isinstance(node, ast.If) else [node]:
+                acting.add(inner.lineno)
+    return tuple(sorted(acting))
+
 class _Comparer:
     def __init__(self, reference: _Driver, mutant: _Driver, deadline: float) -> None:
         self.reference = reference
@@ -631,7 +653,7 @@ class _Comparer:
             self._note_opaque(mutant_answer)
             if mutant is not None:
                 self.compared += 1
-                self.reached += bool(mutant_answer.get("reached"))
+                self.reached += bool(mutant_answer.get("reached") or reference_answer.get("reached"))
                 # The result is what a test checks first; in-place changes count when it agrees.
                 differs = self._differs(reference, mutant, reference_answer, mutant_answer)
                 changed = () if differs else _changed_arguments(_after(reference_answer), _after(mutant_answer))
@@ -764,8 +786,12 @@ def search_input(
         mutant_copy = fresh_copy(reference_dir, root)
         stack.callback(remove_tree, mutant_copy)
         write_mutant(mutant_copy, mutant.path, mutant.mutated_source)
-        reference = stack.enter_context(_Driver(reference_copy, module, symbol, per_call_timeout, roots))
-        watch = (mutant.path, mutant.mutated_lines) if mutant.mutated_lines else None
+        # A dropped statement is reached when the code's own copy of it acts (a dropped guard's
+        # body runs); other edits when the mutant runs its edited lines.
+        removed = _acting_lines(source, mutant.mutated_source)
+        reference = stack.enter_context(_Driver(reference_copy, module, symbol, per_call_timeout, roots,
+                                                (mutant.path, removed) if removed else None))
+        watch = (mutant.path, mutant.mutated_lines) if mutant.mutated_lines and not removed else None
         mutated = stack.enter_context(_Driver(mutant_copy, module, symbol, per_call_timeout, roots, watch))
         if not reference.ready or not mutated.ready:
             return outcome(None, False, reference.error or mutated.error or f"cannot call {target}")
@@ -796,9 +822,10 @@ def search_input(
         if not comparer.compared:
             return outcome(None, False, f"no call of `{symbol}` could be compared (each timed out, crashed or "
                                         "returned something too long to write down)", comparer)
-        if watch is not None and not comparer.reached:  # agreement on inputs that never ran the change
-            return outcome(None, False, f"no call of `{symbol}` ran the mutated line(s) "
-                                        f"{', '.join(map(str, mutant.mutated_lines))}", comparer)
+        if (watch or removed) and not comparer.reached:  # agreement on inputs that never ran the change
+            what = (f"the code the mutant drops (line(s) {', '.join(map(str, removed))})" if removed else
+                    f"the mutated line(s) {', '.join(map(str, mutant.mutated_lines))}")
+            return outcome(None, False, f"no call of `{symbol}` ran {what}", comparer)
         return outcome(None, True, None, comparer)
 
 

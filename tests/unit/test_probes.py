@@ -339,6 +339,16 @@ def test_inputs_that_never_run_the_mutated_line_prove_nothing_so_nothing_is_clai
 
 
 
+def test_a_dropped_guard_is_reached_only_when_its_body_runs_in_the_code(tmp_path):
+    source = "def fee(n):\n    if str(n).endswith('42'):\n        return n\n    return n + 1\n"
+    root = make_project(tmp_path / "fee", "fee", source, "def test_nothing():\n    pass\n")
+    mutant = handmade_mutant("src/shop/fee.py", "fee", "def fee(n):\n    return n + 1\n")
+    found = probes.search_input(root, mutant, [probes.CallSample("shop.fee:fee", ("5",))], search_budget=0)
+    assert not found.searched and found.reason == "no call of `fee` ran the code the mutant drops (line(s) 3)"
+    found = probes.search_input(root, mutant, [probes.CallSample("shop.fee:fee", ("142",))], search_budget=0)
+    assert found.distinction is not None and found.distinction.args_repr == ("142",)
+
+
 def test_module_level_lines_ran_at_import_count_as_reached_by_every_call(tmp_path):
     import dataclasses
 
