@@ -248,6 +248,9 @@ def render_markdown(report: dict) -> str:
             lines.append(f"- {mutation['incident']} ({_where(mutation['location'])}): "
                          f"{comparison['assessment']} ({comparison['reason']}); with the current tests: "
                          f"{_kill_text(comparison['modified'])}")
+            if mutation.get("result") == "survived":  # the current tests miss it: show what tells it apart
+                shown = "\n".join(_witness_lines(mutation)).split("\n")
+                lines += [f"  {line}" if line else "" for line in shown]
         lines.append("")
     not_run = [m for m in report["mutations"] if m["result"] == "not-run"]
     if not_run:

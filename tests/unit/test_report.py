@@ -61,3 +61,19 @@ def test_caught_by_names_the_strongest_test_and_every_other_test_that_caught_the
     text = render_markdown(report)
     assert (f"`{first}` (an assertion failed); also `tests/test_more.py::test_0`, `tests/test_more.py::test_1`, "
             "`tests/test_more.py::test_2` and 2 more") in text
+
+
+def test_a_survivor_listed_as_not_comparable_still_shows_what_tells_it_apart():
+    report = example()
+    comparison = report["comparisons"][0]
+    comparison.update(assessment="not-comparable", reason="the existing tests fail without any mutant")
+    mutation = next(m for m in report["mutations"] if m["id"] == comparison["mutation_id"])
+    mutation.update(result="survived", kill=None, witness={
+        "call": "ratio(1, 0)", "original": "0.0", "mutant": "raise ZeroDivisionError",
+        "test": "def test_ratio():\n    assert ratio(1, 0) == 0.0\n", "origin": "edge-value", "seconds": 0.4,
+        "incident_check": "fits"})
+    text = render_markdown(report)
+    unsettled = text.split("### Blocked, inconclusive or not comparable")[1]
+    assert "  - What tells it apart: `ratio(1, 0)` gives `0.0` with the code as it is, and raises " \
+           "`ZeroDivisionError` with this mutant" in unsettled
+    assert "      assert ratio(1, 0) == 0.0" in unsettled
