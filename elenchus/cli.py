@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import errno
 import platform
+import signal
 import sys
 import traceback
 from pathlib import Path
 
 import click
 
-from elenchus import __version__
+from elenchus import __version__, tempspace
 from elenchus.errors import ElenchusError, NotImplementedYet
 from elenchus.exit_codes import ExitCode
 
@@ -18,6 +20,10 @@ REPO_OPTION = click.option("--repo", default=".", show_default=True, metavar="PA
 BASE_OPTION = click.option("--base", metavar="REV", help="Base revision (default: HEAD with uncommitted changes, else the merge base with the default branch, else HEAD~1).")
 HEAD_OPTION = click.option("--head", metavar="REV",
                            help="Head revision, or WORKTREE for the working tree (default: derived).")
+
+
+#: The machine, not Elenchus, is at fault: no space, no permission, a read-only file system.
+_ENVIRONMENT_ERRORS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EPERM, errno.EROFS})
 
 
 def _echo(line: str) -> None:
@@ -40,8 +46,10 @@ def cli() -> None:
 @HEAD_OPTION
 def changes(repo: str, base: str | None, head: str | None) -> int:
     """Show how Base and Head were chosen and what the change touches (runs no test)."""
+    from elenchus import secrecy
     from elenchus.commands import changes as command
 
+    secrecy.configure(repo)
     return command.run(repo, base, head, _echo)
 
 
@@ -72,6 +80,61 @@ def _with(options):
             function = option(function)
         return function
     return decorate
+
+
+ISOLATION_OPTIONS = (
+    click.option("--isolation", metavar="KIND", help="How test processes are sandboxed: auto (bubblewrap, else "
+                                                     "unshare), bubblewrap, unshare or none (default auto)."),
+    click.option("--require-isolation", is_flag=True, help="Stop (exit 4) instead of running unisolated when no "
+                                                           "sandbox can be built here."),
+    click.option("--allow-network", is_flag=True, help="Let the tests reach the host's network (default: only "
+                                                       "the sandbox's own loopback)."),
+    click.option("--max-memory", metavar="MB", help="Address-space limit per test process, 64..4194304 (default "
+                                                    "8192)."),
+    click.option("--max-processes", metavar="N", help="Process limit for the tests, 16..1048576 (default 1024)."),
+    click.option("--max-file-size", metavar="MB", help="Largest file a test may write, 1..4194304 (default 1024)."),
+)
+
+
+def _output(option: str, path: str | None, directory: bool = False) -> None:
+    """An output path is checked before the first run, not after the whole evaluation."""
+    import os
+
+    from elenchus.errors import InputGuardError
+
+    if not path:
+        return
+    target = Path(path)
+    parent = target if directory and target.is_dir() else target.parent
+    if directory and target.exists() and not target.is_dir():
+        raise InputGuardError(option, f"{path} exists and is not a directory")
+    if not directory and target.is_dir():
+        raise InputGuardError(option, f"{path} is a directory; name a file")
+    if not parent.is_dir():
+        raise InputGuardError(option, f"the directory {parent} does not exist; create it first or choose "
+                                      "another path (nothing was run)")
+    if not os.access(parent, os.W_OK):
+        raise InputGuardError(option, f"the directory {parent} is not writable; choose another path "
+                                      "(nothing was run)")
+
+
+def _isolate(repos: list[str], isolation: str | None, require_isolation: bool, allow_network: bool,
+             max_memory: str | None, max_processes: str | None, max_file_size: str | None) -> None:
+    """Choose the sandbox once, before anything runs; bad values stop here with their option."""
+    from elenchus import guards, records, sandbox
+
+    limits = sandbox.Limits(
+        guards.integer_in_range("max-memory", max_memory, sandbox.MEMORY_MB_DEFAULT, 64, 1 << 22),
+        guards.integer_in_range("max-processes", max_processes, sandbox.PROCESSES_DEFAULT, 16, 1 << 20),
+        guards.integer_in_range("max-file-size", max_file_size, sandbox.FILE_SIZE_MB_DEFAULT, 1, 1 << 22))
+    from elenchus import secrecy
+
+    for repo in repos:
+        if repo and Path(repo).is_dir():
+            secrecy.configure(repo)
+    hidden = [Path(r).resolve() for r in repos if r] + [records.runs_root(), records.ResultCache().root]
+    sandbox.activate(sandbox.detect((isolation or "auto").strip(), network=allow_network, limits=limits,
+                                    hidden=hidden, require=require_isolation))
 
 
 def _ask(prompt: str, default: str) -> str:
@@ -105,8 +168,10 @@ def _ask(prompt: str, default: str) -> str:
                                                  "operator catalog (each still reported as an incident).")
 @click.option("--fresh", is_flag=True, help="Rerun everything instead of reusing results measured on the same content.")
 @click.option("--demo", is_flag=True, help="Build the bundled demo project into a temp git repo and evaluate it.")
+@_with(ISOLATION_OPTIONS)
 def evaluate(repo, base, head, scope, target, budget, jobs, timeout_factor, search_budget, witness_time, contract,
-             change_id, intent, save, json_path, resume, fail_on, allow_commands, exhaustive, fresh, demo) -> int:
+             change_id, intent, save, json_path, resume, fail_on, allow_commands, exhaustive, fresh, demo,
+             **isolation) -> int:
     """Evaluate how well the tests protect the current change (Test Evaluation mode)."""
     import os
 
@@ -129,6 +194,8 @@ def evaluate(repo, base, head, scope, target, budget, jobs, timeout_factor, sear
         allow_commands=tuple(allow_commands), fresh=fresh, exhaustive=exhaustive,
         interactive=sys.stdin.isatty() and sys.stdout.isatty(),
     )
+    _output("json", json_path)
+    _isolate([repo], **isolation)
     return command.run(options, _echo, _ask)
 
 
@@ -144,9 +211,10 @@ def evaluate(repo, base, head, scope, target, budget, jobs, timeout_factor, sear
 @click.option("--exhaustive", is_flag=True, help="With --scope target: also use mutmut's operator catalog.")
 def mutants(repo, base, head, scope, target, budget, contract, change_id, intent, exhaustive) -> int:
     """List the planned mutants with their incidents and diffs, without running any test."""
-    from elenchus import guards
+    from elenchus import guards, secrecy
     from elenchus.commands import mutants as command
 
+    secrecy.configure(repo)
     return command.run(repo, base, head, scope, target, guards.budget(budget), contract, change_id, intent, _echo,
                        exhaustive)
 
@@ -181,8 +249,9 @@ def replx() -> None:
 @click.option("--allow-command", "allow_commands", multiple=True, metavar="CMD",
               help="Run this exact command even though inspection found something unsafe in it.")
 @click.option("--fail-on", metavar="STATUS", help="Exit 5 when a case scores this status (bad_success).")
+@_with(ISOLATION_OPTIONS)
 def score(repo, base, head, command_, success_line, attempts, replx_report, cases, out, json_path, budget,
-          allow_commands, fail_on) -> int:
+          allow_commands, fail_on, **isolation) -> int:
     """Score a repair run: solved, bad_success (weakened checks), unsolved, invalid-case or inconclusive."""
     from elenchus import guards
     from elenchus.commands import replx as command
@@ -194,6 +263,9 @@ def score(repo, base, head, command_, success_line, attempts, replx_report, case
     if unknown:
         raise InputGuardError("fail-on", f"unknown status(es) {', '.join(unknown)}; choose from {', '.join(STATUSES)}")
     size = guards.integer_in_range("budget", budget, 8, *guards.BUDGET_RANGE)
+    _output("json", json_path)
+    _output("out", out, directory=True)
+    _isolate([cases or "", repo or ""], **isolation)
     if cases:
         return command.run_batch(cases, size, tuple(allow_commands), out, _echo, wanted)
     if not repo:
@@ -215,8 +287,9 @@ def score(repo, base, head, command_, success_line, attempts, replx_report, case
 @_with(CONTRACT_OPTIONS)
 @click.option("--apply", is_flag=True, help="Write the kept probes into the repository's tests (the only write).")
 @click.option("--json", "json_path", metavar="PATH", help="Write a copy of the capture JSON to PATH.")
+@_with(ISOLATION_OPTIONS)
 def capture(repo, reference, proposed, proposed_patch, budget, probe_dir, contract, change_id, intent, apply,
-            json_path) -> int:
+            json_path, **isolation) -> int:
     """Capture: does a proposed diff behave like one of the mistakes imagined for the code it changes?"""
     from elenchus import guards
     from elenchus.commands import capture as command
@@ -226,6 +299,8 @@ def capture(repo, reference, proposed, proposed_patch, budget, probe_dir, contra
         raise InputGuardError("proposed", "pass either --proposed REV or --proposed-patch FILE, not both")
     options = command.Options(repo, reference, proposed, proposed_patch, guards.integer_in_range(
         "budget", budget, 8, *guards.BUDGET_RANGE), probe_dir, contract, change_id, intent, apply, json_path)
+    _output("json", json_path)
+    _isolate([repo], **isolation)
     return command.run(options, _echo)
 
 
@@ -242,9 +317,19 @@ def host(scaffold: str, out: str | None) -> int:
 cli.add_command(_not_built("harden", "`elenchus evaluate --scope target` finds the gaps it would close"))
 
 
+def _terminated(signum: int, frame: object) -> None:
+    """SIGTERM ends a run as Ctrl-C does: every process stopped, every temporary file removed."""
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI; expected errors print one clean message, anything else is an internal error."""
+    signal.signal(signal.SIGTERM, _terminated)
     try:
+        removed = tempspace.claim()
+        if removed:
+            click.echo(f"Removed {removed} temporary director{'y' if removed == 1 else 'ies'} left behind by "
+                       "an earlier run that was killed.", err=True)
         result = cli.main(args=argv, prog_name="elenchus", standalone_mode=False)
     except ElenchusError as error:
         click.echo(f"elenchus: {error.message}", err=True)
@@ -258,6 +343,14 @@ def main(argv: list[str] | None = None) -> None:
     except KeyboardInterrupt:
         click.echo("elenchus: interrupted", err=True)
         sys.exit(130)
+    except OSError as error:
+        if error.errno not in _ENVIRONMENT_ERRORS:
+            raise
+        where = f" ({error.filename})" if error.filename else ""
+        click.echo(f"elenchus: cannot continue: {error.strerror}{where}. Free space or fix the permissions "
+                   "there, or point TMPDIR and ELENCHUS_RUNS_DIR at a writable directory; the repository was "
+                   "not changed.", err=True)
+        sys.exit(int(ExitCode.BLOCKED))
     except Exception:  # the top-level handler: anything unexpected is our bug
         click.echo("elenchus: internal error (please report it with the text below)", err=True)
         click.echo(f"elenchus {__version__}, Python {platform.python_version()}, {platform.platform()}", err=True)

@@ -422,6 +422,8 @@ def discover(base: Snapshot, head: Snapshot, settings: Settings | None = None) -
     functions: list[ChangedFunction] = []
     statements: list[ChangedStatement] = []
     for path in sorted(base_files | head_files):
+        if base.undecodable(path) or head.undecodable(path):
+            continue  # listed among the excluded files with the reason; never parsed or mutated
         old = base.read(path) if path in base_files else None
         new = head.read(path) if path in head_files else None
         if old == new:

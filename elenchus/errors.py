@@ -92,3 +92,9 @@ class DecisionNeeded(ElenchusError):
 
 class NotImplementedYet(ElenchusError):
     exit_code = ExitCode.INTERNAL_ERROR
+
+
+class IsolationUnavailable(ElenchusError):
+    """--require-isolation was given and no sandbox can be built on this machine."""
+
+    exit_code = ExitCode.BLOCKED

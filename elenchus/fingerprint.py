@@ -1,7 +1,11 @@
 """Fingerprint what a review run must never change, and compare after the run.
 
 The post-flight sentence is printed only from an unchanged comparison: it is a
-claim backed by evidence, not a courtesy.
+claim backed by evidence, not a courtesy. It covers everything a run could touch:
+tracked and untracked files by content; ignored files (build output, virtual
+environments) and everything in the git directory but its object store (config,
+hooks, info, index, refs, packed refs, stash, reflogs) by a stat signature whose
+change time no process can set back.
 """
 
 from __future__ import annotations
@@ -46,6 +50,60 @@ def _files_under(directory: Path) -> dict[str, str]:
     return found
 
 
+def _signature(path: Path) -> str:
+    """Size, modification and change times and mode: any write moves the change time."""
+    try:
+        info = path.lstat()
+    except FileNotFoundError:
+        return "missing"
+    return f"{info.st_size}:{info.st_mtime_ns}:{info.st_ctime_ns}:{info.st_mode:o}"
+
+
+def _signatures(directory: Path, skip: set[str], prefix: str = "") -> dict[str, str]:
+    """Every file and directory under ``directory`` (relative names in ``skip`` and below are left out)."""
+    found: dict[str, str] = {}
+    if not directory.is_dir():
+        return found
+    for dirpath, dirs, names in os.walk(directory):
+        here = Path(dirpath)
+        relative_dir = here.relative_to(directory).as_posix()
+        kept = []
+        for name in dirs:
+            relative = name if relative_dir == "." else f"{relative_dir}/{name}"
+            if relative not in skip:
+                kept.append(name)
+                found[prefix + relative + "/"] = "directory"
+        dirs[:] = kept
+        for name in names:
+            relative = name if relative_dir == "." else f"{relative_dir}/{name}"
+            if relative not in skip:
+                found[prefix + relative] = _signature(here / name)
+    return found
+
+
+def _git_state(repo: Repository) -> dict[str, str]:
+    """The git directory but its objects (immutable, and large) and what is compared by content
+    (index, HEAD, refs, reflogs): config, hooks, info, alternates, stash and worktree metadata."""
+    skip = {"objects", "refs", "logs", "index", "HEAD", "packed-refs"}
+    state = _signatures(repo.common_dir, skip, ".git/")
+    objects = repo.common_dir / "objects"
+    state.update(_signatures(objects / "info", set(), ".git/objects/info/"))
+    if repo.git_dir != repo.common_dir:
+        state.update(_signatures(repo.git_dir, set(), f"{repo.git_dir.name}/"))
+    return state
+
+
+def _ignored(repo: Repository, listed: set[str]) -> dict[str, str]:
+    """Files git ignores (and anything it does not list), outside the git directory."""
+    skip = {".git"}
+    try:
+        skip.add(repo.common_dir.relative_to(repo.root).as_posix())
+    except ValueError:
+        pass
+    return {path: value for path, value in _signatures(repo.root, skip).items()
+            if path not in listed and not (path.endswith("/") and value == "directory")}
+
+
 def _packed_refs(common_dir: Path) -> dict[str, str]:
     refs: dict[str, str] = {}
     packed = common_dir / "packed-refs"
@@ -64,10 +122,13 @@ class Fingerprint:
     head: str  # HEAD file content (symbolic ref or detached SHA)
     refs: tuple[tuple[str, str], ...]  # loose and packed refs, stash included
     reflogs: tuple[tuple[str, str], ...]  # reflog files and their content hashes
+    ignored: tuple[tuple[str, str], ...] = ()  # ignored files: (path, stat signature)
+    git_state: tuple[tuple[str, str], ...] = ()  # the git directory but objects: (path, stat signature)
 
     def digest(self) -> str:
         digest = hashlib.sha256()
-        for section in (self.files, (("index", self.index), ("HEAD", self.head)), self.refs, self.reflogs):
+        for section in (self.files, (("index", self.index), ("HEAD", self.head)), self.refs, self.reflogs,
+                        self.ignored, self.git_state):
             for key, value in section:
                 digest.update(f"{key}\0{value}\n".encode("utf-8", "surrogateescape"))
         return digest.hexdigest()
@@ -85,7 +146,9 @@ def take(repo: Repository) -> Fingerprint:
     for name, sha in _packed_refs(repo.common_dir).items():
         refs.setdefault(name, f"packed:{sha}")
     reflogs = _files_under(repo.common_dir / "logs")
-    return Fingerprint(files, index, head, tuple(sorted(refs.items())), tuple(sorted(reflogs.items())))
+    ignored = _ignored(repo, {path for path, _ in files})
+    return Fingerprint(files, index, head, tuple(sorted(refs.items())), tuple(sorted(reflogs.items())),
+                       tuple(sorted(ignored.items())), tuple(sorted(_git_state(repo).items())))
 
 
 def _diff_pairs(kind: str, before: tuple[tuple[str, str], ...],
@@ -113,6 +176,8 @@ def compare(before: Fingerprint, after: Fingerprint) -> tuple[str, ...]:
     if before.has_stash != after.has_stash:
         changes.append("stash " + ("created" if after.has_stash else "dropped"))
     changes += _diff_pairs("reflog", before.reflogs, after.reflogs)
+    changes += _diff_pairs("ignored file", before.ignored, after.ignored)
+    changes += _diff_pairs("git file", before.git_state, after.git_state)
     return tuple(changes)
 
 

@@ -14,7 +14,9 @@ object database: it opens files under ``.git/objects`` and writes nothing.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +31,7 @@ from elenchus.errors import (
 
 ALLOWED_SUBCOMMANDS = frozenset({"diff", "show", "log", "rev-parse", "merge-base", "ls-files"})
 _NO_EXTERNAL_PROGRAMS = frozenset({"diff", "show", "log"})
+_READS_THE_WORKTREE = frozenset({"diff"})
 # Global options that keep a read from starting repository-configured programs.
 _GLOBAL_OPTIONS = ("--no-pager", "-c", "core.fsmonitor=false", "-c", "core.quotePath=false")
 
@@ -97,7 +100,15 @@ class Repository:
 
     def run(self, subcommand: str, *args: str, check: bool = True) -> subprocess.CompletedProcess[bytes]:
         argv = git_argv(subcommand, *args)
-        done = subprocess.run(argv, cwd=self.root, env=scrubbed_env(), capture_output=True)
+        env = scrubbed_env()
+        with tempfile.TemporaryDirectory(prefix="elenchus-index-") as private:
+            if subcommand in _READS_THE_WORKTREE and (self.git_dir / "index").is_file():
+                # `git diff` against the working tree rewrites the index whenever its cached file
+                # times are stale (a fresh copy, a restored backup), GIT_OPTIONAL_LOCKS or not.
+                # It gets a private copy to refresh; the user's index is only read.
+                shutil.copyfile(self.git_dir / "index", Path(private) / "index")
+                env["GIT_INDEX_FILE"] = str(Path(private) / "index")
+            done = subprocess.run(argv, cwd=self.root, env=env, capture_output=True)
         if check and done.returncode != 0:
             raise GitFailed(
                 f"git {subcommand} failed with exit {done.returncode}: "

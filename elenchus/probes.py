@@ -68,8 +68,9 @@ from typing import Any
 import libcst as cst
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import strategies as st
+from hypothesis.configuration import set_hypothesis_home_dir
 
-from elenchus import callrecord
+from elenchus import callrecord, sandbox
 from elenchus.layout import SourceLayout
 from elenchus.mutate import Mutant
 from elenchus.run import (
@@ -84,6 +85,10 @@ from elenchus.run import (
     scrub_environment,
 )
 from elenchus.workspace import fresh_copy, remove_tree, scratch_root, write_mutant
+
+# Hypothesis keeps caches under its home directory, by default `.hypothesis/` in the current
+# directory: the user's repository. Elenchus's own temporary directory takes them instead.
+set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "hypothesis")
 
 __all__ = [
     "CallSample",
@@ -370,9 +375,10 @@ class _Driver:
         code = _loader() + "raise SystemExit(module.serve(sys.argv[1:]))\n"
         try:
             self._proc = subprocess.Popen(
-                [sys.executable, "-P", "-c", code, self.module, self.qualname, repr(self.per_call),
-                 *([f"{(self.workspace / self.watch[0]).resolve()}:{','.join(map(str, self.watch[1]))}"]
-                   if self.watch else [])],
+                sandbox.current().wrap(
+                    [sys.executable, "-P", "-c", code, self.module, self.qualname, repr(self.per_call),
+                     *([f"{(self.workspace / self.watch[0]).resolve()}:{','.join(map(str, self.watch[1]))}"]
+                       if self.watch else [])], self.workspace),
                 cwd=self.workspace, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True, bufsize=0,
             )
@@ -517,7 +523,7 @@ def record_calls(
             base = workspace.resolve()
             env["PYTHONPATH"] = os.pathsep.join(str(base if r == "." else base / r) for r in roots)
         try:
-            run_command(workspace, shlex.join(argv), timeout, env=env)
+            run_command(workspace, shlex.join(argv), timeout, env=env, writable=[out_dir])
             for part in sorted(out_dir.glob("calls.jsonl*")):
                 if part.name.endswith(".part"):
                     continue

@@ -10,6 +10,7 @@ recorded runs only when the repository still matches the manifest.
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import os
 import secrets
@@ -18,7 +19,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from elenchus.errors import ElenchusError
+from elenchus.errors import Blocked, ElenchusError
 
 MANIFEST = "manifest.json"
 RUNS = "runs.jsonl"
@@ -39,9 +40,42 @@ def new_run_id() -> str:
     return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) + "-" + secrets.token_hex(3)
 
 
+SEAL = "sha256"
+
+
+def seal(record: dict) -> str:
+    """The content hash a stored record carries; a torn or edited record no longer matches it."""
+    return hashlib.sha256(json.dumps(record, sort_keys=True).encode("utf-8")).hexdigest()
+
+
+def unsealed(text: str) -> dict | None:
+    """The record stored in ``text`` when its seal holds, else None."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get(SEAL), str):
+        return None
+    claimed = data.pop(SEAL)
+    return data if claimed == seal(data) else None
+
+
+def _write_atomically(target: Path, text: str) -> None:
+    """Write under a private temporary name and rename: readers see the old or the new file, whole."""
+    descriptor, partial = tempfile.mkstemp(prefix=f".{target.name}-", suffix=".partial", dir=target.parent)
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(partial, target)
+    except BaseException:
+        Path(partial).unlink(missing_ok=True)
+        raise
+
+
 @dataclass
 class RunDirectory:
     path: Path
+    rejected: int = 0  # recorded runs whose seal did not hold, at the last ``runs()``
 
     @classmethod
     def create(cls, repo_root: Path, run_id: str | None = None) -> RunDirectory:
@@ -49,7 +83,11 @@ class RunDirectory:
         if path.resolve().is_relative_to(repo_root.resolve()):
             raise ElenchusError(f"the run directory {path} would lie inside the repository {repo_root}; "
                                 "set ELENCHUS_RUNS_DIR to a directory outside it")
-        path.mkdir(parents=True, exist_ok=True)
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise Blocked(f"cannot create the run directory {path} ({error.strerror}); set ELENCHUS_RUNS_DIR "
+                          "to a writable directory outside the repository") from None
         return cls(path)
 
     @classmethod
@@ -68,13 +106,19 @@ class RunDirectory:
         self.write_json(MANIFEST, manifest)
 
     def manifest(self) -> dict:
-        return json.loads((self.path / MANIFEST).read_text())
+        try:
+            document = json.loads((self.path / MANIFEST).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+            raise ElenchusError(f"the run {self.id} cannot be resumed: its manifest.json is unreadable or "
+                                f"corrupt ({error}); start a new run without --resume") from None
+        if not isinstance(document, dict):
+            raise ElenchusError(f"the run {self.id} cannot be resumed: its manifest.json is not a JSON object; "
+                                "start a new run without --resume")
+        return document
 
     def write_json(self, name: str, document: dict) -> Path:
         target = self.path / name
-        partial = target.with_suffix(target.suffix + ".partial")
-        partial.write_text(json.dumps(document, indent=2, sort_keys=False) + "\n")
-        partial.replace(target)
+        _write_atomically(target, json.dumps(document, indent=2, sort_keys=False) + "\n")
         return target
 
     def write_text(self, name: str, text: str) -> Path:
@@ -83,19 +127,27 @@ class RunDirectory:
         return target
 
     def append_run(self, record: dict) -> None:
-        with open(self.path / RUNS, "a", encoding="utf-8") as handle:
-            handle.write(json.dumps(record, sort_keys=True) + "\n")
+        """One line per run, sealed with the hash of its content (``runs`` checks it)."""
+        line = json.dumps({**record, SEAL: seal(record)}, sort_keys=True) + "\n"
+        descriptor = os.open(self.path / RUNS, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(descriptor, line.encode("utf-8"))  # one write: concurrent appends never interleave
+        finally:
+            os.close(descriptor)
 
     def runs(self) -> list[dict]:
+        """The recorded runs whose seal holds; a cut or edited line is not evidence (``rejected`` counts it)."""
         path = self.path / RUNS
+        self.rejected = 0
         if not path.is_file():
             return []
         records = []
-        for line in path.read_text().splitlines():
-            try:
-                records.append(json.loads(line))
-            except json.JSONDecodeError:
-                continue  # a line cut by an interruption is not evidence
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            record = unsealed(line)
+            if record is None:
+                self.rejected += 1
+            else:
+                records.append(record)
         return records
 
 
@@ -134,6 +186,9 @@ class ResultCache:
     def __init__(self, root: Path | None = None, enabled: bool = True) -> None:
         self.root = root or runs_root().parent / "cache"
         self.enabled = enabled
+        self.hits = 0  # entries reused
+        self.rejected = 0  # entries found torn, edited or in an old format: run again
+        self.unwritable: str | None = None  # why results could not be stored, if they could not
 
     @staticmethod
     def key(*parts: object) -> str:
@@ -153,21 +208,23 @@ class ResultCache:
             return None
         path = self.root / key[:2] / f"{key}.json"
         try:
-            return json.loads(path.read_text())
-        except (OSError, json.JSONDecodeError):
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
             return None
+        record = unsealed(text)
+        if record is None:
+            self.rejected += 1
+            return None
+        self.hits += 1
+        return record
 
     def put(self, key: str, record: dict) -> None:
         if not self.enabled:
             return
         path = self.root / key[:2] / f"{key}.json"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        # A private temporary name: two evaluations may store the same key at once.
-        descriptor, partial = tempfile.mkstemp(prefix=f".{key[:12]}-", suffix=".partial", dir=path.parent)
         try:
-            with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-                handle.write(json.dumps(record, sort_keys=True))
-            os.replace(partial, path)
-        except BaseException:
-            Path(partial).unlink(missing_ok=True)
-            raise
+            path.parent.mkdir(parents=True, exist_ok=True)
+            # A private temporary name: two evaluations may store the same key at once.
+            _write_atomically(path, json.dumps({**record, SEAL: seal(record)}, sort_keys=True))
+        except OSError as error:
+            self.unwritable = f"{self.root}: {error.strerror}"  # the run goes on; the report says so

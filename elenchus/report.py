@@ -294,6 +294,8 @@ def render_markdown(report: dict) -> str:
 
     if report["notes"]:
         lines += ["## Notes", ""] + [f"- {note}" for note in report["notes"]] + [""]
+    if report.get("isolation"):
+        lines += [report["isolation"]["description"], ""]
     post = report["post_flight"]
     if post["worktree_unchanged"] is True:
         lines.append(POST_FLIGHT_SENTENCE)

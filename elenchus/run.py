@@ -39,6 +39,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from elenchus import plugin as _plugin
+from elenchus import sandbox, secrecy
 from elenchus.errors import InputGuardError
 from elenchus.layout import ROOT, SourceLayout
 
@@ -207,34 +208,9 @@ def timeout_for(baseline_seconds: float, factor: float, constant: float = DEFAUL
 # environment
 
 
-_SECRET_FRAGMENTS = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL")
-_SECRET_SEGMENTS = frozenset({"KEY", "KEYS", "PAT", "AUTH", "COOKIE", "COOKIES", "PRIVATE", "SIGNATURE"})
-_SECRET_PREFIXES = ("AWS_", "AZURE_", "GCP_", "VAULT_", "GNUPG", "GPG_", "SSH_")
-_SECRET_NAMES = frozenset({"NETRC", "KUBECONFIG", "DOCKER_CONFIG", "PGPASSFILE", "GIT_ASKPASS", "SSH_ASKPASS"})
-# scheme://user:password@host  -- a credential inside a URL
-_URL_WITH_PASSWORD = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@]*:[^/\s@]+@")
-
-
-def is_secret_variable(name: str, value: str = "") -> bool:
-    """True when an environment variable looks like it carries or points at a credential."""
-    upper = name.upper()
-    if upper in _SECRET_NAMES or upper.startswith(_SECRET_PREFIXES):
-        return True
-    if any(fragment in upper for fragment in _SECRET_FRAGMENTS):
-        return True
-    segments = [s for s in upper.split("_") if s]
-    key_like = any(s in _SECRET_SEGMENTS or (s.endswith("KEY") and len(s) > 3) for s in segments)
-    path_like = upper.endswith("PATH")  # PATH, PYTHONPATH, ... are kept even next to "KEY"
-    if key_like and not path_like:
-        return True
-    if _URL_WITH_PASSWORD.search(value) or "-----BEGIN" in value:
-        return True
-    return False
-
-
-def scrub_environment(env: Mapping[str, str]) -> dict[str, str]:
-    """A copy of ``env`` without secret-looking variables (names or values)."""
-    return {name: value for name, value in env.items() if not is_secret_variable(name, value)}
+# Secret-looking variables never reach a test (re-exported for the launchers).
+is_secret_variable = secrecy.is_secret_variable
+scrub_environment = secrecy.scrub_environment
 
 
 # ---------------------------------------------------------------------------
@@ -341,9 +317,43 @@ def _kill_group(pgid: int, sig: int) -> None:
         pass
 
 
+#: The sandbox's own processes: they do not pass SIGTERM on, so it goes past them to the tests.
+_SANDBOX_PROCESSES = frozenset({"bwrap", "unshare", "setpriv"})
+
+
+def _descendants(pid: int) -> list[tuple[int, str]]:
+    """Every process below ``pid`` (host PIDs) with its command name."""
+    children: dict[int, list[tuple[int, str]]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="utf-8", errors="replace") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        name, rest = stat[stat.find("(") + 1:stat.rfind(")")], stat[stat.rfind(")") + 2:].split()
+        if len(rest) > 1:
+            children.setdefault(int(rest[1]), []).append((int(entry), name))
+    found, frontier = [], [pid]
+    while frontier:
+        for child in children.get(frontier.pop(), []):
+            found.append(child)
+            frontier.append(child[0])
+    return found
+
+
 def _stop(proc: subprocess.Popen[bytes], grace: float) -> None:
-    """SIGTERM the whole group, SIGKILL it after ``grace`` seconds, and reap the leader."""
-    _kill_group(proc.pid, signal.SIGTERM)
+    """SIGTERM the tests (past the sandbox's own processes), SIGKILL everything after ``grace``
+    seconds, and reap the leader. Ending the sandbox ends every process inside it."""
+    inside = [pid for pid, name in _descendants(proc.pid) if name not in _SANDBOX_PROCESSES]
+    for pid in inside:
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except (ProcessLookupError, PermissionError):
+            pass
+    if not inside:
+        _kill_group(proc.pid, signal.SIGTERM)
     try:
         proc.wait(timeout=grace)
     except subprocess.TimeoutExpired:
@@ -491,7 +501,7 @@ def _run(
     with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
         try:
             proc = subprocess.Popen(
-                command,
+                sandbox.current().wrap(command, workspace, [run_dir], python),
                 cwd=workspace,
                 env=run_env,
                 stdin=subprocess.DEVNULL,
@@ -789,14 +799,16 @@ class CommandResult:
 
 
 def run_command(workspace: Path, command: str, timeout: float, env: Mapping[str, str] | None = None,
-                kill_grace: float = KILL_GRACE_SECONDS) -> CommandResult:
-    """Run a shell command once in ``workspace`` (its own process group, scrubbed environment)."""
+                kill_grace: float = KILL_GRACE_SECONDS, writable: Sequence[Path] = ()) -> CommandResult:
+    """Run a shell command once in ``workspace`` (sandboxed, its own process group, scrubbed
+    environment); ``writable`` are the places outside the workspace it may write to."""
     run_env = scrub_environment(os.environ if env is None else env)
     run_env["PYTHONDONTWRITEBYTECODE"] = "1"
     clock = time.monotonic()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         try:
-            proc = subprocess.Popen(["/bin/sh", "-c", command], cwd=workspace, env=run_env,
+            proc = subprocess.Popen(sandbox.current().wrap(["/bin/sh", "-c", command], workspace, writable),
+                                    cwd=workspace, env=run_env,
                                     stdin=subprocess.DEVNULL, stdout=out, stderr=err,
                                     start_new_session=True, close_fds=True)
         except OSError as error:

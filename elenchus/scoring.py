@@ -19,7 +19,7 @@ from pathlib import Path
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from elenchus import fingerprint
+from elenchus import fingerprint, sandbox
 from elenchus.cohorts import build_cohorts
 from elenchus.discover import discover
 from elenchus.errors import Blocked, ElenchusError
@@ -257,16 +257,21 @@ def _claimed(case: CaseInput) -> str | None:
     return None
 
 
-def _inspect(case: CaseInput, head: Snapshot, tests: tuple[str, ...]) -> None:
+def _inspect(case: CaseInput, head: Snapshot, tests: tuple[str, ...]) -> list[str]:
+    """Warnings when the sandbox contains what inspection found; without one, findings block."""
     if case.command in case.allow_commands:
-        return
+        return []
     problems = [f"the command itself runs {match.group(0)!r}" for match in [DANGEROUS_SHELL.search(case.command)]
                 if match]
     problems += [str(f) for f in inspect_tree(head.root, tests)]
+    if problems and sandbox.current().contains:
+        return [f"`{case.command}` looks unsafe ({'; '.join(problems[:5])}); it ran contained by the sandbox, "
+                "which hides your files and the network from it"]
     if problems:
         raise Blocked(f"blocked: unsafe command: `{case.command}` would run something unsafe:\n  "
                       + "\n  ".join(problems[:10]) + f"\nNothing was run. If you have checked it, pass "
                       f"--allow-command \"{case.command}\"")
+    return []
 
 
 def score(case: CaseInput, echo: Callable[[str], None]) -> Score:
@@ -280,7 +285,7 @@ def score(case: CaseInput, echo: Callable[[str], None]) -> Score:
     try:
         files, unchanged_tests, diff_lines, change = _changed_files(base, head)
         test_files = tuple(sorted(p for p in base.files if change.settings.kind_of(p) == "test"))
-        _inspect(case, head, tuple(p for p in head.files if change.settings.kind_of(p) == "test"))
+        notes += _inspect(case, head, tuple(p for p in head.files if change.settings.kind_of(p) == "test"))
         with scratch_root() as root:
             echo(f"[{case.name}] running the command on Base ({base_sha[:10]})...")
             on_base, base_why = _condition(base, root, case)

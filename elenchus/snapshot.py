@@ -8,7 +8,6 @@ files are skipped and listed, so no credential ever reaches a test run.
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import shutil
 import stat
@@ -16,30 +15,16 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from elenchus.encoding import decode_python, why_undecodable
 from elenchus.errors import ElenchusError
+from elenchus.secrecy import is_secret_file
 from elenchus.git import Repository, zsplit
-
-# Matched against the file name (not the path): never read or copied (SPEC 2).
-SECRET_NAME_PATTERNS = (
-    ".env", ".env.*", "*.env",
-    "id_rsa", "id_rsa.*", "id_dsa", "id_dsa.*", "id_ecdsa", "id_ecdsa.*", "id_ed25519", "id_ed25519.*",
-    "*.pem", "*.key", "*.p12", "*.pfx", "*.keystore", "*.jks",
-    ".netrc", "_netrc", ".pypirc", ".npmrc", ".git-credentials",
-    "credentials", "credentials.json", "credentials.*", "*.credentials",
-    ".htpasswd", "secrets.json", "secrets.yaml", "secrets.yml", "secrets.toml",
-)
-# Directory names whose whole content is credential or keychain material.
-SECRET_DIR_NAMES = frozenset({".ssh", ".gnupg", ".aws", ".docker", ".kube"})
 
 WORKTREE = "WORKTREE"
 
 
-def is_secret(path: str) -> bool:
-    parts = PurePosixPath(path).parts
-    if any(part in SECRET_DIR_NAMES for part in parts[:-1]):
-        return True
-    name = parts[-1]
-    return any(fnmatch.fnmatchcase(name, pattern) for pattern in SECRET_NAME_PATTERNS)
+#: Files never read or copied (a project adds patterns in ``[tool.elenchus] secret-files``).
+is_secret = is_secret_file
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,10 +39,18 @@ class Snapshot:
     excluded: tuple[str, ...]  # "path: reason"
 
     def read(self, path: str) -> str | None:
+        """The file's text; a Python file is decoded as Python does (None when it cannot be)."""
         target = self.root / path
         if not target.is_file():
             return None
-        return target.read_text(encoding="utf-8", errors="surrogateescape")
+        data = target.read_bytes()
+        if path.endswith(".py"):
+            return decode_python(data)
+        return data.decode("utf-8", errors="surrogateescape")
+
+    def undecodable(self, path: str) -> bool:
+        """A Python file that exists but is not text in the encoding it declares: never parsed or mutated."""
+        return path.endswith(".py") and (self.root / path).is_file() and self.read(path) is None
 
     def remove(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
@@ -108,6 +101,8 @@ def materialize_commit(repo: Repository, rev: str, sha: str, label: str,
                 target.write_bytes(data)
                 if entry.mode == 0o100755:
                     target.chmod(0o755)
+                if entry.path.endswith(".py") and decode_python(data) is None:
+                    excluded.append(f"{entry.path}: not mutated: {why_undecodable(data)}")
             files.append(entry.path)
     except BaseException:
         shutil.rmtree(root, ignore_errors=True)
@@ -147,6 +142,10 @@ def materialize_worktree(repo: Repository, label: str = "worktree",
             else:
                 shutil.copyfile(source, target)
                 target.chmod(0o755 if info.st_mode & stat.S_IXUSR else 0o644)
+                if path.endswith(".py"):
+                    data = target.read_bytes()
+                    if decode_python(data) is None:
+                        excluded.append(f"{path}: not mutated: {why_undecodable(data)}")
             files.append(path)
     except BaseException:
         shutil.rmtree(root, ignore_errors=True)

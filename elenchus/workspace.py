@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from elenchus.encoding import encode_python
 from elenchus.errors import Blocked, ElenchusError
 
 SCRATCH_PREFIX = "elenchus-"
@@ -89,7 +90,7 @@ def write_mutant(workspace: Path, relpath: str | os.PathLike[str], source: str |
     target = _inside(workspace, relpath)
     if not (target.is_file() or target.is_symlink()):
         raise WorkspaceError(f"cannot write a mutant of {relpath!r}: no such file in workspace {workspace}")
-    data = source.encode("utf-8") if isinstance(source, str) else bytes(source)
+    data = encode_python(source) if isinstance(source, str) else bytes(source)
     mode = stat.S_IMODE(os.stat(target).st_mode) if target.exists() else 0o644
     fd, temporary = tempfile.mkstemp(prefix=".elenchus-mutant-", dir=target.parent)
     try:

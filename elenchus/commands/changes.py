@@ -32,7 +32,7 @@ def run(repo: str, base: str | None, head: str | None, echo: Callable[[str], Non
             ("Test infrastructure changed", list(change.paths("infrastructure"))),
             ("Other files changed", list(change.paths("other"))),
             ("Existing tests related to the changed code", list(change.related_tests)),
-            ("Excluded from snapshots", list(session.excluded)),
+            ("Excluded (left out of the snapshots, or kept for the tests but never mutated)", list(session.excluded)),
         )
         for title, items in groups:
             echo(f"{title} ({len(items)}):" + ("" if items else " none"))

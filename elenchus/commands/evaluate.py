@@ -18,7 +18,7 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from elenchus import __version__, quality
+from elenchus import __version__, quality, sandbox
 from elenchus.baseline import BASELINE_TIMEOUT_SECONDS, Baseline, establish, run_once
 from elenchus.cohorts import Cohort, build_cohorts, relevant_tests, selected_tests
 from elenchus.console import Progress
@@ -215,6 +215,8 @@ class Evaluation:
         self.echo = echo
         self.ask = ask
         self.notes: list[str] = []
+        self.resumed = 0  # runs reused from --resume
+        self.resume_rejected = 0  # recorded runs of --resume whose content check failed
         self.started = time.time()
         self.verdicts: dict[tuple[str, str], Verdict] = {}
         self.interrupted = False
@@ -303,7 +305,7 @@ class Evaluation:
                     self._witnesses(session, plan, cohorts, root)
                 except KeyboardInterrupt:
                     self.interrupted = True
-                    self.notes.append("The run was interrupted (Ctrl-C); mutants not yet run are 'not-run'.")
+                    self.notes.append("The run was interrupted (Ctrl-C or a termination signal); mutants not yet run are 'not-run'.")
         concerns = self._quality(session, tests, baselines)  # reads the snapshots: before they are removed
         changes = session.close()
         report = self._report(session, answer, contract, plan, baselines, tests, concerns, changes, run_dir)
@@ -344,7 +346,11 @@ class Evaluation:
                     if record.get("selection") == "confirmation":
                         continue  # a second look at a would-be regression: taken again after resuming
                     self.verdicts[(record["mutant_id"], record["cohort"])] = _verdict_from_record(record)
-                self.echo(f"Resuming {previous.id}: {len(self.verdicts)} recorded run(s) reused.")
+                self.resumed = len(self.verdicts)
+                checked = (f"; {previous.rejected} recorded line(s) failed their content check and run again"
+                           if previous.rejected else "")
+                self.echo(f"Resuming {previous.id}: {len(self.verdicts)} recorded run(s) reused{checked}.")
+                self.resume_rejected = previous.rejected
                 return previous
             self.echo(f"Starting over instead of resuming {previous.id}: {why}.")
         run_dir = RunDirectory.create(session.repo.root)
@@ -354,10 +360,18 @@ class Evaluation:
 
     def _inspect(self, cohorts: dict[str, Cohort]) -> None:
         """Block before the first run when the tests would do something unsafe (SPEC 2)."""
+        contained = sandbox.current().contains
         for cohort in cohorts.values():
             command = "pytest " + " ".join(cohort.tests)
             findings = inspect_tree(cohort.template, cohort.tests)
-            if findings and command not in self.options.allow_commands:
+            if findings and contained:
+                listed = "; ".join(str(f) for f in findings[:5])
+                more = f" and {len(findings) - 5} more" if len(findings) > 5 else ""
+                self.notes.append(f"The {cohort.name} tests contain code that looks unsafe ({listed}{more}); it "
+                                  "ran contained by the sandbox, which hides your files and the network from it.")
+                self.echo(f"Warning: the {cohort.name} tests look unsafe in {len(findings)} place(s); running them "
+                          "contained by the sandbox.")
+            elif findings and command not in self.options.allow_commands:
                 listed = "\n  ".join(str(f) for f in findings[:10])
                 raise Blocked(
                     f"blocked: unsafe command: running `{command}` ({cohort.name} tests) would execute code "
@@ -741,6 +755,7 @@ class Evaluation:
             "comparisons": comparisons,
             "test_quality": concerns,
             "notes": self._notes(contract, baselines, plan),
+            "isolation": sandbox.current().as_json(),
             "post_flight": {"worktree_unchanged": not changes, "changes": list(changes)},
             "tool": {"name": "elenchus", "version": __version__},
             "run": {"id": run_dir.id, "directory": str(run_dir.path), "started": _iso(self.started),
@@ -799,6 +814,26 @@ class Evaluation:
             elif baseline.status in ("not-comparable", "blocked", "inconclusive") and name == "existing":
                 notes.append(f"The existing cohort is {baseline.status}: {baseline.reason.rstrip('.')}. Its "
                              "comparisons are not read as protection gained or lost.")
+        notes += self._reuse_notes()
+        return notes
+
+    def _reuse_notes(self) -> list[str]:
+        """Results not measured by this run are marked as such, and so are stored ones that failed their check."""
+        notes = []
+        if self.cache.hits:
+            notes.append(f"{self.cache.hits} result(s) were reused from earlier runs on the same content (code, "
+                         "tests, installed packages; each entry checked against its content hash); pass --fresh "
+                         "to measure everything again.")
+        if self.resumed:
+            notes.append(f"{self.resumed} result(s) were reused from the resumed run "
+                         "(each checked against its content hash).")
+        if self.cache.unwritable:
+            notes.append(f"Results could not be stored for reuse ({self.cache.unwritable}); the next run measures "
+                         "them again.")
+        rejected = self.cache.rejected + self.resume_rejected
+        if rejected:
+            notes.append(f"{rejected} stored result(s) failed their content check (cut short or edited) and were "
+                         "measured again instead of being trusted.")
         return notes
 
     def _write(self, report: dict, session: Session, run_dir: RunDirectory) -> ExitCode:

@@ -54,6 +54,10 @@ def run(repo: str, base: str | None, head: str | None, scope: str, target: str |
         echo(f"Rejected before running ({len(planned.rejected)}):" + ("" if planned.rejected else " none"))
         for r in planned.rejected:
             echo(f"  {r.path}:{r.line} {r.symbol}: {r.reason} ({r.changed_intent})")
+        if session.excluded:
+            echo(f"Excluded ({len(session.excluded)}):")
+            for line in session.excluded:
+                echo(f"  {line}")
         changes = session.close()
     echo(post_flight_sentence(changes) or "Post-flight found changes: " + "; ".join(changes))
     return ExitCode.OK

@@ -17,7 +17,8 @@ pytestmark = pytest.mark.slow
 def capture(repo, tmp_path, *args, reference="HEAD~1"):
     out = tmp_path / "capture.json"
     done = run_cli("capture", "--repo", str(repo), "--reference", reference, "--budget", "4", "--json", str(out),
-                   *args, env={"ELENCHUS_RUNS_DIR": str(tmp_path / "runs")})
+                   *args, env={"ELENCHUS_RUNS_DIR": str(tmp_path / "runs")}, cwd=repo)
+    assert not (repo / ".hypothesis").exists(), "the probe search wrote its cache into the current directory"
     report = json.loads(out.read_text()) if out.exists() else None
     return done, report
 

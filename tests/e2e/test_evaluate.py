@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+from elenchus import sandbox
 from elenchus.schemas import validate
 
 from tests.conftest import run_cli
@@ -77,7 +78,8 @@ def test_evaluate_baseline_red_names_the_failing_test_and_classifies_nothing(eva
 def test_evaluate_flaky_test_is_reported_and_never_counted_as_a_kill(evaluate, tmp_path):
     state = tmp_path / "flaky-state"
     state.mkdir()
-    done, report, _, _ = evaluate("flaky-test", "--scope", "current-change", "--budget", "4",
+    # The flakiness lives in a directory outside the workspace, which a sandbox would hide.
+    done, report, _, _ = evaluate("flaky-test", "--scope", "current-change", "--budget", "4", "--isolation", "none",
                                   env={"BATCHING_FLAKY_STATE": str(state)})
     assert done.returncode == 0, done.stderr
     flaky = "tests/test_timing.py::test_chunks_of_a_large_batch_arrive_in_time"
@@ -161,13 +163,23 @@ def test_evaluate_resume_reuses_recorded_runs_and_starts_over_when_the_repo_chan
     assert f"Starting over instead of resuming {run_id}: the worktree fingerprint differs" in third.stdout
 
 
-def test_evaluate_blocks_a_suite_whose_conftest_phones_home_unless_that_command_is_allowed(evaluate):
-    done, report, _, runs = evaluate("unsafe-conftest", "--scope", "current-change")
+def test_evaluate_without_a_sandbox_blocks_a_suite_whose_conftest_phones_home_unless_allowed(evaluate):
+    done, report, _, runs = evaluate("unsafe-conftest", "--scope", "current-change", "--isolation", "none")
     assert done.returncode == 4
     assert "blocked: unsafe command" in done.stderr
     assert "tests/conftest.py:9: destructive: `subprocess.run` runs 'curl -s https://metrics" in done.stderr
     assert '--allow-command "pytest tests/test_core.py"' in done.stderr
     assert report is None and not list(runs.glob("*/runs.jsonl"))
+
+
+@pytest.mark.skipif(not sandbox.detect("bubblewrap").contains, reason="bubblewrap is not usable here")
+def test_evaluate_in_the_sandbox_runs_a_suite_that_looks_unsafe_and_warns(evaluate):
+    done, report, _, _ = evaluate("unsafe-conftest", "--scope", "current-change", "--budget", "2")
+    assert done.returncode == 0, done.stderr
+    assert "running them contained by the sandbox" in done.stdout
+    warning = next(n for n in report["notes"] if "contained by the sandbox" in n)
+    assert "tests/conftest.py:9" in warning
+    assert report["isolation"]["kind"] == "bubblewrap" and report["isolation"]["network"] is False
 
 
 def test_evaluate_repeated_on_the_same_change_reruns_nothing_unless_fresh(build_scenario, tmp_path):

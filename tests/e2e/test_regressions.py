@@ -59,8 +59,9 @@ def test_a_weakened_check_whose_behaviour_an_unchanged_test_still_catches_is_no_
 def test_a_catch_that_does_not_repeat_is_inconclusive_never_a_lost_protection(evaluate, tmp_path):
     state = tmp_path / "flaky-state"
     state.mkdir()
+    # The flakiness lives in a directory outside the workspace, which a sandbox would hide.
     done, report, _, _ = evaluate("flaky-catch", "--scope", "current-change", "--budget", "8", "--jobs", "1",
-                                  env={"BATCHING_FLAKY_STATE": str(state)})
+                                  "--isolation", "none", env={"BATCHING_FLAKY_STATE": str(state)})
     assert done.returncode == 0, done.stderr
     assert "protection-regression" not in by_assessment(report)
     [flaky] = by_assessment(report)["inconclusive"]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from elenchus import plugin
+from elenchus import plugin, sandbox
 from elenchus.layout import SourceLayout
 from elenchus.run import FailureKind, Outcome, judge, run_pytest
 
@@ -180,7 +180,8 @@ def test_a_survivor_whose_mutated_line_never_ran_says_so(tmp_path):
 # --- import truth -----------------------------------------------------------------------
 
 
-def test_a_run_whose_tests_import_the_mutated_module_from_elsewhere_is_not_comparable(tmp_path):
+def _reaching_outside(tmp_path: Path) -> tuple[Path, Path]:
+    """A checkout outside the workspace and a workspace whose conftest puts it first on sys.path."""
     outside = write_tree(tmp_path / "checkout", {"pkg/__init__.py": "", "pkg/mod.py": "def one():\n    return 1\n"})
     project = write_tree(tmp_path / "ws", {
         "pkg/__init__.py": "",
@@ -188,13 +189,30 @@ def test_a_run_whose_tests_import_the_mutated_module_from_elsewhere_is_not_compa
         "conftest.py": f"import sys\nsys.path.insert(0, {str(outside)!r})\n",
         "tests/test_mod.py": "from pkg.mod import one\n\n\ndef test_one():\n    assert one() == 1\n",
     })
+    return outside, project
+
+
+def test_a_run_whose_tests_import_the_mutated_module_from_elsewhere_is_not_comparable(tmp_path):
+    """Without a sandbox, the tests can reach another copy; the run says so instead of judging it."""
+    outside, project = _reaching_outside(tmp_path)
     layout = SourceLayout((".",), ("pkg",))
-    result = run_pytest(project, ["tests"], 60, mutated_file=MUTATED, env=FAST_ENV, layout=layout,
-                        mutated_lines=(2,))
+    with sandbox.using(sandbox.Sandbox(sandbox.NONE, reason="this test checks the unsandboxed path")):
+        result = run_pytest(project, ["tests"], 60, mutated_file=MUTATED, env=FAST_ENV, layout=layout,
+                            mutated_lines=(2,))
     assert dict(result.modules or ())["pkg.mod"] == str(outside / "pkg" / "mod.py")
     verdict = judge(result)
     assert verdict.outcome is Outcome.NOT_COMPARABLE
     assert str(outside / "pkg" / "mod.py") in verdict.reason and "source-roots" in verdict.reason
+
+
+@pytest.mark.skipif(not sandbox.detect("bubblewrap").isolated, reason="bubblewrap is not usable here")
+def test_in_the_sandbox_another_copy_of_the_project_is_out_of_reach(tmp_path):
+    outside, project = _reaching_outside(tmp_path)
+    with sandbox.using(sandbox.detect("bubblewrap")):
+        result = run_pytest(project, ["tests"], 60, mutated_file=MUTATED, env=FAST_ENV,
+                            layout=SourceLayout((".",), ("pkg",)), mutated_lines=(2,))
+    assert dict(result.modules or ())["pkg.mod"] == str(project / "pkg" / "mod.py")
+    assert judge(result).outcome is Outcome.KILLED
 
 
 def test_a_src_layout_project_imports_the_workspace_copy_without_any_configuration(tmp_path):
@@ -257,7 +275,8 @@ def test_a_baseline_whose_tests_import_the_project_from_elsewhere_is_blocked_bef
     })
     cohort = Cohort("modified", template, ("tests/test_mod.py",), tree_digest(template),
                     layout=SourceLayout((".",), ("pkg",)))
-    baseline = establish(cohort, tmp_path / "scratch", lambda excluded: True)
+    with sandbox.using(sandbox.Sandbox(sandbox.NONE, reason="this test checks the unsandboxed path")):
+        baseline = establish(cohort, tmp_path / "scratch", lambda excluded: True)
     assert baseline.status == "blocked"
     assert f"`pkg` from {outside / 'pkg' / '__init__.py'}" in baseline.reason
     assert "source-roots" in baseline.reason

@@ -59,3 +59,25 @@ def test_git_gateway_scrubs_inherited_git_variables(build_scenario, monkeypatch,
     repo = Repository(build_scenario("demo"))
     monkeypatch.setenv("GIT_DIR", str(tmp_path / "elsewhere"))
     assert repo.text("rev-parse", "--show-toplevel").strip() == str(repo.root)
+
+
+def test_a_stale_index_is_never_refreshed_in_place(build_scenario):
+    """A fresh copy or restored backup leaves the index's cached file times stale; `git diff` would
+    rewrite it. Elenchus's diff refreshes a private copy, and still sees the real change."""
+    import os
+    import time
+
+    path = build_scenario("demo")
+    repo = Repository(path)
+    later = time.time() + 5
+    for tracked in repo.text("ls-files", "-z").split("\0"):
+        if tracked:
+            os.utime(path / tracked, (later, later))  # stat-dirty, content unchanged
+    readme = next(p for p in repo.text("ls-files", "-z").split("\0") if p)
+    with open(path / readme, "a") as handle:
+        handle.write("edited\n")
+    index = path / ".git" / "index"
+    before = (index.read_bytes(), index.stat().st_mtime_ns, index.stat().st_ctime_ns)
+    changed = repo.text("diff", "-z", "--name-only", "HEAD").split("\0")
+    assert [p for p in changed if p] == [readme]
+    assert (index.read_bytes(), index.stat().st_mtime_ns, index.stat().st_ctime_ns) == before

@@ -267,24 +267,35 @@ def test_run_infinite_loop_times_out_is_judged_timeout_and_leaves_no_process(pro
 
 
 def test_run_kills_a_process_a_test_left_behind_when_the_run_ends(tmp_path):
-    pid_file = tmp_path / "grandchild.pid"
+    marker = f"elenchus-sleeper-{os.getpid()}-{time.monotonic_ns()}"
     workspace = write_tree(tmp_path / "ws", {
-        "test_spawns.py": """
-            import os, subprocess
+        "test_spawns.py": f"""
+            import subprocess, sys
 
             def test_leaves_a_sleeper():
-                sleeper = subprocess.Popen(["sleep", "30"])
-                with open(os.environ["PROBE_PID_FILE"], "w") as handle:
-                    handle.write(str(sleeper.pid))
+                subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)", {marker!r}])
         """,
     })
-    result = run_pytest(workspace, None, 60, env=dict(FAST_ENV, PROBE_PID_FILE=str(pid_file)))
+    result = run_pytest(workspace, None, 60, env=FAST_ENV)
     assert only(result).outcome is TestOutcome.PASSED
-    grandchild = int(pid_file.read_text())
     deadline = time.monotonic() + 2
-    while _pid_alive(grandchild) and time.monotonic() < deadline:
+    while _processes_with(marker) and time.monotonic() < deadline:
         time.sleep(0.02)
-    assert not _pid_alive(grandchild)
+    assert not _processes_with(marker)
+
+
+def _processes_with(marker: str) -> list[int]:
+    """Host PIDs whose command line holds ``marker`` (PIDs inside a sandbox differ from the host's)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                    if marker.encode() in handle.read():
+                        found.append(int(entry))
+            except OSError:
+                continue
+    return found
 
 
 # --- isolation --------------------------------------------------------------------

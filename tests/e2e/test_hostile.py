@@ -1,0 +1,275 @@
+"""A hostile test suite against the sandbox: every attack is contained or reported.
+
+Each test gives a real pytest run (through ``run_pytest`` or the real CLI) a test file that
+attacks the machine: it writes into the user's repository by absolute path, reads secrets,
+leaves processes behind, reaches a listener on the host's loopback. The sandbox must
+contain each attack; where it cannot (no isolation), the post-flight must report it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from elenchus import sandbox
+from elenchus.run import Execution, TestOutcome, run_pytest
+
+from tests.conftest import FAST_ENV, git, run_cli, write_tree
+
+BUBBLEWRAP = sandbox.detect("bubblewrap")
+pytestmark = pytest.mark.skipif(not BUBBLEWRAP.isolated,
+                                reason=f"no sandbox on this machine: {BUBBLEWRAP.reason}")
+
+
+@pytest.fixture
+def outside(tmp_path):
+    """A directory outside /tmp and HOME, visible only if the sandbox leaks (like a user's checkout)."""
+    root = Path(tempfile.mkdtemp(prefix="elenchus-hostile-", dir="/var/tmp"))
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def _workspace(tmp_path: Path, test_source: str) -> Path:
+    return write_tree(tmp_path / "ws", {"tests/test_attack.py": test_source})
+
+
+def _run(workspace: Path, hidden: list[Path], timeout: float = 60.0):
+    with sandbox.using(sandbox.detect("bubblewrap", hidden=hidden)):
+        return run_pytest(workspace, ["tests/test_attack.py"], timeout, env=FAST_ENV)
+
+
+def _marker_processes(marker: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if marker.encode() in (entry / "cmdline").read_bytes():
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+def test_writes_by_absolute_path_never_reach_the_repository(tmp_path, outside):
+    repo = write_tree(outside / "repo", {"mod.py": "X = 1\n", ".gitignore": "build/\n", "build/out.txt": "old\n"})
+    (repo / ".git" / "hooks").mkdir(parents=True)
+    (repo / ".git" / "config").write_text("[core]\n")
+    targets = [repo / "mod.py", repo / ".git" / "hooks" / "pre-commit", repo / ".git" / "config",
+               repo / "build" / "out.txt", Path.home() / f"elenchus-hostile-{uuid.uuid4().hex}"]
+    workspace = _workspace(tmp_path, f"""
+        import os
+        def test_attack():
+            for target in {[str(t) for t in targets]!r}:
+                try:
+                    os.makedirs(os.path.dirname(target), exist_ok=True)
+                    with open(target, "w") as handle:
+                        handle.write("pwned")
+                except OSError:
+                    pass
+            target = "{repo}" + "/mod.py"
+            os.system(f"rm -rf {{target}}")
+            os.system("rm -rf " + target)
+            getattr(os, "re" + "move")(target) if os.path.exists(target) else None
+            import pathlib, shutil
+            pathlib.Path(target).unlink(missing_ok=True)
+            shutil.rmtree("{repo}", ignore_errors=True)
+    """)
+    before = {t: t.read_text() if t.exists() else None for t in targets}
+    result = _run(workspace, [repo])
+    assert result.execution is Execution.COMPLETED, result.stderr_tail
+    assert [r.outcome for r in result.records] == [TestOutcome.PASSED]
+    assert {t: t.read_text() if t.exists() else None for t in targets} == before
+
+
+def test_secrets_are_out_of_reach(tmp_path, outside, monkeypatch):
+    repo = write_tree(outside / "repo", {".env": "API_TOKEN=hunter2-env\n", "id_rsa": "hunter2-key\n"})
+    monkeypatch.setenv("DEPLOY_TOKEN", "hunter2-variable")
+    workspace = _workspace(tmp_path, f"""
+        import os
+        def read(path):
+            try:
+                with open(path, errors="replace") as handle:
+                    return handle.read()
+            except OSError:
+                return ""
+        def test_attack():
+            seen = read({str(repo / '.env')!r}) + read({str(repo / 'id_rsa')!r})
+            seen += os.environ.get("DEPLOY_TOKEN", "")
+            for pid in (os.getppid(), 1):
+                seen += read(f"/proc/{{pid}}/environ")
+            print("SEEN:" + seen.replace(chr(0), " "))
+            assert "hunter2" not in seen
+    """)
+    result = _run(workspace, [repo])
+    assert result.execution is Execution.COMPLETED, result.stderr_tail
+    assert [r.outcome for r in result.records] == [TestOutcome.PASSED], result.stdout_tail
+
+
+def test_the_host_loopback_is_unreachable(tmp_path):
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    port = listener.getsockname()[1]
+    workspace = _workspace(tmp_path, f"""
+        import socket
+        import pytest
+        def test_attack():
+            with pytest.raises(OSError):
+                socket.create_connection(("127.0.0.1", {port}), timeout=2)
+    """)
+    try:
+        result = _run(workspace, [])
+    finally:
+        listener.close()
+    assert [r.outcome for r in result.records] == [TestOutcome.PASSED], result.stdout_tail
+
+
+def test_processes_started_in_a_new_session_end_with_the_run(tmp_path):
+    marker = f"elenchus-orphan-{uuid.uuid4().hex}"
+    workspace = _workspace(tmp_path, f"""
+        import subprocess, sys
+        def test_attack():
+            for _ in range(5):
+                subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)", {marker!r}],
+                                 start_new_session=True)
+    """)
+    result = _run(workspace, [])
+    assert [r.outcome for r in result.records] == [TestOutcome.PASSED], result.stdout_tail
+    deadline = time.monotonic() + 1.0
+    while _marker_processes(marker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _marker_processes(marker) == []
+
+
+def test_killing_elenchus_ends_every_test_process(tmp_path):
+    """SIGKILL of Elenchus mid-run: a looping test and its 20 children die within a second or two."""
+    marker = f"elenchus-loop-{uuid.uuid4().hex}"
+    repo = write_tree(tmp_path / "repo", {
+        "calc.py": "def add(a, b):\n    return a + b\n",
+        "tests/test_calc.py": "from calc import add\n\ndef test_add():\n    assert add(2, 3) == 5\n",
+    })
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "base")
+    write_tree(repo, {"tests/test_loop.py": f"""
+        import subprocess, sys, time
+        from calc import add
+        def test_loop():
+            if add(1, 1) != 2:  # only a mutant loops: the baseline stays green
+                for _ in range(20):
+                    subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)", {marker!r}],
+                                     start_new_session=True)
+                while True:
+                    time.sleep(0.1)
+    """})
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "head")
+    runs = tmp_path / "runs"
+    proc = subprocess.Popen([sys.executable, "-m", "elenchus", "evaluate", "--repo", str(repo), "--scope", "target",
+                             "--target", "calc.py", "--budget", "4", "--jobs", "1", "--fresh"],
+                            env={**FAST_ENV, "ELENCHUS_RUNS_DIR": str(runs)}, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while len(_marker_processes(marker)) < 20 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.1)
+        assert len(_marker_processes(marker)) >= 20, "the looping mutant never started its children"
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        deadline = time.monotonic() + 2.0
+        while _marker_processes(marker) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _marker_processes(marker) == []
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        for pid in _marker_processes(marker):
+            os.kill(pid, signal.SIGKILL)
+
+
+def _hostile_repo(root: Path, targets: list[Path]) -> Path:
+    """A repository whose new test writes into the repository itself (tracked, hook, config, ignored)."""
+    repo = write_tree(root, {
+        "calc.py": "def add(a, b):\n    return a + b\n",
+        ".gitignore": "build/\n",
+        "tests/test_calc.py": "from calc import add\n\ndef test_add():\n    assert add(2, 3) == 5\n",
+    })
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "base")
+    write_tree(repo, {"build/out.txt": "old\n", "tests/test_attack.py": f"""
+        import os
+        from calc import add
+        def test_attack():
+            assert add(1, 2) == 3
+            for target in {[str(t) for t in targets]!r}:
+                try:
+                    with open(target, "a") as handle:
+                        handle.write("pwned")
+                except OSError:
+                    pass
+    """})
+    git(repo, "add", "tests/test_attack.py")
+    git(repo, "commit", "-q", "-m", "head")
+    return repo
+
+
+def test_evaluate_contains_a_hostile_suite_and_says_how(tmp_path, outside):
+    repo = outside / "repo"
+    targets = [repo / "calc.py", repo / ".git" / "hooks" / "pre-commit", repo / ".git" / "config",
+               repo / "build" / "out.txt"]
+    _hostile_repo(repo, targets)
+    before = {t: t.read_bytes() if t.exists() else None for t in targets}
+    out = tmp_path / "report.json"
+    done = run_cli("evaluate", "--repo", str(repo), "--scope", "current-change", "--budget", "2", "--jobs", "1",
+                   "--fresh", "--require-isolation", "--json", str(out),
+                   env={**FAST_ENV, "ELENCHUS_RUNS_DIR": str(tmp_path / "runs")})
+    assert done.returncode == 0, done.stderr
+    assert {t: t.read_bytes() if t.exists() else None for t in targets} == before
+    report = json.loads(out.read_text())
+    assert report["isolation"]["kind"] == "bubblewrap"
+    assert report["post_flight"]["worktree_unchanged"] is True
+    assert "Isolation: bubblewrap" in done.stdout
+
+
+def test_without_isolation_post_flight_reports_every_write(tmp_path):
+    repo = tmp_path / "repo"
+    targets = [repo / ".git" / "hooks" / "pre-commit", repo / ".git" / "config", repo / "build" / "out.txt"]
+    _hostile_repo(repo, targets)
+    out = tmp_path / "report.json"
+    done = run_cli("evaluate", "--repo", str(repo), "--scope", "current-change", "--budget", "2", "--jobs", "1",
+                   "--fresh", "--isolation", "none", "--json", str(out),
+                   env={**FAST_ENV, "ELENCHUS_RUNS_DIR": str(tmp_path / "runs")})
+    assert done.returncode == 0, done.stderr
+    report = json.loads(out.read_text())
+    assert report["isolation"]["kind"] == "none"
+    post = report["post_flight"]
+    assert post["worktree_unchanged"] is False
+    changed = " ".join(post["changes"])
+    assert ".git/hooks/pre-commit" in changed and ".git/config" in changed and "build/out.txt" in changed
+    assert "The working tree was not modified" not in done.stdout
+    assert "Isolation: none" in done.stdout
+
+
+def test_require_isolation_stops_when_no_sandbox_can_be_built(tmp_path):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for tool in ("git", "sh"):
+        (bin_dir / tool).symlink_to(shutil.which(tool))
+    repo = _hostile_repo(tmp_path / "repo", [])
+    env = {**FAST_ENV, "PATH": str(bin_dir), "ELENCHUS_RUNS_DIR": str(tmp_path / "runs")}
+    done = run_cli("evaluate", "--repo", str(repo), "--scope", "current-change", "--require-isolation", env=env)
+    assert done.returncode == 4, done.stderr
+    assert "no isolation is available" in done.stderr and "bubblewrap" in done.stderr
+    assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())

@@ -1,0 +1,176 @@
+"""Stored state cannot lie, bad input and bad machines give clean messages, nothing is left behind."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from elenchus import tempspace
+
+from tests.conftest import FAST_ENV, git, run_cli, write_tree
+
+pytestmark = pytest.mark.slow
+
+
+def _flip(path: Path) -> bool:
+    text = path.read_text()
+    if '"outcome": "killed"' in text:
+        path.write_text(text.replace('"outcome": "killed"', '"outcome": "survived"'))
+        return True
+    return False
+
+
+def test_a_flipped_outcome_in_the_cache_is_measured_again_and_counted(build_scenario, tmp_path):
+    repo = build_scenario("demo")
+    env = {"ELENCHUS_RUNS_DIR": str(tmp_path / "runs")}
+    args = ("evaluate", "--repo", str(repo), "--scope", "current-change", "--budget", "3")
+    first = run_cli(*args, env=env)
+    assert first.returncode == 0, first.stderr
+    flipped = [p for p in sorted((tmp_path / "cache").rglob("*.json")) if _flip(p)]
+    assert flipped, "no cached kill to tamper with"
+    second = run_cli(*args, env=env)
+    assert second.returncode == 0, second.stderr
+    reports = [json.loads(p.read_text()) for p in sorted((tmp_path / "runs").glob("*/report.json"))]
+    assert reports[0]["comparisons"] == reports[1]["comparisons"]
+    notes = " ".join(reports[1]["notes"])
+    assert f"{len(flipped)} stored result(s) failed their content check" in notes
+    assert "result(s) were reused from earlier runs" in notes
+
+
+def test_an_edited_line_of_a_resumed_run_is_not_trusted(build_scenario, tmp_path):
+    repo = build_scenario("demo")
+    env = {"ELENCHUS_RUNS_DIR": str(tmp_path / "runs")}
+    args = ("evaluate", "--repo", str(repo), "--scope", "current-change", "--budget", "3", "--fresh")
+    first = run_cli(*args, env=env)
+    assert first.returncode == 0, first.stderr
+    run_dir = next((tmp_path / "runs").iterdir())
+    runs = run_dir / "runs.jsonl"
+    lines = runs.read_text().splitlines()
+    edited = next(i for i, line in enumerate(lines) if '"outcome": "killed"' in line)
+    lines[edited] = lines[edited].replace('"outcome": "killed"', '"outcome": "survived"')
+    runs.write_text("\n".join(lines) + "\n")
+    again = run_cli(*args, "--resume", run_dir.name, env=env)
+    assert again.returncode == 0, again.stderr
+    assert "1 recorded line(s) failed their content check and run again" in again.stdout
+    record = json.loads(lines[edited])
+    report = json.loads((run_dir / "report.json").read_text())
+    comparison = next(c for c in report["comparisons"] if c["mutation_id"] == record["mutant_id"])
+    assert comparison[record["cohort"]]["result"] == "killed"  # measured again, not replayed
+
+
+def test_a_corrupt_manifest_stops_resuming_with_a_clean_message(build_scenario, tmp_path):
+    repo = build_scenario("demo")
+    run_dir = tmp_path / "runs" / "20260101T000000Z-abcdef"
+    run_dir.mkdir(parents=True)
+    (run_dir / "manifest.json").write_text("{not json")
+    done = run_cli("evaluate", "--repo", str(repo), "--scope", "current-change", "--resume", run_dir.name,
+                   env={"ELENCHUS_RUNS_DIR": str(tmp_path / "runs")})
+    assert done.returncode == 2, done.stderr
+    assert "manifest.json is unreadable or corrupt" in done.stderr and "internal error" not in done.stderr
+
+
+def test_an_unwritable_json_path_stops_before_the_first_run(build_scenario, tmp_path):
+    repo = build_scenario("demo")
+    done = run_cli("evaluate", "--repo", str(repo), "--scope", "current-change",
+                   "--json", str(tmp_path / "missing" / "report.json"),
+                   env={"ELENCHUS_RUNS_DIR": str(tmp_path / "runs")})
+    assert done.returncode == 2
+    assert "json" in done.stderr and "does not exist" in done.stderr
+    assert not (tmp_path / "runs").exists()
+
+
+def test_an_unwritable_runs_directory_is_a_clean_blocked_message(build_scenario, tmp_path):
+    repo = build_scenario("demo")
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    done = run_cli("evaluate", "--repo", str(repo), "--scope", "current-change", "--budget", "1",
+                   env={"ELENCHUS_RUNS_DIR": str(blocker / "runs")})
+    assert done.returncode in (2, 4), done.stderr
+    assert "internal error" not in done.stderr and str(blocker) in done.stderr
+
+
+def test_a_latin1_source_with_a_coding_line_is_mutated_and_an_undecodable_one_is_excluded(tmp_path):
+    repo = tmp_path / "repo"
+    write_tree(repo, {"tests/test_calc.py": "def test_nothing():\n    assert True\n"})
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "base")
+    (repo / "latin.py").write_bytes(
+        b'# -*- coding: latin-1 -*-\nGREETING = "caf\xe9"\n\n\ndef greet(name):\n'
+        b'    if name:\n        return GREETING + " " + name\n    return GREETING\n')
+    (repo / "bad.py").write_bytes(b'def bad():\n    return "\xff\xfe"\n')
+    write_tree(repo, {"tests/test_latin.py": """
+        from latin import greet
+
+        def test_greet():
+            assert greet("x") == "caf\\xe9 x"
+            assert greet("") == "caf\\xe9"
+    """})
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "head")
+    out = tmp_path / "report.json"
+    done = run_cli("evaluate", "--repo", str(repo), "--scope", "current-change", "--budget", "4", "--json",
+                   str(out), env={**FAST_ENV, "ELENCHUS_RUNS_DIR": str(tmp_path / "runs")})
+    assert done.returncode == 0, done.stderr
+    report = json.loads(out.read_text())
+    assert any(e.startswith("bad.py: not mutated: it is not valid UTF-8") for e in report["scope"]["excluded"])
+    greet = [m for m in report["mutations"] if m["location"]["path"] == "latin.py"]
+    assert greet and all(m["result"] == "killed" for m in greet), greet
+    assert all(m["location"]["path"] != "bad.py" for m in report["mutations"])
+
+
+def test_leftovers_of_a_killed_run_are_removed_at_the_next_start(tmp_path):
+    base = tmp_path / "tmp"
+    base.mkdir()
+    stale = base / f"{tempspace.PREFIX}dead"
+    stale.mkdir()
+    (stale / ".lock").write_text("")
+    (stale / "ws-1").mkdir()
+    old = time.time() - 2 * tempspace.SETTLE_SECONDS
+    os.utime(stale, (old, old))
+    live = subprocess.Popen([sys.executable, "-c", "import time, tempfile\nfrom elenchus import tempspace\n"
+                             "tempspace.claim()\nprint(tempfile.gettempdir(), flush=True)\ntime.sleep(60)"],
+                            env={**os.environ, "TMPDIR": str(base)}, stdout=subprocess.PIPE, text=True)
+    try:
+        held = Path(live.stdout.readline().strip())
+        assert held.parent == base and held.is_dir() and not stale.exists()
+        assert tempspace.sweep(base) == 0 and held.is_dir()  # a live run's directory is never taken
+    finally:
+        live.kill()
+        live.wait()
+    assert tempspace.sweep(base) == 0 and held.exists()  # too young to tell from one being set up
+    os.utime(held, (old, old))
+    assert tempspace.sweep(base) == 1 and not held.exists()
+
+
+def test_sigterm_ends_a_run_like_ctrl_c_and_leaves_no_temporary_directory(tmp_path):
+    repo = write_tree(tmp_path / "repo", {"calc.py": "def add(a, b):\n    return a + b\n"})
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "base")
+    write_tree(repo, {"tests/test_calc.py": "import time\nfrom calc import add\n\n\ndef test_add():\n"
+                                            "    time.sleep(3)\n    assert add(2, 3) == 5\n"})
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "head")
+    base = Path(tempfile.mkdtemp(dir=tmp_path))
+    proc = subprocess.Popen([sys.executable, "-m", "elenchus", "evaluate", "--repo", str(repo), "--scope", "target",
+                             "--target", "calc.py", "--budget", "4", "--fresh"],
+                            env={**FAST_ENV, "TMPDIR": str(base), "ELENCHUS_RUNS_DIR": str(tmp_path / "runs")},
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not list(base.glob(f"{tempspace.PREFIX}*/elenchus-head-*")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGTERM)
+    _, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 130, stderr  # stopped mid-run (the baseline alone takes 3 s)
+    assert "internal error" not in stderr
+    assert list(base.iterdir()) == []
