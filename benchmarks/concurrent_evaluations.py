@@ -2,9 +2,10 @@
 
 Every pair must exit 0 and reach the same verdicts as a single evaluation run alone first
 (the reference). The first pair finds an empty cache and both of its runs write to it at once;
-later pairs read and write it together.
+later pairs read and write it together. With `--fresh`, every run measures everything and
+still writes the shared cache, so each pair stores the same entries at the same time.
 
-    python benchmarks/concurrent_evaluations.py [--pairs 10] [--budget 4]
+    python benchmarks/concurrent_evaluations.py [--pairs 10] [--budget 4] [--fresh]
         [--out benchmarks/results/concurrent_evaluations.json]
 """
 
@@ -22,9 +23,10 @@ from pathlib import Path
 from elenchus import scratch
 
 
-def start(repo: Path, runs: Path, budget: int, out: Path) -> subprocess.Popen:
+def start(repo: Path, runs: Path, budget: int, out: Path, fresh: bool = False) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "elenchus", "evaluate", "--repo", str(repo), "--scope",
-                             "current-change", "--budget", str(budget), "--jobs", "1", "--json", str(out)],
+                             "current-change", "--budget", str(budget), "--jobs", "1", "--json", str(out),
+                             *(["--fresh"] if fresh else [])],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "ELENCHUS_RUNS_DIR": str(runs)})
 
@@ -38,6 +40,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=10)
     parser.add_argument("--budget", type=int, default=4)
+    parser.add_argument("--fresh", action="store_true", help="measure everything in every run")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as work:
@@ -52,7 +55,7 @@ def main() -> None:
         started = time.monotonic()
         for number in range(args.pairs):
             outs = [work_dir / f"pair{number}-{side}.json" for side in "ab"]
-            procs = [start(repo, shared, args.budget, out) for out in outs]
+            procs = [start(repo, shared, args.budget, out, args.fresh) for out in outs]
             codes = [p.wait() for p in procs]
             errors = [p.stderr.read().strip()[-400:] for p in procs]
             pairs.append({"pair": number + 1, "exit_codes": codes,
@@ -61,7 +64,7 @@ def main() -> None:
         wall = time.monotonic() - started
     summary = {
         "project": "bundled demo, --scope current-change, one shared ELENCHUS_RUNS_DIR and cache",
-        "pairs": args.pairs, "budget": args.budget, "wall_seconds": round(wall, 1),
+        "pairs": args.pairs, "budget": args.budget, "fresh": args.fresh, "wall_seconds": round(wall, 1),
         "all_exit_0": all(code == 0 for p in pairs for code in p["exit_codes"]),
         "all_identical": all(all(p["identical_to_reference"]) for p in pairs),
         "reference_verdicts": reference, "per_pair": pairs,

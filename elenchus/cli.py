@@ -121,7 +121,7 @@ def _output(option: str, path: str | None, directory: bool = False) -> None:
 def _isolate(repos: list[str], isolation: str | None, require_isolation: bool, allow_network: bool,
              max_memory: str | None, max_processes: str | None, max_file_size: str | None) -> None:
     """Choose the sandbox once, before anything runs; bad values stop here with their option."""
-    from elenchus import guards, records, sandbox
+    from elenchus import guards, sandbox
 
     limits = sandbox.Limits(
         guards.integer_in_range("max-memory", max_memory, sandbox.MEMORY_MB_DEFAULT, 64, 1 << 22),
@@ -132,9 +132,8 @@ def _isolate(repos: list[str], isolation: str | None, require_isolation: bool, a
     for repo in repos:
         if repo and Path(repo).is_dir():
             secrecy.configure(repo)
-    hidden = [Path(r).resolve() for r in repos if r] + [records.runs_root(), records.ResultCache().root]
-    sandbox.activate(sandbox.detect((isolation or "auto").strip(), network=allow_network, limits=limits,
-                                    hidden=hidden, require=require_isolation))
+    sandbox.activate(sandbox.for_review(repos, (isolation or "auto").strip(), network=allow_network, limits=limits,
+                                        require=require_isolation))
 
 
 def _ask(prompt: str, default: str) -> str:

@@ -272,6 +272,15 @@ def detect(kind: str = "auto", *, network: bool = False, limits: Limits | None =
     return chosen
 
 
+def for_review(repos: Sequence[str | Path], kind: str = "auto", *, network: bool = False,
+               limits: Limits | None = None, require: bool = False) -> Sandbox:
+    """The sandbox of a review: the repositories, Elenchus's run and cache directories and HOME hidden."""
+    from elenchus import records
+
+    hidden = [Path(r).resolve() for r in repos if r] + [records.runs_root(), records.ResultCache().root]
+    return detect(kind, network=network, limits=limits, hidden=hidden, require=require)
+
+
 _ENV = "ELENCHUS_SANDBOX"
 _active: Sandbox | None = None
 

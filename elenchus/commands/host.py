@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from elenchus import sandbox
 from elenchus.errors import NotImplementedYet
 from elenchus.exit_codes import ExitCode
 from elenchus.host import canonical_blocks, fill, host_scope, read_scaffold, write_answer
@@ -19,6 +20,7 @@ def run(scaffold_path: str, out: str | None, echo: Callable[[str], None]) -> Exi
     scope = host_scope(scaffold)
     if settings.mode == "harden":
         raise NotImplementedYet("hosted harden mode is not implemented yet; hosted evaluate and capture are")
+    sandbox.activate(sandbox.for_review([settings.repo or "."]))  # the host's runs are sandboxed like any other
     if settings.mode == "capture":
         return _capture(scaffold, scope, out, echo)
     from elenchus.commands.evaluate import Evaluation, Options

@@ -28,8 +28,12 @@ from elenchus.run import Execution, TestOutcome, run_pytest
 from tests.conftest import FAST_ENV, git, run_cli, write_tree
 
 BUBBLEWRAP = sandbox.detect("bubblewrap")
+UNSHARE = sandbox.detect("unshare")
 pytestmark = pytest.mark.skipif(not BUBBLEWRAP.isolated,
                                 reason=f"no sandbox on this machine: {BUBBLEWRAP.reason}")
+#: The attacks every kind of sandbox must contain (unshare only where it works here).
+KINDS = [sandbox.BUBBLEWRAP, pytest.param(sandbox.UNSHARE, marks=pytest.mark.skipif(
+    not UNSHARE.isolated, reason=f"unshare namespaces are not usable here: {UNSHARE.reason}"))]
 
 
 @pytest.fixture
@@ -44,8 +48,9 @@ def _workspace(tmp_path: Path, test_source: str) -> Path:
     return write_tree(tmp_path / "ws", {"tests/test_attack.py": test_source})
 
 
-def _run(workspace: Path, hidden: list[Path], timeout: float = 60.0):
-    with sandbox.using(sandbox.detect("bubblewrap", hidden=hidden)):
+def _run(workspace: Path, hidden: list[Path], timeout: float = 60.0, kind: str = sandbox.BUBBLEWRAP,
+         limits: sandbox.Limits | None = None):
+    with sandbox.using(sandbox.detect(kind, hidden=hidden, limits=limits)):
         return run_pytest(workspace, ["tests/test_attack.py"], timeout, env=FAST_ENV)
 
 
@@ -61,7 +66,8 @@ def _marker_processes(marker: str) -> list[int]:
     return found
 
 
-def test_writes_by_absolute_path_never_reach_the_repository(tmp_path, outside):
+@pytest.mark.parametrize("kind", KINDS)
+def test_writes_by_absolute_path_never_reach_the_repository(kind, tmp_path, outside):
     repo = write_tree(outside / "repo", {"mod.py": "X = 1\n", ".gitignore": "build/\n", "build/out.txt": "old\n"})
     (repo / ".git" / "hooks").mkdir(parents=True)
     (repo / ".git" / "config").write_text("[core]\n")
@@ -86,13 +92,14 @@ def test_writes_by_absolute_path_never_reach_the_repository(tmp_path, outside):
             shutil.rmtree("{repo}", ignore_errors=True)
     """)
     before = {t: t.read_text() if t.exists() else None for t in targets}
-    result = _run(workspace, [repo])
+    result = _run(workspace, [repo], kind=kind)
     assert result.execution is Execution.COMPLETED, result.stderr_tail
     assert [r.outcome for r in result.records] == [TestOutcome.PASSED]
     assert {t: t.read_text() if t.exists() else None for t in targets} == before
 
 
-def test_secrets_are_out_of_reach(tmp_path, outside, monkeypatch):
+@pytest.mark.parametrize("kind", KINDS)
+def test_secrets_are_out_of_reach(kind, tmp_path, outside, monkeypatch):
     repo = write_tree(outside / "repo", {".env": "API_TOKEN=hunter2-env\n", "id_rsa": "hunter2-key\n"})
     monkeypatch.setenv("DEPLOY_TOKEN", "hunter2-variable")
     workspace = _workspace(tmp_path, f"""
@@ -111,12 +118,13 @@ def test_secrets_are_out_of_reach(tmp_path, outside, monkeypatch):
             print("SEEN:" + seen.replace(chr(0), " "))
             assert "hunter2" not in seen
     """)
-    result = _run(workspace, [repo])
+    result = _run(workspace, [repo], kind=kind)
     assert result.execution is Execution.COMPLETED, result.stderr_tail
     assert [r.outcome for r in result.records] == [TestOutcome.PASSED], result.stdout_tail
 
 
-def test_the_host_loopback_is_unreachable(tmp_path):
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_host_loopback_is_unreachable(kind, tmp_path):
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen(1)
@@ -129,13 +137,14 @@ def test_the_host_loopback_is_unreachable(tmp_path):
                 socket.create_connection(("127.0.0.1", {port}), timeout=2)
     """)
     try:
-        result = _run(workspace, [])
+        result = _run(workspace, [], kind=kind)
     finally:
         listener.close()
     assert [r.outcome for r in result.records] == [TestOutcome.PASSED], result.stdout_tail
 
 
-def test_processes_started_in_a_new_session_end_with_the_run(tmp_path):
+@pytest.mark.parametrize("kind", KINDS)
+def test_processes_started_in_a_new_session_end_with_the_run(kind, tmp_path):
     marker = f"elenchus-orphan-{uuid.uuid4().hex}"
     workspace = _workspace(tmp_path, f"""
         import subprocess, sys
@@ -144,12 +153,27 @@ def test_processes_started_in_a_new_session_end_with_the_run(tmp_path):
                 subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)", {marker!r}],
                                  start_new_session=True)
     """)
-    result = _run(workspace, [])
+    result = _run(workspace, [], kind=kind)
     assert [r.outcome for r in result.records] == [TestOutcome.PASSED], result.stdout_tail
     deadline = time.monotonic() + 1.0
     while _marker_processes(marker) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert _marker_processes(marker) == []
+
+
+def test_limits_stop_a_test_that_fills_the_disk_or_the_memory(tmp_path):
+    workspace = _workspace(tmp_path, """
+        import pytest
+
+        def test_attack():
+            with pytest.raises(OSError):  # the file-size limit: EFBIG (Python ignores SIGXFSZ)
+                with open("big.bin", "wb") as handle:
+                    handle.write(b"x" * (3 * 1024 * 1024))
+            with pytest.raises(MemoryError):
+                bytearray(1024 * 1024 * 1024)
+    """)
+    result = _run(workspace, [], limits=sandbox.Limits(memory_mb=512, processes=1024, file_size_mb=2))
+    assert [r.outcome for r in result.records] == [TestOutcome.PASSED], result.stdout_tail
 
 
 def test_killing_elenchus_ends_every_test_process(tmp_path):
