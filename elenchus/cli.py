@@ -121,14 +121,12 @@ def _output(option: str, path: str | None, directory: bool = False) -> None:
 def _isolate(repos: list[str], isolation: str | None, require_isolation: bool, allow_network: bool,
              max_memory: str | None, max_processes: str | None, max_file_size: str | None) -> None:
     """Choose the sandbox once, before anything runs; bad values stop here with their option."""
-    from elenchus import guards, sandbox
+    from elenchus import guards, sandbox, secrecy
 
     limits = sandbox.Limits(
         guards.integer_in_range("max-memory", max_memory, sandbox.MEMORY_MB_DEFAULT, 64, 1 << 22),
         guards.integer_in_range("max-processes", max_processes, sandbox.PROCESSES_DEFAULT, 16, 1 << 20),
         guards.integer_in_range("max-file-size", max_file_size, sandbox.FILE_SIZE_MB_DEFAULT, 1, 1 << 22))
-    from elenchus import secrecy
-
     for repo in repos:
         if repo and Path(repo).is_dir():
             secrecy.configure(repo)

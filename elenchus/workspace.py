@@ -203,17 +203,25 @@ def _sigterm_as_interrupt(signum: int, frame: Any) -> None:
 
 
 @contextmanager
-def _signals_ignored() -> Iterator[None]:
-    """Let cleanup finish: a second Ctrl-C or SIGTERM waits until the removal is done."""
+def _signals_deferred() -> Iterator[None]:
+    """Let cleanup finish: a Ctrl-C or SIGTERM that arrives meanwhile takes effect once the removal is
+    done (it is held, never dropped)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGTERM)}
+    received: list[int] = []
+
+    def hold(signum: int, frame: Any) -> None:
+        received.append(signum)
+
+    previous = {sig: signal.signal(sig, hold) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+        if received:
+            raise KeyboardInterrupt(f"signal {received[0]} received during cleanup")
 
 
 @contextmanager
@@ -237,7 +245,7 @@ def scratch_root() -> Iterator[Path]:
         yield root
     finally:
         try:
-            with _signals_ignored():
+            with _signals_deferred():
                 remove_tree(root)
         finally:
             if in_main:

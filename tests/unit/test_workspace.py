@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import stat
 import subprocess
@@ -231,6 +232,26 @@ def test_scratch_root_is_removed_when_the_process_receives_sigterm(template, tmp
     assert (completed.returncode, outcome) == (143, "interrupted"), completed.stderr
     assert Path(root_line).name.startswith("elenchus-")
     assert not Path(root_line).exists()
+
+
+def test_a_ctrl_c_during_the_removal_is_held_until_it_is_done_never_dropped(template, monkeypatch):
+    """Cleanup is not cut short, and the interrupt still ends the run afterwards."""
+    from elenchus import workspace
+
+    removed = []
+
+    def slow_removal(path):
+        os.kill(os.getpid(), signal.SIGINT)  # arrives in the middle of the removal
+        removed.append(path)
+        shutil.rmtree(path)
+
+    monkeypatch.setattr(workspace, "remove_tree", slow_removal)
+    before = signal.getsignal(signal.SIGINT)
+    with pytest.raises(KeyboardInterrupt, match="during cleanup"):
+        with scratch_root() as root:
+            fresh_copy(template, root)
+    assert removed == [root] and not root.exists()
+    assert signal.getsignal(signal.SIGINT) is before
 
 
 def test_scratch_root_refuses_a_temp_dir_inside_a_git_repository(tmp_path, monkeypatch):
