@@ -2,8 +2,8 @@
 
 Every pair must exit 0 and reach the same verdicts as a single evaluation run alone first
 (the reference). The first pair finds an empty cache and both of its runs write to it at once;
-later pairs read and write it together. With `--fresh`, every run measures everything and
-still writes the shared cache, so each pair stores the same entries at the same time.
+later pairs read it together. With `--fresh`, nothing is read from or written to the cache:
+every run measures everything, so each pair runs its mutants at the same time from scratch.
 
     python benchmarks/concurrent_evaluations.py [--pairs 10] [--budget 4] [--fresh]
         [--out benchmarks/results/concurrent_evaluations.json]

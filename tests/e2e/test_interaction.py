@@ -1,6 +1,7 @@
 """The terminal side of `elenchus evaluate`: the scope question and Ctrl-C."""
 
 import json
+from pathlib import Path
 import os
 import select
 import signal
@@ -67,9 +68,12 @@ def test_evaluate_interrupted_with_ctrl_c_writes_what_was_measured_and_removes_i
         if lines and len(lines[0].read_text().splitlines()) >= 2:
             break
         time.sleep(0.2)
+    status = Path(f"/proc/{process.pid}/status").read_text()
+    masks = {line.split(":")[0]: line.split(":")[1].strip() for line in status.splitlines()
+             if line.startswith(("SigBlk", "SigIgn", "SigCgt"))}
     process.send_signal(signal.SIGINT)
     stdout, stderr = process.communicate(timeout=120)
-    assert process.returncode == 130, stderr
+    assert process.returncode == 130, (stderr, masks, stdout[-1500:])
     report = json.loads(next(runs.glob("*/report.json")).read_text())
     results = {m["result"] for m in report["mutations"]}
     assert "not-run" in results and results - {"not-run"}
