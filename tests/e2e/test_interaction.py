@@ -1,13 +1,13 @@
 """The terminal side of `elenchus evaluate`: the scope question and Ctrl-C."""
 
 import json
-from pathlib import Path
 import os
 import select
 import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -59,9 +59,12 @@ def test_evaluate_interrupted_with_ctrl_c_writes_what_was_measured_and_removes_i
     temp.mkdir()
     runs = tmp_path / "runs"
     env = {**os.environ, "ELENCHUS_RUNS_DIR": str(runs), "TMPDIR": str(temp)}
+    # A shell without job control starts background jobs with SIGINT ignored, and an ignored signal
+    # stays ignored across exec: the child gets the default disposition, as a terminal would give it.
     process = subprocess.Popen([sys.executable, "-m", "elenchus", "evaluate", "--repo", str(repo), "--scope",
                                 "current-change", "--budget", "40", "--jobs", "1"],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:
         lines = list(runs.glob("*/runs.jsonl"))
