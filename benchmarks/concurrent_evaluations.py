@@ -6,7 +6,7 @@ later pairs read it together. With `--fresh`, nothing is read from or written to
 every run measures everything, so each pair runs its mutants at the same time from scratch.
 
     python benchmarks/concurrent_evaluations.py [--pairs 10] [--budget 4] [--fresh]
-        [--out benchmarks/results/concurrent_evaluations.json]
+        [--out FILE]  (default: benchmarks/results/concurrent_evaluations.json)
 """
 
 from __future__ import annotations
@@ -21,6 +21,13 @@ import time
 from pathlib import Path
 
 from elenchus import scratch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import _common as common  # noqa: E402
+
+
+NAME = "concurrent_evaluations"
 
 
 def start(repo: Path, runs: Path, budget: int, out: Path, fresh: bool = False) -> subprocess.Popen:
@@ -69,10 +76,12 @@ def main() -> None:
         "all_identical": all(all(p["identical_to_reference"]) for p in pairs),
         "reference_verdicts": reference, "per_pair": pairs,
     }
-    text = json.dumps(summary, indent=2)
-    print(text)
+    summary = {"date": common.now_utc(), "machine": common.machine(), **summary}
+    print(json.dumps(summary, indent=2))
     if args.out:
-        args.out.write_text(text + "\n")
+        args.out.write_text(json.dumps(summary, indent=2) + "\n")
+    else:
+        print(f"written to {common.write_result(NAME, summary)}")
 
 
 if __name__ == "__main__":

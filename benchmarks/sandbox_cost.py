@@ -5,7 +5,7 @@ with `--isolation none` and once with `--isolation bubblewrap` (the order altern
 reads every mutant run's measured duration from `runs.jsonl` (the run's wall time around
 the test process, sandbox set-up included). The cost is the ratio of the median run times.
 
-    python benchmarks/sandbox_cost.py [--rounds 5] [--budget 8] [--out benchmarks/results/sandbox_cost.json]
+    python benchmarks/sandbox_cost.py [--rounds 5] [--budget 8] [--out FILE]  (default: benchmarks/results/sandbox_cost.json)
 """
 
 from __future__ import annotations
@@ -21,6 +21,13 @@ import time
 from pathlib import Path
 
 from elenchus import scratch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import _common as common  # noqa: E402
+
+
+NAME = "sandbox_cost"
 
 
 def evaluate(repo: Path, isolation: str, budget: int) -> dict:
@@ -72,10 +79,12 @@ def main() -> None:
         "sandbox_cost_per_run": round(median["bubblewrap"] / median["none"] - 1, 4),
         "identical_verdicts": len(verdicts) == 1,
     }
-    text = json.dumps(summary, indent=2)
-    print(text)
+    summary = {"date": common.now_utc(), "machine": common.machine(), **summary}
+    print(json.dumps(summary, indent=2))
     if args.out:
-        args.out.write_text(text + "\n")
+        args.out.write_text(json.dumps(summary, indent=2) + "\n")
+    else:
+        print(f"written to {common.write_result(NAME, summary)}")
 
 
 if __name__ == "__main__":
