@@ -10,16 +10,16 @@ A flaky or pre-existing failure is never evidence of a kill or a survival.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from elenchus.cohorts import Cohort
+from elenchus.coverage_map import CoverageMap
+from elenchus.executor import Executor, FreshProcess, RunRequest
 from elenchus.mutate import Mutant
-from elenchus.run import Execution, FailureKind, RunResult, TestRecord, foreign_modules, import_advice, run_pytest
-from elenchus.workspace import fresh_copy, remove_tree, verify_unchanged
+from elenchus.run import Execution, FailureKind, RunResult, TestRecord, foreign_modules, import_advice
 
 BASELINE_TIMEOUT_SECONDS = 900.0
 
@@ -36,6 +36,8 @@ class Baseline:
     records: tuple[TestRecord, ...] = ()
     empty: bool = False  # a cohort with no relevant test: every mutant survives it without a run
     excluded: tuple[str, ...] = ()  # repeatable failures set aside instead of stopping (replx scoring)
+    coverage: CoverageMap | None = None  # which tests execute which mutated lines; None: not measured
+    third_party: tuple[str, ...] = ()  # what the tests imported from site-packages (a warm worker preloads it)
 
     @property
     def usable(self) -> bool:
@@ -48,29 +50,10 @@ class Baseline:
 
 
 def run_once(cohort: Cohort, root: Path, tests: tuple[str, ...], timeout: float,
-             mutant: Mutant | None = None, deselect: tuple[str, ...] = (), cover: tuple[str, ...] = ()) -> RunResult:
-    """One pytest run in a fresh copy of the cohort; the template is verified unchanged after it."""
-    from elenchus.workspace import write_mutant
-
-    workspace = fresh_copy(cohort.template, root)
-    try:
-        if mutant is not None:
-            write_mutant(workspace, mutant.path, mutant.mutated_source)
-        argv = list(tests)
-        for nodeid in deselect:
-            argv += ["--deselect", nodeid]
-        return run_pytest(workspace, argv, timeout, mutated_file=mutant.path if mutant else None, env=_run_env(),
-                          disabled_plugins=cohort.disabled_plugins, layout=cohort.layout,
-                          mutated_lines=mutant.mutated_lines if mutant else (), cover=cover)
-    finally:
-        remove_tree(workspace)
-        verify_unchanged(cohort.template, cohort.digest)
-
-
-def _run_env() -> dict[str, str]:
-    """The caller's environment without PYTHONPATH, which could make the tests import the user's
-    real source tree instead of the mutated copy (the run sets its own: the workspace's roots)."""
-    return {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+             mutant: Mutant | None = None, deselect: tuple[str, ...] = (), cover: tuple[str, ...] = (),
+             executor: Executor | None = None) -> RunResult:
+    """One pytest run in a fresh copy of the cohort (a new interpreter unless ``executor`` says otherwise)."""
+    return (executor or FreshProcess(root)).run(RunRequest(cohort, tests, timeout, mutant, deselect, cover))
 
 
 def _plain(message: str | None) -> str:
@@ -83,13 +66,25 @@ def _failed(result: RunResult) -> list[TestRecord]:
 
 
 def establish(cohort: Cohort, root: Path, observes: Callable[[frozenset[str]], bool],
-              set_aside_red: bool = False) -> Baseline:
+              set_aside_red: bool = False, cover: tuple[str, ...] = ()) -> Baseline:
     """Apply the policy to ``cohort``; ``observes(excluded)`` says whether the tests left after
     excluding ``excluded`` still observe every challenged behaviour.
 
     ``set_aside_red`` (replx scoring, whose old tests may fail on purpose) deselects repeatable
     failures instead of stopping: they are reported elsewhere as frozen test failures.
+    ``cover`` (the mutated production files): the first run also records which tests execute
+    which of their lines, so each mutant run can execute only those tests.
     """
+    first = run_once(cohort, root, cohort.tests, BASELINE_TIMEOUT_SECONDS, cover=cover) if cohort.tests else None
+    baseline = _establish(cohort, root, observes, set_aside_red, first)
+    if first is None or not baseline.usable:
+        return baseline
+    return replace(baseline, coverage=CoverageMap.from_run(first) if cover else None,
+                   third_party=first.third_party)
+
+
+def _establish(cohort: Cohort, root: Path, observes: Callable[[frozenset[str]], bool],
+               set_aside_red: bool, first: RunResult | None) -> Baseline:
     if not cohort.tests:
         if cohort.name == "existing":  # the change brought the only relevant tests: nothing protected before
             return Baseline(cohort.name, "green", (), (), None, None,
@@ -97,7 +92,7 @@ def establish(cohort: Cohort, root: Path, observes: Callable[[frozenset[str]], b
                             empty=True)
         return Baseline(cohort.name, "blocked", (), (), None, None,
                         "no runnable tests: no test file in this cohort relates to the evaluated code")
-    first = run_once(cohort, root, cohort.tests, BASELINE_TIMEOUT_SECONDS)
+    assert first is not None
     if first.execution is not Execution.COMPLETED:
         return Baseline(cohort.name, "inconclusive", (), (), None, None,
                         f"the baseline run did not complete ({first.detail or first.execution.value})")

@@ -30,6 +30,11 @@ def _echo(line: str) -> None:
     click.echo(line)
 
 
+def _narrate(line: str) -> None:
+    """What a long command is doing goes to stderr, so stdout carries the report alone."""
+    click.echo(line, err=True)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="elenchus")
 def cli() -> None:
@@ -165,10 +170,18 @@ def _ask(prompt: str, default: str) -> str:
                                                  "operator catalog (each still reported as an incident).")
 @click.option("--fresh", is_flag=True, help="Rerun everything instead of reusing results measured on the same content.")
 @click.option("--demo", is_flag=True, help="Build the bundled demo project into a temp git repo and evaluate it.")
+@click.option("--runner", type=click.Choice(["warm", "fresh"]), default="warm", show_default=True,
+              help="warm: fork each run from an interpreter that imported pytest and the tests' dependencies once "
+                   "per job slot (a fresh one when that is unsafe, said in the report); fresh: a new interpreter "
+                   "per run.")
+@click.option("--test-selection", type=click.Choice(["coverage", "all"]), default="coverage", show_default=True,
+              help="coverage: each mutant runs only the tests that execute its lines (recorded during the "
+                   "baseline), and one no test executes is reported not covered without a run; all: every "
+                   "relevant test for each mutant.")
 @_with(ISOLATION_OPTIONS)
 def evaluate(repo, base, head, scope, target, budget, jobs, timeout_factor, search_budget, witness_time, contract,
              change_id, intent, save, json_path, resume, fail_on, allow_commands, exhaustive, fresh, demo,
-             **isolation) -> int:
+             runner, test_selection, **isolation) -> int:
     """Evaluate how well the tests protect the current change (Test Evaluation mode)."""
     import os
 
@@ -189,11 +202,11 @@ def evaluate(repo, base, head, scope, target, budget, jobs, timeout_factor, sear
         contract=contract, change_id=change_id,
         intent=intent, save=save, json_path=json_path, resume=resume, fail_on=wanted, demo=demo,
         allow_commands=tuple(allow_commands), fresh=fresh, exhaustive=exhaustive,
-        interactive=sys.stdin.isatty() and sys.stdout.isatty(),
+        interactive=sys.stdin.isatty() and sys.stdout.isatty(), runner=runner, test_selection=test_selection,
     )
     _output("json", json_path)
     _isolate([repo], **isolation)
-    return command.run(options, _echo, _ask)
+    return command.run(options, _narrate, _ask, _echo)
 
 
 @cli.command()

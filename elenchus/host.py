@@ -415,7 +415,7 @@ def canonical_blocks(report: Mapping[str, Any], capture: Mapping[str, Any] | Non
                                    test=lost["test"] if lost else None))
         elif mutation["result"] == "killed":
             protection.append(_protected(mutation, status, "killed", mutation.get("kill")))
-        elif mutation["result"] == "survived":
+        elif mutation["result"] in ("survived", "not-covered"):
             risks.append(_risk("unprotected", mutation, status, mutation.get("reason")))
         elif mutation["result"] not in ("rejected", "not_challenged"):
             risks.append(_risk(mutation["result"], mutation, status, mutation.get("reason")))

@@ -7,8 +7,10 @@
 | killed   | survived | protection-regression  |
 | survived | survived | unprotected            |
 
-Anything else (an unavailable cohort, a flaky or timed-out run) is never read as
-protection gained or lost.
+A mutant that no test of a cohort executes ("not-covered") survives it without a run: it
+reads as survived here (a change that deleted the only tests running some code lost that
+protection), while the report keeps saying that nothing ran it. Anything else (an
+unavailable cohort, a flaky or timed-out run) is never read as protection gained or lost.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ class Assessment:
 def assess(existing: str, modified: str, existing_reason: str | None = None,
            modified_reason: str | None = None) -> Assessment:
     """Classify one mutant from its two cohort results (killed, survived, timeout, ...)."""
+    existing = "survived" if existing == "not-covered" else existing
+    modified = "survived" if modified == "not-covered" else modified
     if existing == "blocked" or modified == "blocked":
         return Assessment("blocked", existing_reason or modified_reason or "a cohort could not be built")
     if "not-comparable" in (existing, modified):

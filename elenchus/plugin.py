@@ -63,6 +63,9 @@ FAILURE_KINDS = (
     "timeout",
 )
 
+#: Failures that are a check's own verdict: with ``stop`` the first of them ends the run.
+STRONG_FAILURES = ("assertion", "expected-exception-not-raised")
+
 #: Where a failure surfaced inside the test: a check statement, or null.
 CHECKS = ("assert", "assert-call", "raises-block")
 
@@ -561,6 +564,8 @@ class LineCoverage:
     """
 
     IMPORT = "<import>"
+    FIXTURE = "<fixture>"  # lines a test's setup or teardown ran: a shared fixture may hand them to others
+    PHASE = "\x1f"  # joins a nodeid and its setup/teardown phase in a context name
 
     def __init__(self, workspace: str, paths: Iterable[str]) -> None:
         import coverage
@@ -575,10 +580,11 @@ class LineCoverage:
     def stop(self) -> None:
         self.coverage.stop()
 
-    def switch(self, nodeid: str) -> None:
-        self.coverage.switch_context(nodeid)
+    def switch(self, nodeid: str, phase: str = "call") -> None:
+        self.coverage.switch_context(nodeid if phase == "call" else f"{nodeid}{self.PHASE}{phase}")
 
     def summary(self) -> dict[str, dict[str, list[int]]]:
+        """Lines by test (all its phases), plus ``IMPORT`` and ``FIXTURE`` for lines run outside a test body."""
         data = self.coverage.get_data()
         found: dict[str, dict[str, list[int]]] = {}
         for measured in data.measured_files():
@@ -588,7 +594,10 @@ class LineCoverage:
             per_test: dict[str, set[int]] = {}
             for line, contexts in (data.contexts_by_lineno(measured) or {}).items():
                 for context in contexts or [""]:
-                    per_test.setdefault(context or self.IMPORT, set()).add(line)
+                    nodeid, phased, _ = (context or self.IMPORT).partition(self.PHASE)
+                    per_test.setdefault(nodeid, set()).add(line)
+                    if phased:
+                        per_test.setdefault(self.FIXTURE, set()).add(line)
             found[relative] = {test: sorted(lines) for test, lines in per_test.items()}
         return found
 
@@ -670,18 +679,63 @@ class RunContext:
     MODULE_LIMIT = 500
 
     def __init__(self, workspace: str, names: Iterable[str], watch: LineWatch | None,
-                 removed: list[str], cover: LineCoverage | None = None) -> None:
+                 removed: list[str], cover: LineCoverage | None = None,
+                 select: Iterable[str] | None = None, stop: bool = False) -> None:
         self.workspace = workspace
         self.names = frozenset(names)
         self.watch = watch
         self.removed = removed
         self.cover = cover
         self.parallel = False
+        self.select = None if select is None else {key: order for order, key in enumerate(select)}
+        self.stop = stop
+        self.keys: dict[str, str] = {}
+        self.session: pytest.Session | None = None
+
+    def test_key(self, item: pytest.Item) -> str:
+        """``path::name`` with the path relative to the workspace: the same whatever pytest's rootdir."""
+        path = getattr(item, "path", None)
+        relative = Path(os.path.relpath(path, self.workspace)).as_posix() if path else item.nodeid
+        _, sep, name = item.nodeid.partition("::")
+        return f"{relative}::{name}" if sep else relative
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config,
+                                      items: list[pytest.Item]) -> None:
+        """Keep only the selected tests, in the order given (those likeliest to fail first)."""
+        if self.select is None:
+            return
+        kept = sorted((i for i in items if self.test_key(i) in self.select), key=lambda i: self.select[self.test_key(i)])
+        dropped = [i for i in items if self.test_key(i) not in self.select]
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        self.session = session
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """With ``stop``, the first test whose check fails ends the run: that is the kill."""
+        failure = getattr(report, _FAILURE_ATTR, None)
+        if self.stop and self.session is not None and report.when == "call" and report.failed \
+                and isinstance(failure, dict) and failure.get("failure_kind") in STRONG_FAILURES:
+            self.session.shouldfail = "a check caught the mutant"
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
         if self.cover is not None:
+            self.keys[item.nodeid] = self.test_key(item)
+            self.cover.switch(item.nodeid, "setup")
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_call(self, item: pytest.Item) -> None:
+        if self.cover is not None:
             self.cover.switch(item.nodeid)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_teardown(self, item: pytest.Item) -> None:
+        if self.cover is not None:
+            self.cover.switch(item.nodeid, "teardown")
 
     def pytest_configure(self, config: pytest.Config) -> None:
         # With xdist the tests run in other processes, which this context does not see.
@@ -700,11 +754,27 @@ class RunContext:
             "mutated_lines_executed": None if self.parallel else executed,
             "modules": modules,
             "import_isolation": self.removed,
+            "third_party": None if self.parallel else _third_party(self.names),
         }
         if self.cover is not None:
             self.cover.stop()
             found["coverage"] = None if self.parallel else self.cover.summary()
+            found["test_keys"] = None if self.parallel else self.keys
         return found
+
+
+def _third_party(project: frozenset[str]) -> list[str]:
+    """Top-level modules imported from site-packages (a warm worker may preload them), never the project's."""
+    sites = tuple(os.path.realpath(d) + os.sep for d in [*site.getsitepackages(), site.getusersitepackages()])
+    found = set()
+    for name, module in list(sys.modules.items()):
+        top = name.split(".")[0]
+        file = getattr(module, "__file__", None)
+        if top in project or top.startswith("_elenchus") or not file or "." in name:
+            continue
+        if os.path.realpath(file).startswith(sites):
+            found.add(top)
+    return sorted(found)[:RunContext.MODULE_LIMIT]
 
 
 def _autoloaded(name: str) -> bool:
@@ -720,7 +790,9 @@ def run(options: dict[str, Any], argv: list[str]) -> int:
 
     ``options``: ``roots`` (workspace-relative source roots), ``modules`` (the project's
     top-level names), ``trace`` (``{"file": relative path, "lines": [...]}`` or null),
-    ``cover`` (relative paths whose lines each test executes are recorded, or null).
+    ``cover`` (relative paths whose lines each test executes are recorded, or null),
+    ``select`` (test keys to run, in that order, or null: all collected), ``stop`` (end the
+    run at the first test whose check fails).
     """
     workspace = os.getcwd()
     removed = isolate_imports(workspace, options.get("roots") or (), options.get("modules") or ())
@@ -729,7 +801,8 @@ def run(options: dict[str, Any], argv: list[str]) -> int:
     if trace and trace.get("lines"):
         watch = LineWatch(os.path.join(workspace, trace["file"]), trace["lines"])
     cover = LineCoverage(workspace, options["cover"]) if options.get("cover") else None
-    context = RunContext(workspace, options.get("modules") or (), watch, removed, cover)
+    context = RunContext(workspace, options.get("modules") or (), watch, removed, cover,
+                         options.get("select"), bool(options.get("stop")))
     args = list(argv)
     if _autoloaded("pytest_cov"):
         args.append("--no-cov")  # the project's coverage run would take over the line watch

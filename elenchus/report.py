@@ -18,7 +18,7 @@ SCOPE_LABELS = {
     "target": "Broader target",
 }
 _RESULT_WORDS = {
-    "killed": "caught", "survived": "not caught", "timeout": "timed out", "not-comparable": "not comparable",
+    "killed": "caught", "survived": "not caught", "not-covered": "not run by any test", "timeout": "timed out", "not-comparable": "not comparable",
     "inconclusive": "inconclusive", "not-run": "not run",
 }
 
@@ -117,7 +117,7 @@ def _incident_block(mutation: dict, lines: list[str], caught_by: str | None = No
     if why_not:
         lines.append(f"- Why no test caught it: {why_not}")
     lines += _diff_block(mutation.get("diff"))
-    witness = _witness_lines(mutation) if mutation.get("result") == "survived" else []
+    witness = _witness_lines(mutation) if mutation.get("result") in ("survived", "not-covered") else []
     if witness:
         lines += [""] + witness
     lines.append("")
@@ -238,8 +238,11 @@ def render_markdown(report: dict) -> str:
         mutation = mutations[comparison["mutation_id"]]
         ran = ("; none of them even ran the mutated line" if "none of them ran the mutated line"
                in (mutation.get("reason") or "") else "")
-        _incident_block(mutation, lines, why_not=f"every selected test passed with this mutant in place{ran}. "
-                                                   f"To notice it: {mutation['expected_detection']}", level="####")
+        why = f"every selected test passed with this mutant in place{ran}"
+        if mutation.get("result") == "not-covered":
+            why = "no test executes this code (measured by line coverage while the tests ran without any mutant)"
+        _incident_block(mutation, lines, why_not=f"{why}. To notice it: {mutation['expected_detection']}",
+                        level="####")
     unsettled = [c for c in comparisons if c["assessment"] in ("blocked", "inconclusive", "not-comparable")]
     if unsettled:
         lines += ["### Blocked, inconclusive or not comparable", ""]
@@ -248,7 +251,7 @@ def render_markdown(report: dict) -> str:
             lines.append(f"- {mutation['incident']} ({_where(mutation['location'])}): "
                          f"{comparison['assessment']} ({comparison['reason']}); with the current tests: "
                          f"{_kill_text(comparison['modified'])}")
-            if mutation.get("result") == "survived":  # the current tests miss it: show what tells it apart
+            if mutation.get("result") in ("survived", "not-covered"):  # the current tests miss it: show what tells it apart
                 shown = "\n".join(_witness_lines(mutation)).split("\n")
                 lines += [f"  {line}" if line else "" for line in shown]
         lines.append("")

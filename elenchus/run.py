@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from enum import StrEnum
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, Protocol
 
 from elenchus import plugin as _plugin
 from elenchus import sandbox, secrecy
@@ -92,6 +92,7 @@ class Outcome(StrEnum):
 
     KILLED = "killed"
     SURVIVED = "survived"
+    NOT_COVERED = "not-covered"  # no test executes the mutated lines: nothing ran, nothing could catch it
     TIMEOUT = "timeout"
     NOT_COMPARABLE = "not-comparable"
     INCONCLUSIVE = "inconclusive"
@@ -145,6 +146,9 @@ class RunResult:
     import_isolation: tuple[str, ...] = ()  # what the run removed to import the workspace's copy
     mutated_module: str | None = None  # the dotted name the mutated file is imported as
     coverage: tuple[tuple[str, str, tuple[int, ...]], ...] | None = None  # (file, test, lines) when asked
+    test_keys: tuple[tuple[str, str], ...] | None = None  # (nodeid, workspace-relative key) when covered
+    executor: str = "fresh"  # where the run happened: a fresh interpreter, or forked from a warm one
+    third_party: tuple[str, ...] = ()  # top-level modules the tests imported from site-packages
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,13 +274,15 @@ def _selection(tests: Sequence[str] | None, deselect: Sequence[str]) -> tuple[st
 def pytest_command(record_path: Path, tests: Sequence[str] | None, python: str = sys.executable,
                    deselect: Sequence[str] = (), disabled_plugins: Sequence[str] = (),
                    layout: SourceLayout | None = None, mutated_file: str | None = None,
-                   mutated_lines: Sequence[int] = (), cover: Sequence[str] = ()) -> tuple[str, ...]:
+                   mutated_lines: Sequence[int] = (), cover: Sequence[str] = (),
+                   select: Sequence[str] | None = None, stop: bool = False) -> tuple[str, ...]:
     """The exact argv ``run_pytest`` executes (recorded as the focused test command)."""
     layout = layout or SourceLayout((ROOT,), ())
     options = {"roots": list(layout.roots), "modules": list(layout.top_level),
                "trace": {"file": mutated_file, "lines": sorted(set(mutated_lines))}
                if mutated_file and mutated_lines else None,
-               "cover": sorted(set(cover)) or None}
+               "cover": sorted(set(cover)) or None,
+               "select": None if select is None else list(select), "stop": stop}
     selected = _selection(tests, deselect)
     blocked: list[str] = []
     for name in disabled_plugins:
@@ -415,6 +421,66 @@ def _parse_records(record_path: Path, workspace: Path) -> tuple[tuple[TestRecord
     return tuple(records), session
 
 
+@dataclass(frozen=True, slots=True)
+class Launch:
+    """How a launched pytest process ended."""
+
+    exit_code: int | None  # None when it never exited on its own
+    timed_out: bool
+    pid: int | None
+    error: str | None = None  # why it could not start
+
+
+class Launcher(Protocol):
+    """Starts one pytest process and waits for it: a fresh interpreter, or a fork of a warm one."""
+
+    name: str
+    scratch: Path | None  # where workspaces and run artifacts must live, or None: anywhere
+
+    def launch(self, command: Sequence[str], workspace: Path, run_dir: Path, env: Mapping[str, str],
+               stdout_path: Path, stderr_path: Path, timeout: float | None, kill_grace: float,
+               python: str) -> Launch: ...
+
+
+class FreshLauncher:
+    """A new interpreter per run, in the sandbox, in its own session; the group dies at the end."""
+
+    name = "fresh"
+    scratch = None
+
+    def launch(self, command: Sequence[str], workspace: Path, run_dir: Path, env: Mapping[str, str],
+               stdout_path: Path, stderr_path: Path, timeout: float | None, kill_grace: float,
+               python: str) -> Launch:
+        with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
+            try:
+                proc = subprocess.Popen(
+                    sandbox.current().wrap(command, workspace, [run_dir], python),
+                    cwd=workspace,
+                    env=dict(env),
+                    stdin=subprocess.DEVNULL,
+                    stdout=out,
+                    stderr=err,
+                    start_new_session=True,
+                    close_fds=True,
+                )
+            except OSError as error:
+                return Launch(None, False, None, f"could not start pytest in {workspace}: {error}")
+            try:
+                return Launch(proc.wait(timeout=timeout), False, proc.pid)
+            except subprocess.TimeoutExpired:
+                _stop(proc, kill_grace)
+                return Launch(None, True, proc.pid)
+            except BaseException:  # KeyboardInterrupt in the caller: leave nothing behind
+                _stop(proc, 0.0)
+                raise
+            finally:
+                # Whatever the leader did, stragglers in its group (grandchildren) go too.
+                _kill_group(proc.pid, signal.SIGKILL)
+
+
+FRESH = FreshLauncher()
+
+
 def run_pytest(
     workspace: Path,
     tests: Sequence[str] | None,
@@ -430,6 +496,9 @@ def run_pytest(
     layout: SourceLayout | None = None,
     mutated_lines: Sequence[int] = (),
     cover: Sequence[str] = (),
+    select: Sequence[str] | None = None,
+    stop: bool = False,
+    launcher: Launcher | None = None,
 ) -> RunResult:
     """Run pytest once in ``workspace`` and report what happened; never raises for test outcomes.
 
@@ -440,7 +509,9 @@ def run_pytest(
     (``layout``), so the tests and anything they start import the workspace's copy.
     ``mutated_lines`` (lines of ``mutated_file``) are watched: the result says whether
     any of them ran. ``cover`` (workspace-relative files) records which of their lines each
-    test executed (``RunResult.coverage``).
+    test executed (``RunResult.coverage``). ``select`` (test keys, see ``plugin.RunContext``)
+    runs only those tests, in that order; ``stop`` ends the run at the first failed check.
+    ``launcher`` starts the process (default: a fresh interpreter in the sandbox).
     The record file, stdout and stderr go to ``artifacts_dir`` (kept) or to a private
     temporary directory (removed); neither may be inside the workspace.
     """
@@ -453,13 +524,15 @@ def run_pytest(
         raise ValueError(f"run artifacts must live outside the workspace, got {artifacts_dir} inside {workspace}")
 
     keep = artifacts_dir is not None
-    run_dir = Path(artifacts_dir) if keep else Path(tempfile.mkdtemp(prefix="elenchus-run-"))
+    launcher = launcher or FRESH
+    run_dir = Path(artifacts_dir) if keep else Path(tempfile.mkdtemp(prefix="elenchus-run-", dir=launcher.scratch))
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
         if _is_within(run_dir, workspace):
             raise ValueError(f"run artifacts must live outside the workspace, got {run_dir} inside {workspace}")
         return _run(workspace, command_tests, timeout, mutated_file, env, python, run_dir, kill_grace,
-                    disabled_plugins, layout or SourceLayout((ROOT,), ()), mutated_lines, cover)
+                    disabled_plugins, layout or SourceLayout((ROOT,), ()), mutated_lines, cover, select, stop,
+                    launcher)
     finally:
         if not keep:
             shutil.rmtree(run_dir, ignore_errors=True)
@@ -477,7 +550,10 @@ def _run(
     disabled_plugins: Sequence[str],
     layout: SourceLayout,
     mutated_lines: Sequence[int],
-    cover: Sequence[str] = (),
+    cover: Sequence[str],
+    select: Sequence[str] | None,
+    stop: bool,
+    launcher: Launcher,
 ) -> RunResult:
     record_path = run_dir / "records.jsonl"
     stdout_path = run_dir / "stdout.txt"
@@ -485,7 +561,8 @@ def _run(
     record_path.unlink(missing_ok=True)
     relative_mutant = _mutated_relative(mutated_file, str(workspace))
     command = pytest_command(record_path, tests, python, disabled_plugins=disabled_plugins, layout=layout,
-                             mutated_file=relative_mutant, mutated_lines=mutated_lines, cover=cover)
+                             mutated_file=relative_mutant, mutated_lines=mutated_lines, cover=cover,
+                             select=select, stop=stop)
     run_env = scrub_environment(os.environ if env is None else env)
     run_env["PYTHONDONTWRITEBYTECODE"] = "1"
     run_env["PYTHONPATH"] = os.pathsep.join(
@@ -494,37 +571,9 @@ def _run(
 
     started = _now()
     clock = time.monotonic()
-    exit_code: int | None = None
-    timed_out = False
-    pid: int | None = None
-    launch_error: str | None = None
-    with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
-        try:
-            proc = subprocess.Popen(
-                sandbox.current().wrap(command, workspace, [run_dir], python),
-                cwd=workspace,
-                env=run_env,
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=err,
-                start_new_session=True,
-                close_fds=True,
-            )
-        except OSError as error:
-            launch_error = f"could not start pytest in {workspace}: {error}"
-        else:
-            pid = proc.pid
-            try:
-                exit_code = proc.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                timed_out = True
-                _stop(proc, kill_grace)
-            except BaseException:  # KeyboardInterrupt in the caller: leave nothing behind
-                _stop(proc, 0.0)
-                raise
-            finally:
-                # Whatever the leader did, stragglers in its group (grandchildren) go too.
-                _kill_group(proc.pid, signal.SIGKILL)
+    launched = launcher.launch(command, workspace, run_dir, run_env, stdout_path, stderr_path, timeout,
+                               kill_grace, python)
+    exit_code, timed_out, pid, launch_error = launched.exit_code, launched.timed_out, launched.pid, launched.error
     finished = _now()
     duration = time.monotonic() - clock
 
@@ -554,6 +603,9 @@ def _run(
             import_isolation=tuple(str(r) for r in (session or {}).get("import_isolation") or ()),
             mutated_module=layout.module_name(relative_mutant) if relative_mutant else None,
             coverage=_coverage(session),
+            test_keys=_test_keys(session),
+            third_party=tuple(str(n) for n in (session or {}).get("third_party") or ()),
+            executor=launcher.name,
         )
 
     if launch_error is not None:
@@ -603,6 +655,13 @@ def _coverage(session: dict[str, Any] | None) -> tuple[tuple[str, str, tuple[int
         return None
     return tuple((str(path), str(test), tuple(int(n) for n in lines))
                  for path, tests in sorted(found.items()) for test, lines in sorted(tests.items()))
+
+
+def _test_keys(session: dict[str, Any] | None) -> tuple[tuple[str, str], ...] | None:
+    found = (session or {}).get("test_keys")
+    if not isinstance(found, dict):
+        return None
+    return tuple(sorted((str(nodeid), str(key)) for nodeid, key in found.items()))
 
 
 def _modules(session: dict[str, Any] | None) -> tuple[tuple[str, str | None], ...] | None:

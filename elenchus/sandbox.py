@@ -121,6 +121,14 @@ def _hidden_dirs(sandbox: Sandbox) -> list[str]:
     return kept
 
 
+def private_places(sandbox: Sandbox, python: str = sys.executable) -> tuple[list[str], list[str]]:
+    """What a long-lived process in ``sandbox`` may empty between runs (``/tmp`` and the covered
+    directories, HOME among them), and what it must leave alone there (what is mounted back)."""
+    covered = _hidden_dirs(sandbox)
+    exposed = _exposed(python, tuple(str(Path(h).resolve()) for h in sandbox.hidden))
+    return ["/tmp", *covered], [p for p in exposed if _under(p, "/tmp") or any(_under(p, h) for h in covered)]
+
+
 def _under(path: str, parent: str) -> bool:
     return path == parent or path.startswith(parent.rstrip("/") + "/")
 

@@ -194,7 +194,7 @@ def _frozen_failures(base: Snapshot, head: Snapshot, root: Path, test_files: tup
 
 
 def _matrix_regressions(case: CaseInput, echo: Callable[[str], None]) -> tuple[list[Finding], list[str]]:
-    from elenchus.commands.evaluate import Evaluation, Options
+    from elenchus.modes.evaluate import Evaluation, Options
 
     options = Options(repo=str(case.repo), base=case.base, head=case.head, scope="current-change",
                       budget=case.budget, interactive=False, set_aside_red_existing=True,

@@ -23,7 +23,7 @@ def run(scaffold_path: str, out: str | None, echo: Callable[[str], None]) -> Exi
     sandbox.activate(sandbox.for_review([settings.repo or "."]))  # the host's runs are sandboxed like any other
     if settings.mode == "capture":
         return _capture(scaffold, scope, out, echo)
-    from elenchus.commands.evaluate import Evaluation, Options
+    from elenchus.modes.evaluate import Evaluation, Options
 
     options = Options(repo=settings.repo or ".", base=settings.base, head=settings.head, scope=scope.option,
                       target=scope.target, interactive=False, hosted_scope_reason=scope.reason,
@@ -40,7 +40,7 @@ def run(scaffold_path: str, out: str | None, echo: Callable[[str], None]) -> Exi
 
 
 def _capture(scaffold, scope, out: str | None, echo: Callable[[str], None]) -> ExitCode:
-    from elenchus.commands import capture
+    from elenchus.modes import capture
 
     settings = scaffold.host
     options = capture.Options(repo=settings.repo or ".", reference=settings.reference, proposed=settings.proposed,

@@ -128,8 +128,8 @@ def test_evaluate_runs_a_slow_but_finishing_mutant_again_with_double_the_limit_i
 def test_evaluate_without_a_terminal_or_scope_prints_the_question_and_exits_3(evaluate):
     done, report, _, runs = evaluate("demo")
     assert done.returncode == 3
-    assert "Which scope should Elenchus evaluate?" in done.stdout
-    assert "1. Current change: existing and modified tests (Recommended)" in done.stdout
+    assert "Which scope should Elenchus evaluate?" in done.stderr
+    assert "1. Current change: existing and modified tests (Recommended)" in done.stderr
     assert report is None and not runs.exists()
 
 
@@ -155,12 +155,12 @@ def test_evaluate_resume_reuses_recorded_runs_and_starts_over_when_the_repo_chan
     recorded = runs_file.read_text()
     again = run_cli(*args, "--resume", run_id, env=env)
     assert again.returncode == 0, again.stderr
-    assert f"Resuming {run_id}: " in again.stdout
+    assert f"Resuming {run_id}: " in again.stderr
     assert runs_file.read_text() == recorded  # nothing was rerun
     (repo / "notes.txt").write_text("an untracked file changes the working tree\n")
     third = run_cli(*args, "--head", "HEAD", "--base", "HEAD~1", "--resume", run_id, env=env)
     assert third.returncode == 0, third.stderr
-    assert f"Starting over instead of resuming {run_id}: the worktree fingerprint differs" in third.stdout
+    assert f"Starting over instead of resuming {run_id}: the worktree fingerprint differs" in third.stderr
 
 
 def test_evaluate_without_a_sandbox_blocks_a_suite_whose_conftest_phones_home_unless_allowed(evaluate):
@@ -176,7 +176,7 @@ def test_evaluate_without_a_sandbox_blocks_a_suite_whose_conftest_phones_home_un
 def test_evaluate_in_the_sandbox_runs_a_suite_that_looks_unsafe_and_warns(evaluate):
     done, report, _, _ = evaluate("unsafe-conftest", "--scope", "current-change", "--budget", "2")
     assert done.returncode == 0, done.stderr
-    assert "running them contained by the sandbox" in done.stdout
+    assert "running them contained by the sandbox" in done.stderr
     warning = next(n for n in report["notes"] if "contained by the sandbox" in n)
     assert "tests/conftest.py:9" in warning
     assert report["isolation"]["kind"] == "bubblewrap" and report["isolation"]["network"] is False
@@ -191,7 +191,7 @@ def test_evaluate_repeated_on_the_same_change_reruns_nothing_unless_fresh(build_
     second = run_cli(*args, env={"ELENCHUS_RUNS_DIR": str(runs)})
     assert second.returncode == 0, second.stderr
     assert ("Baseline, modified: green (reused: same content and installed packages as an earlier run; "
-            "pass --fresh to run it again)") in second.stdout
+            "pass --fresh to run it again)") in second.stderr
     oldest, newest = sorted(runs.iterdir())[0], sorted(runs.iterdir())[-1]
     first_records = [json.loads(line) for line in (oldest / "runs.jsonl").read_text().splitlines()]
     settled = {(r["mutant_id"], r["cohort"]) for r in first_records if r["outcome"] in ("killed", "survived")}
@@ -203,7 +203,7 @@ def test_evaluate_repeated_on_the_same_change_reruns_nothing_unless_fresh(build_
     second_report = json.loads((newest / "report.json").read_text())
     assert first_report["comparisons"] == second_report["comparisons"]
     fresh = run_cli(*args, "--fresh", env={"ELENCHUS_RUNS_DIR": str(runs)})
-    assert "Baseline: running the modified tests" in fresh.stdout
+    assert "Baseline: running the modified tests" in fresh.stderr
 
 
 def test_evaluate_red_pre_change_tests_make_comparisons_not_comparable_and_still_evaluate_the_new_tests(evaluate):
@@ -230,7 +230,7 @@ def test_evaluate_in_a_shallow_clone_blocks_the_incremental_comparison_and_still
     done = run_cli("evaluate", "--repo", str(clone), "--scope", "current-change", "--budget", "4",
                    env={"ELENCHUS_RUNS_DIR": str(tmp_path / "runs")})
     assert done.returncode == 0, done.stderr
-    assert "Base: HEAD~1 is unavailable (snapshot unavailable:" in done.stdout
+    assert "Base: HEAD~1 is unavailable (snapshot unavailable:" in done.stderr
     report = json.loads(next((tmp_path / "runs").glob("*/report.json")).read_text())
     validate("mutation-report", report)
     assert report["snapshots"]["base"]["sha"] is None

@@ -59,7 +59,7 @@ def test_an_edited_line_of_a_resumed_run_is_not_trusted(build_scenario, tmp_path
     runs.write_text("\n".join(lines) + "\n")
     again = run_cli(*args, "--resume", run_dir.name, env=env)
     assert again.returncode == 0, again.stderr
-    assert "1 recorded line(s) failed their content check and run again" in again.stdout
+    assert "1 recorded line(s) failed their content check and run again" in again.stderr
     record = json.loads(lines[edited])
     report = json.loads((run_dir / "report.json").read_text())
     comparison = next(c for c in report["comparisons"] if c["mutation_id"] == record["mutant_id"])

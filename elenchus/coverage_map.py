@@ -1,0 +1,119 @@
+"""Which tests execute which lines, from a cohort's baseline, and the tests a mutant needs.
+
+A mutant can only be caught by a test that executes the mutated lines, so each mutant
+run executes those tests alone, likeliest killers first (tests that caught other mutants,
+then the fastest), and a mutant no test executes is "not covered" without any run.
+Line coverage cannot follow everything a mutant changes, so the whole relevant set runs
+instead whenever the mutated lines are not plainly inside a function body (module and
+class code, signatures, decorators, default values: they run at import, and a lazily
+imported module runs them inside whichever test imported it first), or ran at import or
+in a fixture's setup or teardown (a shared fixture hands its result to tests that never
+execute those lines themselves), or when the baseline could not be measured per test
+(tests run by xdist workers).
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from elenchus.mutate import Mutant
+from elenchus.run import RunResult, TestOutcome
+
+IMPORT = "<import>"
+FIXTURE = "<fixture>"
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """The tests one mutant x cohort run executes."""
+
+    tests: tuple[str, ...] | None  # test keys, likeliest killers first; None: the whole relevant set
+    files: tuple[str, ...]  # the test files holding them
+    reason: str
+
+    @property
+    def covered(self) -> bool:
+        return self.tests is None or bool(self.tests)
+
+
+@dataclass(frozen=True, slots=True)
+class CoverageMap:
+    """Per production file and line, the keys (``path::name``) of the tests that executed it."""
+
+    lines: Mapping[str, Mapping[int, tuple[str, ...]]]
+    shared: Mapping[str, frozenset[int]]  # lines run at import or by a fixture
+    durations: Mapping[str, float]  # seconds per test key
+    files: Mapping[str, str]  # test key -> test file
+    keys: Mapping[str, str]  # the baseline's nodeid -> test key
+
+    def key_of(self, nodeid: str) -> str | None:
+        return self.keys.get(nodeid)
+
+    @classmethod
+    def from_run(cls, result: RunResult) -> CoverageMap | None:
+        """The map of a baseline run that recorded coverage, or None when it could not."""
+        if result.coverage is None or result.test_keys is None:
+            return None
+        keys = dict(result.test_keys)
+        lines: dict[str, dict[int, set[str]]] = {}
+        shared: dict[str, set[int]] = {}
+        for path, test, numbers in result.coverage:
+            if test in (IMPORT, FIXTURE):
+                shared.setdefault(path, set()).update(numbers)
+                continue
+            key = keys.get(test)
+            if key is None:  # executed lines of a test the run did not name: cannot select around it
+                shared.setdefault(path, set()).update(numbers)
+                continue
+            per_line = lines.setdefault(path, {})
+            for number in numbers:
+                per_line.setdefault(number, set()).add(key)
+        durations = {keys[r.nodeid]: r.duration for r in result.records
+                     if r.nodeid in keys and r.outcome is TestOutcome.PASSED}
+        return cls({p: {n: tuple(sorted(t)) for n, t in per.items()} for p, per in lines.items()},
+                   {p: frozenset(n) for p, n in shared.items()}, durations,
+                   {key: key.partition("::")[0] for key in keys.values()}, keys)
+
+    def select(self, mutant: Mutant, source: str, kills: Mapping[str, int] | None = None) -> Selection:
+        """The tests that execute ``mutant``'s lines in ``source`` (its file at Head)."""
+        lines = set(range(mutant.line, mutant.end_line + 1)) | set(mutant.mutated_lines)
+        if not lines <= _function_body_lines(source):
+            return Selection(None, (), "the mutated code is not inside a function body")
+        if lines & self.shared.get(mutant.path, frozenset()):
+            return Selection(None, (), "the mutated lines run at import or in a fixture shared by tests")
+        tests = {key for number in lines for key in self.lines.get(mutant.path, {}).get(number, ())}
+        if not tests:
+            return Selection((), (), "no test executes the mutated lines")
+        kills = kills or {}
+        ordered = tuple(sorted(tests, key=lambda k: (-kills.get(k, 0), self.durations.get(k, 0.0), k)))
+        files = tuple(sorted({self.files[k] for k in ordered}))
+        return Selection(ordered, files, f"the {len(ordered)} test(s) that execute the mutated lines")
+
+    def to_json(self) -> dict:
+        return {"lines": {p: {str(n): list(t) for n, t in per.items()} for p, per in self.lines.items()},
+                "shared": {p: sorted(n) for p, n in self.shared.items()},
+                "durations": dict(self.durations), "files": dict(self.files), "keys": dict(self.keys)}
+
+    @classmethod
+    def from_json(cls, data: Mapping) -> CoverageMap:
+        return cls({p: {int(n): tuple(t) for n, t in per.items()} for p, per in data["lines"].items()},
+                   {p: frozenset(n) for p, n in data["shared"].items()}, dict(data["durations"]),
+                   dict(data["files"]), dict(data["keys"]))
+
+
+@functools.lru_cache(maxsize=64)
+def _function_body_lines(source: str) -> frozenset[int]:
+    """Lines of statements inside function bodies (not signatures, decorators or defaults)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return frozenset()
+    found: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            start = node.body[0].lineno
+            found.update(range(start, (node.end_lineno or start) + 1))
+    return frozenset(found)

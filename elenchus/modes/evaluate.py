@@ -1,0 +1,957 @@
+"""Test Evaluation mode, end to end: the engine behind `elenchus evaluate`, replx scoring and hosted mode.
+
+resolve revisions -> snapshots -> discover -> scope question -> contract -> mutants
+-> cohorts -> baselines -> one-mutant runs -> matrix -> report -> post-flight.
+Review-only: the user's repository is read, never written (``--save`` is the one
+explicit exception, made after the post-flight fingerprint was taken).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from elenchus import __version__, quality, sandbox
+from elenchus.baseline import BASELINE_TIMEOUT_SECONDS, Baseline, establish, run_once
+from elenchus.cohorts import Cohort, build_cohorts, relevant_tests, selected_tests
+from elenchus.console import Progress
+from elenchus.coverage_map import CoverageMap, Selection
+from elenchus.executor import Executor, FreshProcess, RunRequest, WarmRunner
+from elenchus.contract import Contract, contract_from_json, derive_provisional, load_contract
+from elenchus.errors import Blocked, ElenchusError, InputGuardError
+from elenchus.inspection import inspect_tree
+from elenchus.layout import ROOT, SourceLayout, detect_layout
+from elenchus.exit_codes import ExitCode
+from elenchus.matrix import assess
+from elenchus.records import ResultCache, RunDirectory, resume_mismatch
+from elenchus.report import render_markdown
+from elenchus.mutate import Mutant
+from elenchus.guards import SEARCH_BUDGET_DEFAULT, WITNESS_TIME_DEFAULT
+from elenchus.regression import KEEP_PER_CHECK, WeakenedCheck, candidate_pool, \
+    lines_by_check, weakened_checks
+from elenchus.run import Outcome, TestOutcome, Verdict, judge, timeout_for
+from elenchus.witness import NoWitness, Witness, witness_survivors
+from elenchus.scope import ScopeAnswer, resolve_scope
+from elenchus.select import Plan, Planned, names_by_test, plan as plan_mutants, risk_score
+from elenchus.session import Session, open_session
+from elenchus.workspace import scratch_root
+
+FAIL_ON_CHOICES = ("protection-regression", "unprotected", "not-comparable", "inconclusive")
+RUNNERS = ("warm", "fresh")
+TEST_SELECTIONS = ("coverage", "all")
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    repo: str = "."
+    base: str | None = None
+    head: str | None = None
+    scope: str | None = None
+    target: str | None = None
+    budget: int = 16
+    budget_explicit: bool = False
+    jobs: int = 1
+    timeout_factor: float = 3.0
+    contract: str | None = None
+    change_id: str | None = None
+    intent: str | None = None
+    save: bool = False
+    json_path: str | None = None
+    resume: str | None = None
+    fail_on: tuple[str, ...] = ()
+    demo: bool = False
+    interactive: bool = False
+    allow_commands: tuple[str, ...] = ()
+    fresh: bool = False
+    set_aside_red_existing: bool = False  # replx scoring: old tests may fail at Head on purpose
+    exhaustive: bool = False  # target scope: mutmut's catalog as an extra candidate source
+    search_budget: int = SEARCH_BUDGET_DEFAULT  # candidates the regression search may try
+    witness_time: float = WITNESS_TIME_DEFAULT  # seconds of input search per survivor
+    scope_reason: str | None = None  # why the scope was chosen, when it was not asked (the demo)
+    hosted_scope_reason: str | None = None  # hosted mode: the scope is the host's, inherited
+    hosted_contract: dict | None = None  # hosted mode: the host's contract, validated by the Runner
+    runner: str = "warm"  # warm: fork each run from a warm interpreter per job slot; fresh: a new one per run
+    test_selection: str = "coverage"  # coverage: only the tests that execute the mutated lines; all: every one
+
+
+@dataclass(frozen=True, slots=True)
+class MutantRun:
+    """One mutant x cohort execution, as recorded in runs.jsonl."""
+
+    mutant_id: str
+    cohort: str
+    verdict: Verdict
+    record: dict
+
+
+@dataclass(frozen=True, slots=True)
+class _Job:
+    """One mutant to run against some tests of a cohort."""
+
+    mutant: Mutant
+    cohort: Cohort
+    tests: tuple[str, ...]
+    deselect: tuple[str, ...] = ()
+    selection: str = "relevant tests"  # or "weakened checks" (the regression search)
+    select: tuple[str, ...] | None = None  # test keys that execute the mutated lines; None: all of ``tests``
+    stop: bool = False  # end at the first failed check (where every catching test need not be known)
+
+    @property
+    def key(self) -> str:
+        return self.key_of(self.mutant, self.cohort.name)
+
+    @staticmethod
+    def key_of(mutant: Mutant, cohort: str) -> str:
+        return f"{mutant.id}:{cohort}"
+
+
+def _iso(seconds: float | None = None) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
+
+
+def _observes(planned: tuple[Planned, ...], cohort: Cohort) -> Callable[[frozenset[str]], bool]:
+    """Whether the tests left after excluding some still call every challenged function."""
+    per_test: dict[str, set[str]] = {}
+    for path in cohort.tests:
+        source = (cohort.template / path).read_text(errors="replace")
+        for name, used in names_by_test(source).items():
+            per_test[f"{path}::{name}"] = used
+
+    def observes(excluded: frozenset[str]) -> bool:
+        remaining: set[str] = set()
+        for nodeid, used in per_test.items():
+            if nodeid not in excluded:
+                remaining |= used
+        return all(p.mutant.symbol.split(".")[-1] in remaining for p in planned)
+
+    return observes
+
+
+def _run_record(run_id: str, mutant_id: str, cohort: str, result, verdict: Verdict) -> dict:
+    return {
+        "run": run_id, "mutant_id": mutant_id, "cohort": cohort,
+        "start": result.started, "end": result.finished, "exit_code": result.exit_code,
+        "tests_passed": result.passed, "tests_failed": result.failed,
+        "failure_kind": verdict.kill.kind.value if verdict.kill else None,
+        "duration": round(result.duration, 3) if result.duration is not None else None,
+        "execution": result.execution.value, "outcome": verdict.outcome.value,
+        "killing_test": verdict.kill.nodeid if verdict.kill else None,
+        "attributed": verdict.kill.attributed if verdict.kill else None,
+        "reason": verdict.reason,
+        "timeout": result.timeout,
+        "mutated_lines_executed": result.mutated_lines_executed,
+        "kills": [[k.nodeid, k.kind.value] for k in verdict.kills],
+    }
+
+
+def _verdict_from_record(record: dict) -> Verdict:
+    from elenchus.run import FailureKind, Kill
+
+    kill = None
+    if record.get("killing_test"):
+        kill = Kill(record["killing_test"], FailureKind(record["failure_kind"]), bool(record["attributed"]))
+    kills = tuple(Kill(nodeid, FailureKind(kind), True) for nodeid, kind in record.get("kills") or ())
+    return Verdict(Outcome(record["outcome"]), kill, record.get("reason") or "", kills or ((kill,) if kill else ()))
+
+
+def _cohort_outcome(verdict: Verdict | None) -> dict:
+    if verdict is None:
+        return {"result": "not-run", "kill": None}
+    kill = None
+    outcome: dict = {"result": verdict.outcome.value}
+    if verdict.kill is not None and verdict.outcome is Outcome.KILLED:
+        kill = {"test": verdict.kill.nodeid, "kind": verdict.kill.kind.value, "attributed": verdict.kill.attributed}
+        outcome["kills"] = [{"test": k.nodeid, "kind": k.kind.value} for k in verdict.kills or (verdict.kill,)]
+    outcome["kill"] = kill
+    return outcome
+
+
+def _baseline_json(baseline: Baseline) -> dict:
+    return {"status": baseline.status, "failing_tests": list(baseline.failing_tests),
+            "flaky_tests": list(baseline.flaky_tests), "reduced_scope": baseline.reduced_scope,
+            "duration_seconds": round(baseline.duration, 3) if baseline.duration is not None else None,
+            "reason": baseline.reason}
+
+
+def _parse_error(source: str | None) -> str | None:
+    try:
+        ast.parse(source or "")
+    except SyntaxError as error:
+        return f"{error.msg} at line {error.lineno}"
+    return None
+
+
+def _production_sites(change, plan: Plan, head) -> list[dict]:
+    """Per changed production file: its mutants (challenged or not), and why there are none."""
+    sites = []
+    for path in change.production_files:
+        if path in change.paths("production", "deleted"):
+            continue
+        count = sum(p.mutant.path == path for p in (*plan.challenged, *plan.not_challenged))
+        reason = None
+        broken = _parse_error(head.read(path)) if count == 0 else None
+        if broken:
+            reason = f"the file does not parse at Head ({broken}), so no mutant can be made"
+        elif count == 0:
+            reasons = list(dict.fromkeys(r.reason.removeprefix("no mutant: ") for r in plan.rejected
+                                         if r.path == path))
+            touched = any(f.path == path and f.status != "deleted" for f in change.functions) or any(
+                s.path == path for s in change.statements)
+            if reasons:
+                reason = "; ".join(reasons[:3]) + (
+                    f" (and {len(reasons) - 3} more)" if len(reasons) > 3 else "")
+            elif not touched:
+                reason = "no code line changed: only comments, docstrings, blank lines or formatting"
+            else:
+                reason = "outside the chosen scope"
+        sites.append({"path": path, "mutants": count, "reason": reason})
+    return sites
+
+
+class Evaluation:
+    """One evaluation run; holds what the stages hand each other."""
+
+    def __init__(self, options: Options, echo: Callable[[str], None], ask: Callable[[str, str], str],
+                 emit: Callable[[str], None] | None = None) -> None:
+        self.options = options
+        self.echo = echo  # narration (stderr on the command line)
+        self.emit = emit or echo  # the report itself (stdout), so it can be piped on its own
+        self.ask = ask
+        self.notes: list[str] = []
+        self.resumed = 0  # runs reused from --resume
+        self.resume_rejected = 0  # recorded runs of --resume whose content check failed
+        self.started = time.time()
+        self.verdicts: dict[tuple[str, str], Verdict] = {}
+        self.interrupted = False
+        self.cohorts_same = False
+        self.base_unavailable: str | None = None
+        self.report: dict | None = None
+        self.cache = ResultCache(enabled=not options.fresh)
+        self.layout = SourceLayout((ROOT,), ())
+        self.sites: list[dict] = []
+        self.checks: tuple[WeakenedCheck, ...] = ()
+        self.found: list[tuple[Mutant, tuple[WeakenedCheck, ...]]] = []  # the regression search's evidence
+        self.witnesses: dict[str, Witness | NoWitness] = {}
+        self.executor: Executor | None = None
+        self.selected = 0  # mutant runs that executed only the tests running the mutated lines
+        self.not_covered = 0  # mutant x cohort pairs no test executes: decided without a run
+
+    # -- stages --------------------------------------------------------------------
+
+    def run(self) -> ExitCode:
+        demo_dir = None
+        options = self.options
+        if options.demo:
+            from elenchus import scratch
+
+            demo_dir = Path(tempfile.mkdtemp(prefix="elenchus-demo-"))
+            repo = scratch.build("demo", demo_dir / "batching")
+            self.echo(f"Demo: built the bundled demo project as a git repository at {repo}")
+            if options.scope is None:
+                options = replace(options, scope="current-change",
+                                  scope_reason="Answered by --demo with the recommended option.")
+                self.echo("Demo: answering the scope question with the recommended option, current-change.")
+            self.options = options
+        else:
+            repo = Path(options.repo)
+        try:
+            session = open_session(repo, options.base, options.head, missing_base_ok=True)
+            try:
+                return self._evaluate(session)
+            finally:
+                if session.post_flight_changes is None:
+                    session.close()
+        finally:
+            if demo_dir is not None:
+                shutil.rmtree(demo_dir, ignore_errors=True)
+
+    def _evaluate(self, session: Session) -> ExitCode:
+        options = self.options
+        self.base_unavailable = session.base_unavailable
+        for line in session.revisions.narration:
+            self.echo(line)
+        answer = resolve_scope(options.scope, options.target, session.change, options.budget,
+                               options.interactive, self.ask, self.echo)
+        reason = options.hosted_scope_reason or options.scope_reason
+        if reason is not None:
+            answer = ScopeAnswer(answer.option, answer.target, reason, False)
+        contract = self._contract(session)
+        if options.exhaustive and answer.option != "target":
+            raise InputGuardError("exhaustive", f"--exhaustive only applies to --scope target, not {answer.option}")
+        plan = plan_mutants(answer.option, session.change, session.base, session.head, contract,
+                            options.budget, answer.target, options.exhaustive)
+        self.echo(f"Scope: {answer.option}{' ' + answer.target if answer.target else ''}; "
+                  f"{len(plan.challenged)} mutant(s) to challenge, {len(plan.not_challenged)} beyond the budget, "
+                  f"{len(plan.rejected)} rejected before running.")
+        mutated_files = tuple(sorted({path for path, _ in plan.spans} | {p.mutant.path for p in plan.challenged}))
+        tests = selected_tests(session.change, session.head, mutated_files)
+        self.checks = () if self.base_unavailable else weakened_checks(session.change, session.base, session.head)
+        self.sites = _production_sites(session.change, plan, session.head)  # reads Head: before it goes
+        layout = detect_layout(session.head, session.change.settings)
+        self.layout = layout
+        run_dir = self._run_directory(session, answer, plan, tests)
+        self.echo(f"Run directory: {run_dir.path}")
+        baselines: dict[str, Baseline] = {}
+        with scratch_root() as root:
+            existing, modified = build_cohorts(session.change, session.base, session.head, root, tests, layout)
+            cohorts = {"existing": existing, "modified": modified}
+            self.cohorts_same = existing.same_as is not None
+            self._inspect(cohorts)
+            baselines = self._baselines(cohorts, root, plan, mutated_files)
+            self.executor = self._executor(baselines, root)
+            manifest = run_dir.manifest()
+            manifest["baseline"] = {name: _baseline_json(b) for name, b in baselines.items()}
+            run_dir.write_manifest(manifest)
+            if baselines["modified"].usable:  # a red existing cohort only makes its comparisons not comparable
+                try:
+                    self._run_mutants(plan, cohorts, baselines, root, run_dir)
+                    if self.checks and not self.cohorts_same:
+                        self._search(session, contract, plan, cohorts, baselines, root, run_dir)
+                    if not self.cohorts_same:
+                        self._confirm_regressions(plan, cohorts, baselines, root, run_dir)
+                    self._witnesses(session, plan, cohorts, root)
+                except KeyboardInterrupt:
+                    self.interrupted = True
+                    self.notes.append("The run was interrupted (Ctrl-C or a termination signal); mutants not yet run are 'not-run'.")
+                finally:
+                    self.executor.close()
+        concerns = self._quality(session, tests, baselines)  # reads the snapshots: before they are removed
+        changes = session.close()
+        report = self._report(session, answer, contract, plan, baselines, tests, concerns, changes, run_dir)
+        self.report = report
+        exit_code = self._write(report, session, run_dir)
+        if self.interrupted:
+            raise KeyboardInterrupt
+        return exit_code
+
+    def _contract(self, session: Session) -> Contract:
+        options = self.options
+        if options.hosted_contract is not None:  # the Runner validated it; schemas stay closed here
+            return contract_from_json(options.hosted_contract, "socratic", None)
+        return load_contract(session.repo.root, options.contract, options.change_id) \
+            or derive_provisional(session.change, session.head, options.intent)
+
+    def _run_directory(self, session: Session, answer: ScopeAnswer, plan: Plan,
+                       tests: tuple[str, ...]) -> RunDirectory:
+        manifest = {
+            "run_id": None, "tool": {"name": "elenchus", "version": __version__},
+            "repository": str(session.repo.root),
+            "base_rev": session.revisions.base_rev, "base_sha": session.revisions.base_sha,
+            "head_rev": session.revisions.head_rev, "head_sha": session.revisions.head_sha,
+            "worktree_fingerprint": session.before.digest(),
+            "files": [{"path": f.path, "status": f.status, "kind": f.kind} for f in session.change.files],
+            "scope": answer.option, "target": answer.target, "budget": self.options.budget,
+            "search_budget": self.options.search_budget,
+            "mutant_ids": [p.mutant.id for p in plan.challenged],
+            "cohorts": ["existing", "modified"], "isolation": "fresh copy of a cohort snapshot per run",
+            "test_command": "pytest " + " ".join(tests), "baseline": None,
+            "started": _iso(self.started),
+        }
+        if self.options.resume:
+            previous = RunDirectory.existing(self.options.resume)
+            why = resume_mismatch(previous.manifest(), manifest)
+            if why is None:
+                for record in previous.runs():
+                    if record.get("selection") == "confirmation":
+                        continue  # a second look at a would-be regression: taken again after resuming
+                    self.verdicts[(record["mutant_id"], record["cohort"])] = _verdict_from_record(record)
+                self.resumed = len(self.verdicts)
+                checked = (f"; {previous.rejected} recorded line(s) failed their content check and run again"
+                           if previous.rejected else "")
+                self.echo(f"Resuming {previous.id}: {len(self.verdicts)} recorded run(s) reused{checked}.")
+                self.resume_rejected = previous.rejected
+                return previous
+            self.echo(f"Starting over instead of resuming {previous.id}: {why}.")
+        run_dir = RunDirectory.create(session.repo.root)
+        manifest["run_id"] = run_dir.id
+        run_dir.write_manifest(manifest)
+        return run_dir
+
+    def _inspect(self, cohorts: dict[str, Cohort]) -> None:
+        """Block before the first run when the tests would do something unsafe (SPEC 2)."""
+        contained = sandbox.current().contains
+        for cohort in cohorts.values():
+            command = "pytest " + " ".join(cohort.tests)
+            findings = inspect_tree(cohort.template, cohort.tests)
+            if findings and contained:
+                listed = "; ".join(str(f) for f in findings[:5])
+                more = f" and {len(findings) - 5} more" if len(findings) > 5 else ""
+                self.notes.append(f"The {cohort.name} tests contain code that looks unsafe ({listed}{more}); it "
+                                  "ran contained by the sandbox, which hides your files and the network from it.")
+                self.echo(f"Warning: the {cohort.name} tests look unsafe in {len(findings)} place(s); running them "
+                          "contained by the sandbox.")
+            elif findings and command not in self.options.allow_commands:
+                listed = "\n  ".join(str(f) for f in findings[:10])
+                raise Blocked(
+                    f"blocked: unsafe command: running `{command}` ({cohort.name} tests) would execute code "
+                    f"that looks unsafe:\n  {listed}\nNothing was run. If you have checked it and want it run "
+                    f"in a disposable snapshot, pass --allow-command \"{command}\"")
+
+    def _baselines(self, cohorts: dict[str, Cohort], root: Path, plan: Plan,
+                   mutated_files: tuple[str, ...]) -> dict[str, Baseline]:
+        baselines: dict[str, Baseline] = {}
+        cover = mutated_files if self.options.test_selection == "coverage" else ()
+        for name in ("modified", "existing"):
+            cohort = cohorts[name]
+            if name == "existing" and self.base_unavailable:
+                baselines[name] = Baseline(name, "blocked", (), (), None, None,
+                                           "the Base revision is not in the local object store (a shallow "
+                                           "clone?), so the pre-change tests are unavailable")
+                self.echo("Baseline, existing: blocked (the Base is unavailable)")
+                continue
+            if cohort.same_as and cohort.same_as in baselines:
+                baselines[name] = replace(baselines[cohort.same_as], cohort=name)
+                continue
+            set_aside = name == "existing" and self.options.set_aside_red_existing
+            key = self.cache.key("baseline", cohort.digest, cohort.tests, [p.mutant.id for p in plan.challenged],
+                                 set_aside, cover)
+            cached = self.cache.get(key)
+            if cached is not None:
+                coverage = cached.get("coverage")
+                baselines[name] = Baseline(**{**cached, "failing_tests": tuple(cached["failing_tests"]),
+                                              "flaky_tests": tuple(cached["flaky_tests"]),
+                                              "excluded": tuple(cached["excluded"]),
+                                              "coverage": CoverageMap.from_json(coverage) if coverage else None,
+                                              "third_party": tuple(cached.get("third_party") or ())})
+                self.echo(f"Baseline, {name}: {baselines[name].status} (reused: same content and installed "
+                          "packages as an earlier run; pass --fresh to run it again)")
+                continue
+            self.echo(f"Baseline: running the {name} tests ({len(cohort.tests)} file(s)) without any mutant...")
+            baselines[name] = establish(cohort, root, _observes(plan.challenged, cohort), set_aside, cover)
+            if baselines[name].status in ("green", "flaky", "baseline-red", "not-comparable"):
+                b = baselines[name]
+                self.cache.put(key, {"cohort": b.cohort, "status": b.status, "failing_tests": list(b.failing_tests),
+                                     "flaky_tests": list(b.flaky_tests), "reduced_scope": b.reduced_scope,
+                                     "duration": b.duration, "reason": b.reason, "empty": b.empty,
+                                     "excluded": list(b.excluded),
+                                     "coverage": b.coverage.to_json() if b.coverage else None,
+                                     "third_party": list(b.third_party)})
+            self.echo(f"Baseline, {name}: {baselines[name].status}"
+                      + (f" ({baselines[name].reason})" if baselines[name].reason else ""))
+        return baselines
+
+    def _run_mutants(self, plan: Plan, cohorts: dict[str, Cohort], baselines: dict[str, Baseline],
+                     root: Path, run_dir: RunDirectory) -> None:
+        """Each challenged mutant against each cohort's relevant tests."""
+        jobs: list[_Job] = []
+        for planned in plan.challenged:
+            for name in ("existing", "modified"):
+                cohort, baseline = cohorts[name], baselines[name]
+                if not baseline.usable or cohort.same_as or (planned.mutant.id, name) in self.verdicts:
+                    continue
+                if baseline.empty:
+                    self.verdicts[(planned.mutant.id, name)] = Verdict(
+                        Outcome.SURVIVED, None, "no test of this cohort relates to the mutated code")
+                    continue
+                selection = self._selection(planned.mutant, baseline, cohort)
+                if selection is not None and not selection.covered:
+                    self._not_covered(planned.mutant, name, run_dir, selection)
+                    continue
+                if selection is None or selection.tests is None:
+                    jobs.append(_Job(planned.mutant, cohort, cohort.tests, baseline.deselect))
+                    continue
+                self.selected += 1
+                jobs.append(_Job(planned.mutant, cohort, selection.files, baseline.deselect,
+                                 select=selection.tests, stop=name == "modified" and not self.cohorts_same))
+        self._run_jobs(jobs, root, run_dir, self._limit(baselines))
+
+    def _selection(self, mutant: Mutant, baseline: Baseline, cohort: Cohort) -> Selection | None:
+        """The tests of ``cohort`` that execute the mutant's lines; None when that was not measured."""
+        if baseline.coverage is None:
+            return None
+        source = (cohort.template / mutant.path).read_text(errors="replace") \
+            if (cohort.template / mutant.path).is_file() else ""
+        kills: dict[str, int] = {}
+        for (_, name), verdict in self.verdicts.items():
+            if name == cohort.name:
+                for kill in verdict.kills:
+                    key = baseline.coverage.key_of(kill.nodeid)
+                    if key is not None:
+                        kills[key] = kills.get(key, 0) + 1
+        return baseline.coverage.select(mutant, source, kills)
+
+    def _not_covered(self, mutant: Mutant, cohort: str, run_dir: RunDirectory, selection: Selection) -> None:
+        """No test executes the mutated lines: decided without a run, and recorded as such."""
+        self.not_covered += 1
+        verdict = Verdict(Outcome.NOT_COVERED, None, "no test executes the mutated lines (line coverage of the "
+                                                      "baseline run), so no test could catch it")
+        self.verdicts[(mutant.id, cohort)] = verdict
+        now = _iso()
+        run_dir.append_run({"run": run_dir.id, "mutant_id": mutant.id, "cohort": cohort, "start": now, "end": now,
+                            "exit_code": None, "tests_passed": None, "tests_failed": None, "failure_kind": None,
+                            "duration": None, "execution": "not-run", "outcome": verdict.outcome.value,
+                            "killing_test": None, "attributed": None, "reason": verdict.reason, "timeout": None,
+                            "mutated_lines_executed": False, "kills": [], "attempt": 0,
+                            "selection": selection.reason})
+
+    def _executor(self, baselines: dict[str, Baseline], root: Path) -> Executor:
+        """Warm workers preloaded with what the baselines imported from site-packages, unless asked otherwise."""
+        if self.options.runner == "fresh":
+            return FreshProcess(root)
+        preload = sorted({name for b in baselines.values() for name in b.third_party})
+        return WarmRunner(root, self.options.jobs, preload, self.layout.top_level)
+
+    def _limit(self, baselines: dict[str, Baseline]) -> float:
+        """The per-run limit: the timeout factor times the slowest baseline run, plus a constant."""
+        slowest = max((b.duration for b in baselines.values() if b.usable and b.duration is not None),
+                      default=1.0)
+        return timeout_for(slowest, self.options.timeout_factor)
+
+    def _run_jobs(self, jobs: list[_Job], root: Path, run_dir: RunDirectory, limit: float,
+                  narrate: bool = True) -> dict[str, Verdict]:
+        """Run ``jobs`` in parallel; store each verdict under (mutant id, cohort name) and return them by job key.
+
+        A run that hits its limit gets one more with double the limit before it counts as a
+        timeout. Only kills and survivals are cached.
+        """
+        finished: dict[str, Verdict] = {}
+        todo: list[_Job] = []
+        for job in jobs:
+            cached = self.cache.get(self._run_key(job))
+            if cached is not None:
+                verdict = _verdict_from_record(cached)
+                self.verdicts[(job.mutant.id, job.cohort.name)] = finished[job.key] = verdict
+                run_dir.append_run({**cached, "run": run_dir.id, "cached": True})
+            else:
+                todo.append(job)
+        progress = Progress(len(todo), self.options.interactive, self.echo if narrate else None)
+        pool = ThreadPoolExecutor(max_workers=self.options.jobs)
+        pending: dict = {}
+
+        def submit(job: _Job, timeout: float, attempt: int) -> None:
+            request = RunRequest(job.cohort, job.tests, timeout, job.mutant, job.deselect, (), job.select, job.stop)
+            future = pool.submit((self.executor or FreshProcess(root)).run, request)
+            pending[future] = (job, timeout, attempt)
+
+        try:
+            for job in todo:
+                submit(job, limit, 1)
+            while pending:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    job, timeout, attempt = pending.pop(future)
+                    result = future.result()
+                    verdict = judge(result, job.mutant.path)
+                    record = _run_record(run_dir.id, job.mutant.id, job.cohort.name, result, verdict)
+                    record.update(attempt=attempt, selection=job.selection)
+                    run_dir.append_run(record)
+                    if verdict.outcome is Outcome.TIMEOUT and attempt == 1:
+                        submit(job, timeout * 2, 2)  # a loaded machine is not a hang
+                        continue
+                    if verdict.outcome is Outcome.TIMEOUT:
+                        verdict = replace(verdict, reason=f"no result within {limit:g} s, nor within "
+                                                          f"{timeout:g} s when run again; {verdict.reason}")
+                    self.verdicts[(job.mutant.id, job.cohort.name)] = finished[job.key] = verdict
+                    if verdict.outcome in (Outcome.KILLED, Outcome.SURVIVED):
+                        self.cache.put(self._run_key(job), record)
+                    progress.advance(job.mutant.incident, verdict.outcome.value)
+        except BaseException:
+            for future in pending:
+                future.cancel()
+            raise
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+            progress.close()
+        return finished
+
+    def _run_key(self, job: _Job) -> str:
+        return self.cache.key("run", job.cohort.digest, job.tests, job.deselect, job.mutant.path,
+                              job.mutant.mutated_source, self.options.timeout_factor, job.select, job.stop)
+
+    def _search(self, session: Session, contract: Contract, plan: Plan, cohorts: dict[str, Cohort],
+                baselines: dict[str, Baseline], root: Path, run_dir: RunDirectory) -> None:
+        """Look for mutants that only the checks this change weakened used to catch.
+
+        The Base forms of the weakened tests run alone in the existing cohort, recording the
+        production lines each executes; the candidates on those lines that they kill then
+        meet the whole Head relevant set in the modified cohort.
+        """
+        existing, modified = cohorts["existing"], cohorts["modified"]
+        checks = [c for c in self.checks if (existing.template / c.path).is_file()]
+        nodeids = tuple(sorted({c.nodeid for c in checks}))
+        if not nodeids:
+            return
+        self.echo(f"Regression search: running the {len(nodeids)} test(s) this change weakened, in their "
+                  "pre-change form, to see what they execute...")
+        production = tuple(p for p in session.head.files if session.change.settings.kind_of(p) == "production")
+        probe = run_once(existing, root, nodeids, BASELINE_TIMEOUT_SECONDS, cover=production, executor=self.executor)
+        green = {r.nodeid for r in probe.records if r.outcome is TestOutcome.PASSED}
+        red = tuple(sorted(r.nodeid for r in probe.records if r.is_failure))  # never evidence of a kill
+        usable = [c for c in checks if any(c.matches(n) for n in green)]
+        for check in checks:
+            if check not in usable:
+                self.notes.append(f"Regression search: the pre-change form of {check.nodeid} does not pass "
+                                  "against Head without any mutant, so it cannot show what it used to catch.")
+        if not usable or probe.coverage is None:
+            return
+        executed = lines_by_check(usable, probe.coverage)
+        # What the current tests execute: a line no other current test runs is where a lost catch hides.
+        current = run_once(modified, root, modified.tests, BASELINE_TIMEOUT_SECONDS,
+                           deselect=baselines["modified"].deselect, cover=production, executor=self.executor)
+        known = {p.mutant.id for p in plan.challenged}
+        pool = candidate_pool(usable, executed, session.head, session.base, contract, known,
+                              self.options.search_budget, current.coverage or ())
+        self.echo(f"Regression search: up to {len(pool)} candidate(s) against the weakened tests...")
+        selection = tuple(sorted({c.nodeid for c in usable}))
+        limit = self._limit(baselines)
+        batch_size = max(4, 2 * self.options.jobs)
+        tried: dict[WeakenedCheck, int] = {check: 0 for check in usable}  # caught, yet still caught now
+        regressed: set[WeakenedCheck] = set()
+        remaining = list(pool)
+        while remaining:  # rounds: a check stops drawing once it shows a regression or its turns are spent
+            open_checks = {c for c in usable if c not in regressed and tried[c] < KEEP_PER_CHECK}
+            batch = [m for m, owners in remaining if open_checks & set(owners)][:batch_size]
+            remaining = [(m, owners) for m, owners in remaining if m not in batch and open_checks & set(owners)]
+            if not batch:
+                break
+            verdicts = self._run_jobs([_Job(m, existing, selection, red, "weakened checks") for m in batch],
+                                      root, run_dir, limit, narrate=False)
+            caught_by: dict[str, tuple[WeakenedCheck, ...]] = {}
+            for mutant in batch:
+                verdict = verdicts.get(_Job.key_of(mutant, existing.name))
+                if verdict is not None and verdict.outcome is Outcome.KILLED:
+                    caught = tuple(c for c in usable if any(c.matches(k.nodeid) for k in verdict.kills))
+                    if caught:
+                        caught_by[mutant.id] = caught
+            caught_now = [m for m in batch if m.id in caught_by]
+            jobs = [_Job(m, modified, relevant_tests(session.change, session.head, (m.path,), modified.template),
+                         baselines["modified"].deselect) for m in caught_now]
+            verdicts = self._run_jobs(jobs, root, run_dir, limit, narrate=False)
+            for mutant in caught_now:
+                self.found.append((mutant, caught_by[mutant.id]))
+                now = verdicts.get(_Job.key_of(mutant, modified.name))
+                if now is not None and now.outcome in (Outcome.SURVIVED, Outcome.NOT_COVERED):
+                    regressed.update(caught_by[mutant.id])
+                else:
+                    for check in caught_by[mutant.id]:
+                        tried[check] += 1
+        self.echo(f"Regression search: {len(self.found)} mutant(s) caught by the weakened tests, "
+                  f"{len(regressed)} weakened check(s) shown to have lost a catch.")
+
+    def _confirm_regressions(self, plan: Plan, cohorts: dict[str, Cohort], baselines: dict[str, Baseline],
+                             root: Path, run_dir: RunDirectory) -> None:
+        """Run each would-be protection regression once more before claiming it.
+
+        The tests that caught the mutant before the change run again against it, in both
+        cohorts. A catch that does not repeat, or a test that catches it in the current
+        cohort too, means the test is flaky with this mutant: that comparison is
+        inconclusive, never a lost catch.
+        """
+        existing, modified = cohorts["existing"], cohorts["modified"]
+        mutants = {p.mutant.id: p.mutant for p in plan.challenged} | {m.id: m for m, _ in self.found}
+        suspects = []
+        for mutant_id, mutant in mutants.items():
+            before, now = self.verdicts.get((mutant_id, "existing")), self.verdicts.get((mutant_id, "modified"))
+            if before is None or now is None or before.outcome is not Outcome.KILLED \
+                    or now.outcome not in (Outcome.SURVIVED, Outcome.NOT_COVERED):
+                continue
+            killers = tuple(sorted({k.nodeid for k in before.kills or (before.kill,) if k is not None}))
+            if killers:
+                suspects.append((mutant, killers))
+        if not suspects:
+            return
+        self.echo(f"Confirming {len(suspects)} protection regression(s) by running the tests that caught them "
+                  "again...")
+        limit = self._limit(baselines)
+        jobs = [_Job(m, existing, killers, (), "confirmation") for m, killers in suspects]
+        again: dict[str, Verdict] = {}
+        for job in jobs:  # never from the cache: the point is a second, independent run
+            result = run_once(job.cohort, root, job.tests, limit, job.mutant, executor=self.executor)
+            again[job.mutant.id] = judge(result, job.mutant.path)
+            record = _run_record(run_dir.id, job.mutant.id, "existing", result, again[job.mutant.id])
+            record.update(attempt=1, selection="confirmation")
+            run_dir.append_run(record)
+        for mutant, killers in suspects:
+            still = [n for n in killers if (modified.template / n.split("::", 1)[0]).is_file()]
+            current = None
+            for attempt in range(1, 4) if still else ():  # a flaky catch slips through one run, rarely three
+                result = run_once(modified, root, tuple(still), limit, mutant, executor=self.executor)
+                current = judge(result, mutant.path)
+                record = _run_record(run_dir.id, mutant.id, "modified", result, current)
+                record.update(attempt=attempt, selection="confirmation")
+                run_dir.append_run(record)
+                if current.outcome is Outcome.KILLED:
+                    break
+            if again[mutant.id].outcome is not Outcome.KILLED:
+                self.verdicts[(mutant.id, "existing")] = Verdict(
+                    Outcome.INCONCLUSIVE, None, f"the tests that caught it ({', '.join(killers)}) did not catch it "
+                    "when run again: flaky with this mutant, so no protection is claimed lost")
+            elif current is not None and current.outcome is Outcome.KILLED:
+                self.verdicts[(mutant.id, "modified")] = Verdict(
+                    Outcome.INCONCLUSIVE, None, f"{current.kill.nodeid if current.kill else still[0]} passed with "
+                    "this mutant in one run of the current tests and failed in another: flaky, so no protection "
+                    "is claimed lost")
+
+    def _witnesses(self, session: Session, plan: Plan, cohorts: dict[str, Cohort], root: Path) -> None:
+        """Look for a call that tells each survivor apart from the code (a mutant that the old
+        tests caught but the current ones miss needs none: the old test is its witness)."""
+        survivors = []
+        for mutant in [p.mutant for p in plan.challenged] + [m for m, _ in self.found]:
+            now = self._verdict(mutant.id, "modified", self.cohorts_same)
+            before = self._verdict(mutant.id, "existing", self.cohorts_same)
+            if now is not None and now.outcome in (Outcome.SURVIVED, Outcome.NOT_COVERED) and not (
+                    before is not None and before.outcome is Outcome.KILLED):
+                survivors.append(mutant)
+        if survivors:
+            self.echo(f"Witnesses: looking for a call that tells each of {len(survivors)} surviving mutant(s) "
+                      f"apart from the code (up to {self.options.witness_time:g} s each)...")
+            self.witnesses = witness_survivors(survivors, cohorts["modified"], session.head, self.layout,
+                                               self.options.witness_time, self.options.jobs, root)
+
+    # -- report ----------------------------------------------------------------------
+
+    def _verdict(self, mutant_id: str, name: str, cohorts_same: bool) -> Verdict | None:
+        if name == "existing" and cohorts_same:
+            return self.verdicts.get((mutant_id, "modified"))
+        return self.verdicts.get((mutant_id, name))
+
+    def _report(self, session: Session, answer: ScopeAnswer, contract: Contract, plan: Plan,
+                baselines: dict[str, Baseline], tests: tuple[str, ...], concerns: list[dict],
+                changes: tuple[str, ...], run_dir: RunDirectory) -> dict:
+        change = session.change
+        same = self.cohorts_same
+        mutations, comparisons = [], []
+        searched = {mutant.id: checks for mutant, checks in self.found}
+        entries = list(plan.challenged)
+        first_rank = len(plan.challenged) + len(plan.not_challenged) + 1
+        for offset, (mutant, _) in enumerate(self.found):
+            item = contract.item_for(mutant.path, mutant.symbol)
+            entries.append(Planned(mutant, first_rank + offset, item.id if item else None,
+                                   not mutant.in_changed_lines, risk_score(mutant, contract)))
+        equivalent: list[dict] = []
+        for planned in entries:
+            mutant = planned.mutant
+            witness = self.witnesses.get(mutant.id)
+            if isinstance(witness, NoWitness) and witness.searched:  # not a gap: no input told it apart
+                equivalent.append({"location": {"path": mutant.path, "line": mutant.line,
+                                                "end_line": mutant.end_line, "symbol": mutant.symbol},
+                                   "changed_intent": mutant.changed_intent, "incident": mutant.incident,
+                                   "reason": witness.reason})
+                continue
+            modified = self._verdict(mutant.id, "modified", same)
+            existing = self._verdict(mutant.id, "existing", same)
+            result = modified.outcome.value if modified else "not-run"
+            reason = modified.reason if modified and result != "killed" else None
+            if result == "not-run":
+                reason = self._not_run_reason(baselines)
+            mutations.append({
+                "id": mutant.id, "contract_id": planned.contract_id,
+                "location": {"path": mutant.path, "line": mutant.line, "end_line": mutant.end_line,
+                             "symbol": mutant.symbol if mutant.symbol != "<module>" else None},
+                "changed_intent": mutant.changed_intent, "incident": mutant.incident, "diff": mutant.diff,
+                "expected_detection": mutant.expected_detection,
+                "evidence": f"a one-place change to {mutant.symbol} that parses, compiles to different code, "
+                            "and is not in logging, messages, annotations or debug-only code",
+                "risk_rank": planned.rank, "retention_risk": planned.retention,
+                "result": result, "kill": _cohort_outcome(modified)["kill"] if result == "killed" else None,
+                "reason": reason,
+                "found_by": "regression-search" if mutant.id in searched else "budget",
+            })
+            if isinstance(witness, Witness):
+                mutations[-1]["witness"] = witness.to_json()
+                if witness.misfit is not None:  # the usual sentence is not what this mutant does: say what it does
+                    mutations[-1]["incident"] = witness.incident
+                    mutations[-1]["witness"]["incident_written"] = mutant.incident
+            elif isinstance(witness, NoWitness):
+                mutations[-1]["reason"] = f"{reason}; {witness.reason}" if reason else witness.reason
+            if modified is None:
+                continue
+            existing_status = baselines.get("existing")
+            if existing is None and existing_status is not None and not existing_status.usable:
+                existing_result, existing_reason = (
+                    "not-comparable" if existing_status.status in ("not-comparable", "baseline-red") else "blocked",
+                    existing_status.reason)
+                existing_json = {"result": "not-run", "kill": None}
+            else:
+                existing_result = existing.outcome.value if existing else "inconclusive"
+                existing_reason = existing.reason if existing else "the existing cohort did not run this mutant"
+                existing_json = _cohort_outcome(existing)
+            assessment = assess(existing_result, modified.outcome.value, existing_reason, modified.reason)
+            comparison = {"mutation_id": mutant.id, "existing": existing_json,
+                          "modified": _cohort_outcome(modified), "assessment": assessment.assessment,
+                          "reason": assessment.reason}
+            weakened = self._weakened_by(existing, searched.get(mutant.id, ()))
+            if weakened and assessment.assessment == "protection-regression":
+                comparison["weakened_checks"] = [check.to_json() for check in weakened]
+            comparisons.append(comparison)
+        report = {
+            "mode": "evaluate",
+            "scope": {
+                "option": answer.option,
+                "detected": {"production_files": list(change.production_files),
+                             "test_files_added": list(change.tests_added),
+                             "test_files_modified": list(change.tests_modified),
+                             "test_files_deleted": list(change.tests_deleted),
+                             "related_tests": list(change.related_tests)},
+                "production_sites": self.sites,
+                "target": answer.target,
+                "excluded": list(session.excluded) + [f"{p}: not Python production code" for p in change.paths("other")],
+                "reason": answer.reason,
+                "inherited": self.options.hosted_scope_reason is not None,
+            },
+            "snapshots": {
+                "base": {"rev": session.revisions.base_rev, "sha": session.revisions.base_sha},
+                "head": {"rev": session.revisions.head_rev, "sha": session.revisions.head_sha,
+                         "worktree": session.revisions.head_is_worktree},
+                "worktree_fingerprint": session.before.digest(),
+                "derivation": "\n".join(session.revisions.narration),
+            },
+            "contract": {"source": contract.source, "provisional": contract.provisional, "path": contract.path,
+                         "items": contract.to_json()["items"]},
+            "baseline": {name: _baseline_json(b) for name, b in baselines.items()},
+            "budget": {"limit": self.options.budget, "source": "explicit" if self.options.budget_explicit else "default"},
+            "execution": {"test_command": "pytest " + " ".join(tests) + " (with the Elenchus recorder plugin)",
+                          "isolation": "a fresh copy of the cohort snapshot per run, outside the working tree; "
+                                       "the project is imported from that copy's source roots",
+                          "source_roots": list(self.layout.roots),
+                          "jobs": self.options.jobs,
+                          "runner": self._runner_text(),
+                          "test_selection": self._selection_text()},
+            "mutations": mutations,
+            "not_challenged": [{"id": p.mutant.id, "rank": p.rank, "contract_id": p.contract_id,
+                                "location": {"path": p.mutant.path, "line": p.mutant.line,
+                                             "end_line": p.mutant.end_line, "symbol": p.mutant.symbol},
+                                "changed_intent": p.mutant.changed_intent, "incident": p.mutant.incident,
+                                "reason": f"beyond the mutation budget of {plan.budget}"}
+                               for p in plan.not_challenged],
+            "rejected": [{"location": {"path": r.path, "line": r.line, "end_line": r.line, "symbol": r.symbol},
+                          "changed_intent": r.changed_intent or "none: no misunderstanding was modelled here",
+                          "reason": r.reason} for r in plan.rejected] + equivalent,
+            "comparisons": comparisons,
+            "test_quality": concerns,
+            "notes": self._notes(contract, baselines, plan),
+            "isolation": sandbox.current().as_json(),
+            "post_flight": {"worktree_unchanged": not changes, "changes": list(changes)},
+            "tool": {"name": "elenchus", "version": __version__},
+            "run": {"id": run_dir.id, "directory": str(run_dir.path), "started": _iso(self.started),
+                    "finished": _iso()},
+        }
+        return report
+
+    def _runner_text(self) -> str:
+        if isinstance(self.executor, WarmRunner):
+            return self.executor.describe()
+        return "a fresh interpreter per run" + (" (--runner fresh)" if self.options.runner == "fresh" else "")
+
+    def _selection_text(self) -> str:
+        if self.options.test_selection == "all":
+            return "every relevant test for each mutant (--test-selection all)"
+        return (f"{self.selected} mutant run(s) executed only the tests that execute the mutated lines (line "
+                f"coverage of the baseline run); {self.not_covered} mutant x cohort pair(s) no test executes were "
+                "not run; other runs executed every relevant test (module-level code, lines run by shared "
+                "fixtures or at import, or coverage not measurable)")
+
+    def _weakened_by(self, existing: Verdict | None,
+                     searched: tuple[WeakenedCheck, ...]) -> tuple[WeakenedCheck, ...]:
+        """The weakened checks among the tests that caught a mutant before the change."""
+        if existing is None or existing.outcome is not Outcome.KILLED:
+            return ()
+        killers = [k.nodeid for k in existing.kills or ((existing.kill,) if existing.kill else ())]
+        candidates = dict.fromkeys((*searched, *self.checks))
+        return tuple(c for c in candidates if any(c.matches(n) for n in killers))
+
+    def _not_run_reason(self, baselines: dict[str, Baseline]) -> str:
+        if self.interrupted:
+            return "the run was interrupted before this mutant ran"
+        modified = baselines.get("modified")
+        if modified is not None and not modified.usable:
+            return f"not run: the modified baseline is {modified.status}"
+        return "not run"
+
+    def _quality(self, session: Session, tests: tuple[str, ...], baselines: dict[str, Baseline]) -> list[dict]:
+        change = session.change
+        paths = sorted(set(tests) | set(change.tests_deleted))
+        files = [quality.TestFile(p, session.head.read(p), session.base.read(p)) for p in paths]
+        concerns = list(quality.analyze(files))
+        for baseline in baselines.values():
+            for nodeid in baseline.flaky_tests:
+                concerns.append(quality.flaky_concern(nodeid))
+        unique = {(c.path, c.line, c.kind, c.test): c for c in concerns}
+        return [{"path": c.path, "line": c.line or None, "test": c.test, "concern": str(c.kind), "why": c.why}
+                for c in sorted(unique.values(), key=lambda c: (c.path, c.line or 0, str(c.kind)))]
+
+    def _notes(self, contract: Contract, baselines: dict[str, Baseline], plan: Plan) -> list[str]:
+        notes = list(self.notes)
+        if not plan.challenged:
+            notes.append("No mutant could be made for this scope: the change touches no production function "
+                         "that the scope covers. Try --scope target --target PATH for a broader evaluation.")
+        if contract.provisional:
+            notes.append("Every contract item is provisional (derived, not confirmed): a caught incident shows "
+                         "that behaviour is detected, not that it is the intended behaviour. Outcomes that "
+                         "depend on intent are yours to decide: mark the items you mean as `confirmed` in "
+                         ".socratic/intent-contract.json (by hand or with Maieutic, the intent interviewer) "
+                         "and pass it with --contract.")
+        for name, baseline in baselines.items():
+            if baseline.status == "baseline-red" and name == "modified":
+                notes.append(f"Classification stopped: the {name} baseline is red; fix or exclude "
+                             f"{', '.join(baseline.failing_tests)} and run again.")
+            elif baseline.status == "baseline-red" and not self.cohorts_same:
+                notes.append(f"The pre-change tests {', '.join(baseline.failing_tests)} fail against Head without "
+                             "any mutant (the change altered what they check), so every comparison with the "
+                             "existing cohort is not comparable; the modified tests were still evaluated.")
+            elif baseline.status in ("not-comparable", "blocked", "inconclusive") and name == "existing":
+                notes.append(f"The existing cohort is {baseline.status}: {baseline.reason.rstrip('.')}. Its "
+                             "comparisons are not read as protection gained or lost.")
+        notes += self._reuse_notes()
+        return notes
+
+    def _reuse_notes(self) -> list[str]:
+        """Results not measured by this run are marked as such, and so are stored ones that failed their check."""
+        notes = []
+        if self.cache.hits:
+            notes.append(f"{self.cache.hits} result(s) were reused from earlier runs on the same content (code, "
+                         "tests, installed packages; each entry checked against its content hash); pass --fresh "
+                         "to measure everything again.")
+        if self.resumed:
+            notes.append(f"{self.resumed} result(s) were reused from the resumed run "
+                         "(each checked against its content hash).")
+        if self.cache.unwritable:
+            notes.append(f"Results could not be stored for reuse ({self.cache.unwritable}); the next run measures "
+                         "them again.")
+        rejected = self.cache.rejected + self.resume_rejected
+        if rejected:
+            notes.append(f"{rejected} stored result(s) failed their content check (cut short or edited) and were "
+                         "measured again instead of being trusted.")
+        return notes
+
+    def _write(self, report: dict, session: Session, run_dir: RunDirectory) -> ExitCode:
+        if self.options.hosted_scope_reason is None:  # in hosted mode the Runner validates
+            from elenchus.schemas import validate
+
+            validate("mutation-report", report)
+        json_path = run_dir.write_json("report.json", report)
+        markdown = render_markdown(report)
+        md_path = run_dir.write_text("report.md", markdown)
+        self.emit(markdown)
+        self.echo(f"Report: {md_path} (JSON: {json_path})")
+        if self.options.json_path:
+            Path(self.options.json_path).write_text(json.dumps(report, indent=2) + "\n")
+            self.echo(f"JSON copy written to {self.options.json_path}")
+        if self.options.save:
+            target = session.repo.root / ".socratic" / "elenchus-report.json"
+            target.parent.mkdir(exist_ok=True)
+            target.write_text(json.dumps(report, indent=2) + "\n")
+            self.echo(f"Saved {target} (--save), after the post-flight check.")
+        if report["baseline"].get("modified", {}).get("status") in ("baseline-red", "blocked"):
+            return ExitCode.BLOCKED
+        if self.options.fail_on:
+            found = {c["assessment"] for c in report["comparisons"]} & set(self.options.fail_on)
+            if found:
+                self.echo(f"--fail-on: found {', '.join(sorted(found))}")
+                return ExitCode.FINDINGS
+        return ExitCode.OK
+
+
+def run(options: Options, echo: Callable[[str], None], ask: Callable[[str, str], str],
+        emit: Callable[[str], None] | None = None) -> ExitCode:
+    """Evaluate; ``echo`` narrates, ``emit`` (default ``echo``) prints the report itself."""
+    if options.json_path and Path(options.json_path).resolve().is_dir():
+        raise ElenchusError(f"--json {options.json_path} is a directory; pass a file path")
+    return Evaluation(options, echo, ask, emit).run()

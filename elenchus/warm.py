@@ -1,0 +1,260 @@
+"""The warm worker: one interpreter per job slot that forks a child for every test run.
+
+A fresh interpreter per run pays Python's start-up, pytest's imports and the imports of
+the project's third-party dependencies every time; this worker pays them once. It never
+imports the project's own modules, its conftest files or its tests: each child enters
+its fresh workspace, takes the run's environment and import path, runs the same
+bootstrap a fresh interpreter would (``run.pytest_command``) and exits. A child is a copy
+of the pristine worker, so nothing one run does reaches the next; in a sandbox the
+worker also empties its private ``/tmp`` and covered directories and ends every other
+process after each run.
+
+Protocol, one JSON object per line: the worker first says ``{"ready": ..., "unsafe":
+reason or null}``; each request ``{"code", "argv", "cwd", "env", "stdout", "stderr",
+"timeout", "grace"}`` is answered with ``{"exit_code", "timed_out", "pid", "error"}``.
+
+Loaded by file under a private name (like the plugin): standard library only, plus
+whatever it is told to preload.
+"""
+
+from __future__ import annotations
+
+import builtins
+import importlib
+import json
+import os
+import select
+import shutil
+import signal
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from typing import Any
+
+
+def serve(preload: list[str], project: list[str], keep: list[str], wipe: list[str]) -> None:
+    """Answer run requests on the original stdin/stdout until stdin closes.
+
+    ``project``: the project's top-level names (never imported here); ``keep``: the slot
+    directory and what the sandbox mounts back (never wiped); ``wipe``: directories emptied
+    after each run (only given inside a sandbox, where they are private).
+    """
+    requests = os.fdopen(os.dup(0), "r", encoding="utf-8")
+    replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(2, 1)  # stray prints of preloaded modules go to the log, never into the protocol
+    os.close(null)
+    base_path = [entry for entry in sys.path if entry]
+    loaded, failed = _preload(preload)
+    unsafe = _unsafe(project)
+    _reply(replies, {"ready": True, "loaded": loaded, "failed": failed, "unsafe": unsafe})
+    tmpdir = os.environ.get("TMPDIR")
+    for line in requests:
+        if not line.strip():
+            continue
+        request = json.loads(line)
+        try:
+            answer = _run(request, base_path, requests, replies, tmpdir if wipe else None)
+        except Exception as error:  # the worker stays up; the caller runs this one elsewhere
+            answer = {"exit_code": None, "timed_out": False, "pid": None, "error": f"warm worker: {error!r}"}
+        if wipe:
+            _sweep()
+            for place in wipe:
+                _wipe(place, keep)
+        _reply(replies, answer)
+
+
+def _reply(replies: Any, message: dict[str, Any]) -> None:
+    replies.write(json.dumps(message) + "\n")
+    replies.flush()
+
+
+def _preload(names: list[str]) -> tuple[list[str], list[str]]:
+    loaded, failed = [], []
+    for name in ["pytest", "_pytest.config", "_pytest.python", "_pytest.main", *names]:
+        try:
+            importlib.import_module(name)
+            loaded.append(name)
+        except BaseException:  # noqa: BLE001 - a module that cannot load here loads in the child instead
+            failed.append(name)
+    return loaded, failed
+
+
+def _unsafe(project: list[str]) -> str | None:
+    """Why forking this worker would not give each run a clean start, or None."""
+    own = sorted(name for name in sys.modules if name.split(".")[0] in set(project))
+    if own:
+        return f"preloading the test dependencies imported the project's own module {own[0]}"
+    if threading.active_count() > 1:
+        return "a preloaded module started a thread, and a forked copy of it would not be safe"
+    return None
+
+
+def _run(request: dict[str, Any], base_path: list[str], requests: Any, replies: Any,
+         tmpdir: str | None) -> dict[str, Any]:
+    """Fork the run, wait for it within its timeout, and say how it ended."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    started = time.monotonic()
+    pid = os.fork()
+    if pid == 0:
+        _child(request, base_path, (requests.fileno(), replies.fileno()), tmpdir)
+    timeout = request.get("timeout")
+    exited = _wait(pid, None if timeout is None else started + float(timeout))
+    timed_out = exited is None
+    if timed_out:
+        _terminate(pid, float(request.get("grace") or 1.0))
+        exited = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    _kill_group(pid, signal.SIGKILL)  # stragglers of its session
+    return {"exit_code": None if timed_out else exited, "timed_out": timed_out, "pid": pid, "error": None}
+
+
+def _child(request: dict[str, Any], base_path: list[str], protocol: tuple[int, int], tmpdir: str | None) -> None:
+    """Become the run: a session of its own, the run's files, directory, environment and path."""
+    code = 70
+    try:
+        os.setsid()
+        for fd in protocol:
+            os.close(fd)
+        null = os.open(os.devnull, os.O_RDONLY)
+        out = os.open(request["stdout"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        err = os.open(request["stderr"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        for fd, target in ((null, 0), (out, 1), (err, 2)):
+            os.dup2(fd, target)
+            os.close(fd)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        os.chdir(request["cwd"])
+        env = dict(request["env"])
+        if tmpdir is not None:
+            env["TMPDIR"] = tmpdir  # the sandbox's private /tmp, as a fresh interpreter there would see
+        os.environ.clear()
+        os.environ.update(env)
+        time.tzset()
+        tempfile.tempdir = None  # read TMPDIR again
+        extra = [entry for entry in env.get("PYTHONPATH", "").split(os.pathsep) if entry]
+        sys.path[:] = ["", *extra, *base_path]  # as `python -c` builds it
+        sys.argv = ["-c", *request["argv"]]
+        sys.dont_write_bytecode = True
+        sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115 - lives as long as the child
+        try:
+            exec(compile(request["code"], "<string>", "exec"), {"__name__": "__main__", "__builtins__": builtins})
+            code = 0
+        except SystemExit as done:
+            if done.code is None or isinstance(done.code, int):
+                code = done.code or 0
+            else:
+                print(done.code, file=sys.stderr)
+                code = 1
+        except BaseException:  # noqa: BLE001 - reported as the interpreter would
+            traceback.print_exc()
+            code = 1
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:  # noqa: BLE001
+                pass
+    finally:
+        os._exit(code)
+
+
+def _wait(pid: int, deadline: float | None) -> int | None:
+    """The child's exit code, or None when ``deadline`` passed first."""
+    opener = getattr(os, "pidfd_open", None)
+    handle = None
+    if opener is not None:
+        try:
+            handle = opener(pid)
+        except OSError:
+            handle = None
+    try:
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                return os.waitstatus_to_exitcode(status)
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                return None
+            if handle is not None:
+                select.select([handle], [], [], left)
+            else:
+                time.sleep(0.005 if left is None else min(0.005, left))
+    finally:
+        if handle is not None:
+            os.close(handle)
+
+
+def _kill_group(pgid: int, sig: int) -> None:
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _terminate(pid: int, grace: float) -> None:
+    """SIGTERM (the recorder turns it into an interruption that still writes its records), then SIGKILL."""
+    _kill_group(pid, signal.SIGTERM)
+    if _wait_quietly(pid, time.monotonic() + grace):
+        return
+    _kill_group(pid, signal.SIGKILL)
+
+
+def _wait_quietly(pid: int, deadline: float) -> bool:
+    while time.monotonic() < deadline:
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            return True
+        if done:
+            return True  # reaped here: the caller's waitpid must not run again
+        time.sleep(0.01)
+    return False
+
+
+def _sweep() -> None:
+    """End every process of the sandbox but this worker and its ancestors (a run's escaped daemons)."""
+    keep = {os.getpid(), 1}
+    parent = os.getppid()
+    while parent > 1 and parent not in keep:
+        keep.add(parent)
+        try:
+            with open(f"/proc/{parent}/stat", encoding="utf-8") as handle:
+                parent = int(handle.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            break
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and int(entry) not in keep:
+            try:
+                os.kill(int(entry), signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+    while True:
+        try:
+            if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                break
+        except ChildProcessError:
+            break
+
+
+def _wipe(place: str, keep: list[str]) -> None:
+    """Empty ``place`` except the paths down to each of ``keep``."""
+    try:
+        entries = os.listdir(place)
+    except OSError:
+        return
+    for entry in entries:
+        path = os.path.join(place, entry)
+        if path in keep:
+            continue
+        if any(k.startswith(path + os.sep) for k in keep):
+            _wipe(path, keep)
+        elif os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
