@@ -106,6 +106,7 @@ class _Worker:
     """One warm worker in its own sandbox, with a slot directory that holds the current run."""
 
     def __init__(self, root: Path, index: int, preload: Sequence[str], project: Sequence[str]) -> None:
+        root.mkdir(parents=True, exist_ok=True)
         self.slot = Path(tempfile.mkdtemp(prefix=f"warm-{index}-", dir=root)).resolve()
         self.log = Path(tempfile.mkstemp(prefix=f"warm-{index}-", suffix=".log")[1])
         self.ready: dict | None = None

@@ -37,7 +37,7 @@ def test_every_weakened_check_that_alone_caught_a_behaviour_yields_a_regression_
     found = {m["id"]: m for m in report["mutations"] if m["found_by"] == "regression-search"}
     assert found, "the regression search found nothing beyond the budget"
     for comparison in regressions:
-        assert comparison["existing"]["result"] == "killed" and comparison["modified"]["result"] == "survived"
+        assert comparison["existing"]["result"] == "killed" and comparison["modified"]["result"] in ("survived", "not-covered")
     assert "Found by: the regression search" in done.stdout
     assert "Caught by: only the old tests: `tests/test_measures.py::test_perimeter` (the assertion on " \
            "`perimeter(2, 3)` was loosened" in done.stdout

@@ -1,0 +1,58 @@
+"""The speed work never changes a verdict: per-test selection and warm workers against a fresh
+interpreter running every relevant test, on the fixture scenarios; and the run narrates on stderr
+while stdout carries the report alone."""
+
+import json
+
+import pytest
+
+from tests.conftest import run_cli
+
+
+def _evaluate(repo, runs, *args):
+    done = run_cli("evaluate", "--repo", str(repo), "--scope", "current-change", "--budget", "6", "--jobs", "2",
+                   "--fresh", *args, env={"ELENCHUS_RUNS_DIR": str(runs)})
+    assert done.returncode in (0, 5), done.stderr
+    return done, json.loads(next(runs.glob("*/report.json")).read_text())
+
+
+def _results(report: dict) -> dict[str, tuple[str, str, str]]:
+    """Per mutant: what each cohort did (not covered reads as not caught) and the assessment."""
+    plain = {"not-covered": "survived"}
+    return {c["mutation_id"]: (plain.get(c["existing"]["result"], c["existing"]["result"]),
+                               plain.get(c["modified"]["result"], c["modified"]["result"]), c["assessment"])
+            for c in report["comparisons"]}
+
+
+@pytest.mark.parametrize("scenario", ["demo", "module-level", "weakened-checks", "src-layout"])
+def test_selection_and_warm_workers_give_the_verdicts_of_fresh_runs_of_every_relevant_test(
+        build_scenario, tmp_path, scenario):
+    repo = build_scenario(scenario)
+    _, fast = _evaluate(repo, tmp_path / "fast")
+    _, slow = _evaluate(repo, tmp_path / "slow", "--runner", "fresh", "--test-selection", "all")
+    assert fast["execution"]["runner"].startswith("forked from a warm interpreter"), fast["execution"]["runner"]
+    assert slow["execution"]["runner"].startswith("a fresh interpreter per run")
+    assert slow["execution"]["test_selection"].startswith("every relevant test")
+    fast_results, slow_results = _results(fast), _results(slow)
+    # A time-bounded witness search may call a survivor likely equivalent in one run and not the
+    # other (it then leaves the comparisons): compare what both runs kept, which must be nearly all.
+    shared = fast_results.keys() & slow_results.keys()
+    assert len(shared) >= 0.8 * max(len(fast_results), len(slow_results)) > 0
+    assert {m: fast_results[m] for m in shared} == {m: slow_results[m] for m in shared}
+    assert [m["id"] for m in fast["mutations"]] == [m["id"] for m in slow["mutations"]]
+
+
+def test_without_a_terminal_progress_and_narration_go_to_stderr_and_the_report_alone_to_stdout(
+        build_scenario, tmp_path):
+    repo = build_scenario("demo")
+    done, report = _evaluate(repo, tmp_path / "runs")
+    assert done.stdout.lstrip().startswith("# ")  # the Markdown report, nothing before it
+    assert "Baseline:" not in done.stdout and "Progress:" not in done.stdout
+    progress = [line for line in done.stderr.splitlines() if line.startswith("Progress: ")]
+    assert progress and progress[-1].startswith("Progress: ") and " killed, " in progress[-1]
+    last = progress[-1].split()[1]
+    assert last.split("/")[0] == last.split("/")[1], progress  # the last line says every run is done
+    assert "Baseline, modified: green" in done.stderr
+    not_covered = [m for m in report["mutations"] if m["result"] == "not-covered"]
+    for mutation in not_covered:  # decided without a run, and said so
+        assert "no test executes" in (mutation["reason"] or "")

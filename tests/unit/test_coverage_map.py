@@ -1,0 +1,150 @@
+"""Per-test selection: the baseline's line coverage, real pytest runs, and what each mutant runs."""
+
+from pathlib import Path
+
+import pytest
+
+from elenchus.coverage_map import CoverageMap
+from elenchus.mutate import Mutant
+from elenchus.run import Execution, TestOutcome, run_pytest
+
+SOURCE = '''LIMIT = 10
+
+
+def clamp(x):
+    if x > LIMIT:
+        return LIMIT
+    return x
+
+
+def double(x):
+    return x * 2
+
+
+def unused(x):
+    return x - 1
+
+
+def helper_for_fixture(x):
+    return x + 100
+'''
+
+TESTS = '''import pytest
+
+from pkg.calc import clamp, double, helper_for_fixture
+
+
+@pytest.fixture(scope="module")
+def shared():
+    return helper_for_fixture(1)
+
+
+def test_clamp_high():
+    assert clamp(20) == 10
+
+
+def test_clamp_low():
+    assert clamp(3) == 3
+
+
+def test_double():
+    assert double(2) == 4
+
+
+@pytest.mark.parametrize("value", [1, 2])
+def test_shared(shared, value):
+    assert shared + value > 100
+
+
+class TestDouble:
+    def test_negative(self):
+        assert double(-1) == -2
+'''
+
+
+def _line(text: str) -> int:
+    return next(n for n, line in enumerate(SOURCE.splitlines(), 1) if line.strip() == text)
+
+
+def _mutant(line: int, end_line: int | None = None) -> Mutant:
+    return Mutant(f"m{line}", "pkg/calc.py", "f", line, end_line or line, 1, "f", "intent", "incident", "detect",
+                  "", SOURCE, mutated_lines=(line,))
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("coverage-map")
+    (root / "pkg").mkdir()
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "calc.py").write_text(SOURCE)
+    (root / "tests").mkdir()
+    (root / "tests" / "test_calc.py").write_text(TESTS)
+    return root
+
+
+@pytest.fixture(scope="module")
+def coverage(workspace) -> CoverageMap:
+    result = run_pytest(workspace, ["tests/test_calc.py"], 120, cover=["pkg/calc.py"])
+    assert result.execution is Execution.COMPLETED, result.stderr_tail
+    found = CoverageMap.from_run(result)
+    assert found is not None
+    return found
+
+
+def test_a_line_in_a_function_body_selects_exactly_the_tests_that_execute_it(coverage):
+    selection = coverage.select(_mutant(_line("return LIMIT")), SOURCE)
+    assert selection.tests == ("tests/test_calc.py::test_clamp_high",)
+    assert selection.files == ("tests/test_calc.py",)
+    both = coverage.select(_mutant(_line("if x > LIMIT:")), SOURCE)
+    assert set(both.tests) == {"tests/test_calc.py::test_clamp_high", "tests/test_calc.py::test_clamp_low"}
+
+
+def test_a_line_no_test_executes_is_not_covered(coverage):
+    selection = coverage.select(_mutant(_line("return x - 1")), SOURCE)
+    assert selection.tests == () and not selection.covered
+    assert "no test executes" in selection.reason
+
+
+def test_module_level_code_and_lines_run_by_a_shared_fixture_run_every_relevant_test(coverage):
+    constant = coverage.select(_mutant(_line("LIMIT = 10")), SOURCE)
+    assert constant.tests is None and constant.covered and "not inside a function body" in constant.reason
+    signature = coverage.select(_mutant(_line("def double(x):")), SOURCE)
+    assert signature.tests is None
+    fixture = coverage.select(_mutant(_line("return x + 100")), SOURCE)
+    assert fixture.tests is None and "fixture" in fixture.reason
+
+
+def test_past_kills_come_first_then_the_fastest(coverage):
+    line = _line("return x * 2")
+    plain = coverage.select(_mutant(line), SOURCE)
+    assert set(plain.tests) == {"tests/test_calc.py::test_double", "tests/test_calc.py::TestDouble::test_negative"}
+    ordered = coverage.select(_mutant(line), SOURCE, {"tests/test_calc.py::TestDouble::test_negative": 2})
+    assert ordered.tests[0] == "tests/test_calc.py::TestDouble::test_negative"
+
+
+def test_the_map_survives_a_round_trip_through_json(coverage):
+    again = CoverageMap.from_json(coverage.to_json())
+    assert again == coverage
+    assert again.key_of("tests/test_calc.py::test_double") == "tests/test_calc.py::test_double"
+
+
+def test_a_selected_run_executes_only_those_tests_in_that_order(workspace):
+    keys = ["tests/test_calc.py::TestDouble::test_negative", "tests/test_calc.py::test_shared[2]"]
+    result = run_pytest(workspace, ["tests/test_calc.py"], 120, select=keys)
+    assert [r.nodeid for r in result.records] == ["tests/test_calc.py::TestDouble::test_negative",
+                                                  "tests/test_calc.py::test_shared[2]"]
+    assert all(r.outcome is TestOutcome.PASSED for r in result.records)
+
+
+def test_stop_ends_the_run_at_the_first_failed_check(workspace, tmp_path):
+    mutated = tmp_path / "ws"
+    import shutil
+
+    shutil.copytree(workspace, mutated)
+    (mutated / "pkg" / "calc.py").write_text(SOURCE.replace("return x * 2", "return x * 3"))
+    keys = ["tests/test_calc.py::test_double", "tests/test_calc.py::TestDouble::test_negative"]
+    stopped = run_pytest(mutated, ["tests/test_calc.py"], 120, mutated_file="pkg/calc.py", select=keys, stop=True)
+    assert [r.nodeid for r in stopped.records] == ["tests/test_calc.py::test_double"]
+    assert stopped.records[0].outcome is TestOutcome.FAILED and stopped.exit_code == 1
+    every = run_pytest(mutated, ["tests/test_calc.py"], 120, mutated_file="pkg/calc.py", select=keys)
+    assert [r.outcome for r in every.records] == [TestOutcome.FAILED, TestOutcome.FAILED]

@@ -1,0 +1,158 @@
+"""The executors: warm workers give the same results as fresh interpreters, start every run clean,
+honour timeouts, and step aside (saying why) when forking them would not be safe."""
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from elenchus import sandbox
+from elenchus.cohorts import Cohort
+from elenchus.executor import FreshProcess, RunRequest, WarmRunner
+from elenchus.mutate import Mutant
+from elenchus.run import Execution, Outcome, TestOutcome, judge
+from elenchus.workspace import tree_digest
+
+SOURCE = "def add(a, b):\n    return a + b\n"
+TESTS = '''import os
+import tempfile
+from pathlib import Path
+
+from pkg.core import add
+
+STATE = []
+
+
+def test_add():
+    assert add(2, 3) == 5
+
+
+def test_starts_clean():
+    """Fails if anything of an earlier run is still here: a module global, a temp file, a HOME file."""
+    assert STATE == []
+    STATE.append(1)
+    marks = [Path(tempfile.gettempdir(), "elenchus-leak"), Path(os.path.expanduser("~"), "elenchus-leak")]
+    if os.environ.get("CHECK_PRIVATE_PLACES"):
+        assert not any(mark.exists() for mark in marks), [str(m) for m in marks if m.exists()]
+        for mark in marks:
+            mark.write_text("left by an earlier run")
+
+
+def test_environment_is_the_runs():
+    assert os.environ.get("PYTHONDONTWRITEBYTECODE") == "1"
+    assert os.getcwd() == str(Path(__file__).resolve().parents[1])
+'''
+HANG = "import time\n\n\ndef test_hangs():\n    time.sleep(60)\n"
+
+
+@pytest.fixture
+def cohort(tmp_path) -> Cohort:
+    template = tmp_path / "template"
+    (template / "pkg").mkdir(parents=True)
+    (template / "pkg" / "__init__.py").write_text("")
+    (template / "pkg" / "core.py").write_text(SOURCE)
+    (template / "tests").mkdir()
+    (template / "tests" / "test_core.py").write_text(TESTS)
+    (template / "tests" / "test_hang.py").write_text(HANG)
+    return Cohort("modified", template, ("tests/test_core.py",), tree_digest(template))
+
+
+def _mutant(replacement: str) -> Mutant:
+    mutated = SOURCE.replace("a + b", replacement)
+    return Mutant(replacement, "pkg/core.py", "add", 2, 2, 5, "f", "intent", "incident", "detect", "", mutated,
+                  mutated_lines=(2,))
+
+
+def _outcomes(result) -> dict[str, TestOutcome]:
+    return {r.nodeid: r.outcome for r in result.records}
+
+
+def test_warm_runs_give_the_fresh_verdicts_and_say_where_they_ran(cohort, tmp_path):
+    warm = WarmRunner(tmp_path / "scratch", 1, ["json"], ["pkg"])
+    fresh = FreshProcess(tmp_path / "scratch")
+    try:
+        for mutant in (_mutant("a - b"), _mutant("b + a"), None):
+            request = RunRequest(cohort, cohort.tests, 60, mutant)
+            hot, cold = warm.run(request), fresh.run(request)
+            assert hot.execution is Execution.COMPLETED, hot.stderr_tail
+            assert (hot.executor, cold.executor) == ("warm", "fresh"), warm.reason
+            assert _outcomes(hot) == _outcomes(cold)
+            if mutant is not None:
+                assert judge(hot, mutant.path).outcome is judge(cold, mutant.path).outcome
+        assert judge(warm.run(RunRequest(cohort, cohort.tests, 60, _mutant("a - b"))), "pkg/core.py").outcome \
+            is Outcome.KILLED
+        assert warm.warm_runs == 4 and warm.fresh_runs == 0 and warm.reason is None
+        assert warm.describe().startswith("forked from a warm interpreter")
+    finally:
+        warm.close()
+    assert not list((tmp_path / "scratch").glob("warm-*")), "a worker's slot was left behind"
+
+
+@pytest.mark.skipif(not sandbox.current().isolated, reason="private places need the sandbox")
+def test_nothing_one_warm_run_leaves_in_tmp_or_home_reaches_the_next(cohort, tmp_path, monkeypatch):
+    monkeypatch.setenv("CHECK_PRIVATE_PLACES", "1")
+    warm = WarmRunner(tmp_path / "scratch", 1, [], ["pkg"])
+    try:
+        for _ in range(3):
+            result = warm.run(RunRequest(cohort, ("tests/test_core.py",), 60))
+            assert _outcomes(result)["tests/test_core.py::test_starts_clean"] is TestOutcome.PASSED, \
+                result.stdout_tail
+            assert result.executor == "warm"
+    finally:
+        warm.close()
+
+
+def test_a_hanging_warm_run_times_out_naming_the_test_and_leaves_no_process(cohort, tmp_path):
+    warm = WarmRunner(tmp_path / "scratch", 1, [], ["pkg"])
+    try:
+        result = warm.run(RunRequest(cohort, ("tests/test_hang.py",), 3))
+        assert result.execution is Execution.TIMED_OUT
+        assert result.interrupted_at == "tests/test_hang.py::test_hangs"
+        assert judge(result).outcome is Outcome.TIMEOUT
+        after = warm.run(RunRequest(cohort, ("tests/test_core.py",), 60))  # the worker is still usable
+        assert after.execution is Execution.COMPLETED and after.executor == "warm"
+    finally:
+        warm.close()
+    leftovers = [pid for pid in os.listdir("/proc") if pid.isdigit() and _mentions(pid, "test_hang")]
+    assert leftovers == []
+
+
+def _mentions(pid: str, text: str) -> bool:
+    try:
+        return text in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+    except OSError:
+        return False
+
+
+def test_a_preload_that_imports_the_project_sends_every_run_to_a_fresh_interpreter(cohort, tmp_path):
+    # The project here is named like a standard module the worker preloads: importing it would be
+    # importing the project before its workspace exists, so the worker must step aside.
+    warm = WarmRunner(tmp_path / "scratch", 1, ["json"], ["json"])
+    try:
+        result = warm.run(RunRequest(cohort, cohort.tests, 60))
+        assert result.execution is Execution.COMPLETED and result.executor == "fresh"
+        assert warm.fresh_runs == 1 and warm.warm_runs == 0
+        assert "imported the project's own module json" in warm.describe()
+        assert warm.describe().startswith("a fresh interpreter per run")
+    finally:
+        warm.close()
+
+
+def test_a_worker_that_dies_mid_run_costs_no_result(cohort, tmp_path):
+    warm = WarmRunner(tmp_path / "scratch", 1, [], ["pkg"])
+    try:
+        assert warm.run(RunRequest(cohort, cohort.tests, 60)).executor == "warm"
+        for worker in list(warm._workers):
+            worker.process.kill()
+            worker.process.wait()
+        result = warm.run(RunRequest(cohort, cohort.tests, 60, _mutant("a - b")))
+        assert result.executor == "fresh" and judge(result, "pkg/core.py").outcome is Outcome.KILLED
+        assert "warm worker" in (warm.reason or "")
+    finally:
+        warm.close()
+
+
+def test_run_records_name_the_executor(cohort, tmp_path):
+    result = FreshProcess(tmp_path / "scratch").run(RunRequest(cohort, cohort.tests, 60))
+    assert json.dumps(result.executor) == '"fresh"'
