@@ -4,8 +4,10 @@ Discovery compares the materialized Base and Head trees directly, so a commit
 and the working tree (with untracked files) are handled the same way. Only code
 counts as changed: lines are compared with comments, docstrings and blank lines
 left out, and a function or statement whose code tokens are the same on both sides
-(reformatted, re-commented) is not changed. Function spans come from libcst
-positions; changed code outside functions (module constants, compiled regexes,
+(reformatted, re-commented) is not changed. Function spans, docstrings, statements
+and imports come from one pass over each source's syntax tree (``outline``), parsed
+in pieces of top-level statements so a generated module of megabytes never holds
+its whole tree in memory; changed code outside functions (module constants, compiled regexes,
 class attributes) is reported as changed statements; related tests come from the
 static import graph of the Head tree (a test is related when its imports reach a
 changed module, directly or through other modules).
@@ -14,11 +16,15 @@ changed module, directly or through other modules).
 from __future__ import annotations
 
 import ast
+import bisect
 import difflib
 import functools
 import io
+import itertools
+import re
+import time
 import tokenize
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
@@ -97,7 +103,7 @@ class ChangeSet:
         return not self.files
 
 
-# -- functions ----------------------------------------------------------------
+# -- one pass over a source ------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,8 +115,211 @@ class FunctionSpan:
     docstring: str | None
 
 
+@dataclass(frozen=True, slots=True)
+class Statement:
+    """A module- or class-level statement: first line (decorators included), last line, a class's body."""
+
+    begin: int
+    finish: int
+    body: tuple[Statement, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ImportFact:
+    """One import statement as written: ``import module`` (names None) or ``from module import names``."""
+
+    module: str
+    level: int  # leading dots of a relative import
+    names: tuple[str, ...] | None  # None: `import module`; () : `from module import *`
+
+
+@dataclass(frozen=True, slots=True)
+class Outline:
+    """Everything discovery reads from one source's syntax tree, taken in one pass."""
+
+    spans: tuple[FunctionSpan, ...]
+    outer: tuple[tuple[str, int, int], ...]  # see ``outer_statements``
+    docstring_lines: frozenset[int]
+    statements: tuple[Statement, ...]  # module level, in order; a class carries its body
+    begins: tuple[int, ...]  # ``statements``' first lines, for bisection
+    imports: tuple[ImportFact, ...]
+    future_end: int  # last line of the leading `from __future__` imports, 0 when there are none
+
+
+#: A line a top-level statement may start on: code at column 0 that does not continue one.
+_STATEMENT_START = re.compile(r"(?![ \t\f\r\n#)\]}])(?!(?:else|elif|except|finally)\b)")
+#: Line breaks other than \n and \r\n: Python and ``str.splitlines`` disagree about them.
+_ODD_BREAKS = re.compile(r"\r(?!\n)|[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+_CHUNK_CHARS = 256 * 1024
+
+
+def _pieces(source: str) -> Iterator[tuple[int, ast.Module]]:
+    """(line offset, tree) for consecutive pieces of whole top-level statements, one at a time.
+
+    Raises SyntaxError or ValueError when the source does not parse.
+
+    A piece ends before a line that looks like the start of a top-level statement, and only
+    counts when it parses alone: a false start (inside a string, brackets or a
+    continuation) leaves the piece before it unfinished, so it does not parse and the
+    piece grows. Pieces that all parse make up the whole module, cut between statements.
+    """
+    if len(source) <= _CHUNK_CHARS or _ODD_BREAKS.search(source):
+        yield 0, ast.parse(source)
+        return
+    lines = source.splitlines(keepends=True)
+    offsets = [0, *itertools.accumulate(len(line) for line in lines)]  # character offset of each line
+    starts = [n for n, line in enumerate(lines) if n and _STATEMENT_START.match(line)] + [len(lines)]
+    start_offsets = [offsets[n] for n in starts]
+    first, want = 0, _CHUNK_CHARS
+    while first < len(lines):
+        at = max(bisect.bisect_left(start_offsets, offsets[first] + want), bisect.bisect_right(starts, first))
+        end = starts[min(at, len(starts) - 1)]
+        try:
+            tree = ast.parse(source[offsets[first]:offsets[end]])
+        except (SyntaxError, ValueError):
+            if end == len(lines):
+                raise  # the rest does not parse, so neither does the file
+            want *= 2  # ended at a false start: take more
+            continue
+        yield first, tree
+        first, want = end, _CHUNK_CHARS
+
+
+def _docstring_statement(body: list[ast.stmt]) -> ast.stmt | None:
+    first = body[0] if body else None
+    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+        return first
+    return None
+
+
+def _target_name(node: ast.stmt) -> str | None:
+    targets: list[ast.expr] = []
+    if isinstance(node, ast.Assign) and len(node.targets) == 1:
+        targets = [node.targets[0]]
+    elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+        targets = [node.target]
+    if len(targets) == 1 and isinstance(targets[0], ast.Name):
+        return targets[0].id
+    return None
+
+
+def _first_line(node: ast.stmt) -> int:
+    return min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", ())])
+
+
+class _Reader:
+    """Collects an ``Outline`` from the pieces of one module."""
+
+    def __init__(self) -> None:
+        self.spans: list[FunctionSpan] = []
+        self.outer: list[tuple[str, int, int]] = []
+        self.docstrings: set[int] = set()
+        self.imports: list[ImportFact] = []
+        self.statements: list[Statement] = []
+        self.future_end = 0
+        self.leading = True  # still among the module docstring and `from __future__` imports
+        self.offset = 0
+
+    def module(self, offset: int, tree: ast.Module, first_piece: bool) -> None:
+        self.offset = offset
+        if first_piece:
+            self._docstring(tree.body)
+        for index, node in enumerate(tree.body):
+            if self.leading:
+                if isinstance(node, ast.ImportFrom) and node.module == "__future__" and not node.level:
+                    self.future_end = (node.end_lineno or node.lineno) + offset
+                elif not (first_piece and index == 0 and _docstring_statement(tree.body) is node):
+                    self.leading = False
+            self.statements.append(self._statement(node))
+            self._outer(node, None)
+            self._walk(node, [], False)
+
+    def _statement(self, node: ast.stmt) -> Statement:
+        body = tuple(self._statement(n) for n in node.body) if isinstance(node, ast.ClassDef) else ()
+        return Statement(_first_line(node) + self.offset, (node.end_lineno or node.lineno) + self.offset, body)
+
+    def _outer(self, node: ast.stmt, owner: str | None) -> None:
+        """``outer_statements``: module-level statements and class bodies, functions left out."""
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return
+        if isinstance(node, ast.ClassDef):
+            qualname = f"{owner}.{node.name}" if owner else node.name
+            header_end = node.body[0].lineno - 1 if node.body else node.lineno
+            self.outer.append((qualname, _first_line(node) + self.offset, max(node.lineno, header_end) + self.offset))
+            for child in node.body:
+                self._outer(child, qualname)
+            return
+        name = _target_name(node)
+        symbol = (f"{owner}.{name}" if owner else name) if name else (owner or "<module>")
+        self.outer.append((symbol, node.lineno + self.offset, (node.end_lineno or node.lineno) + self.offset))
+
+    def _docstring(self, body: list[ast.stmt]) -> None:
+        first = _docstring_statement(body)
+        if first is not None:
+            self.docstrings.update(range(first.lineno + self.offset, (first.end_lineno or first.lineno) + self.offset + 1))
+
+    def _walk(self, node: ast.stmt, scope: list[str], in_def: bool) -> None:
+        """Spans (top-level functions and methods; nested ones belong to their outer function),
+        docstrings and imports, statement by statement (no function or import hides in an expression)."""
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if not in_def:
+                names = [*scope, node.name]
+                public = not any(n.startswith("_") and not (n.startswith("__") and n.endswith("__")) for n in names)
+                self.spans.append(FunctionSpan(".".join(names), node.lineno + self.offset,
+                                               (node.end_lineno or node.lineno) + self.offset, public,
+                                               ast.get_docstring(node)))
+            self._docstring(node.body)
+            for child in node.body:
+                self._walk(child, scope, True)
+            return
+        if isinstance(node, ast.ClassDef):
+            self._docstring(node.body)
+            inner = scope if in_def else [*scope, node.name]
+            for child in node.body:
+                self._walk(child, inner, in_def)
+            return
+        if isinstance(node, ast.Import):
+            self.imports.extend(ImportFact(alias.name, 0, None) for alias in node.names)
+            return
+        if isinstance(node, ast.ImportFrom):
+            star = any(alias.name == "*" for alias in node.names)
+            self.imports.append(ImportFact(node.module or "", node.level or 0,
+                                           () if star else tuple(alias.name for alias in node.names)))
+            return
+        for name in ("body", "handlers", "orelse", "finalbody", "cases"):  # in source order
+            for child in getattr(node, name, ()):
+                if isinstance(child, (ast.excepthandler, ast.match_case)):
+                    for grandchild in child.body:
+                        self._walk(grandchild, scope, in_def)
+                elif isinstance(child, ast.stmt):
+                    self._walk(child, scope, in_def)
+
+    def outline(self) -> Outline:
+        return Outline(tuple(self.spans), tuple(self.outer), frozenset(self.docstrings), tuple(self.statements),
+                       tuple(s.begin for s in self.statements), tuple(self.imports), self.future_end)
+
+
+@functools.lru_cache(maxsize=4096)
+def outline(source: str) -> Outline | None:
+    """The source's functions, statements, docstrings and imports; None when it does not parse.
+
+    Cached by source text: discovery, the import graph, scoping and mutation ask about the
+    same files, and each is parsed once.
+    """
+    reader = _Reader()
+    try:
+        for number, (offset, tree) in enumerate(_pieces(source)):  # each piece's tree is dropped once read
+            reader.module(offset, tree, number == 0)
+    except (SyntaxError, ValueError):
+        return None
+    return reader.outline()
+
+
 class _SpanCollector(cst.CSTVisitor):
-    """Top-level functions and methods (nested functions belong to their outer function)."""
+    """Top-level functions and methods (nested functions belong to their outer function).
+
+    Only for sources the running Python cannot parse but libcst can (newer syntax).
+    """
 
     METADATA_DEPENDENCIES = (PositionProvider,)
 
@@ -144,6 +353,9 @@ def function_spans(source: str) -> tuple[FunctionSpan, ...]:
 
     Cached by source text: discovery, scoping and capture ask about the same files.
     """
+    found = outline(source)
+    if found is not None:
+        return found.spans
     try:
         wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
     except cst.ParserSyntaxError:
@@ -159,17 +371,6 @@ _NOT_CODE = frozenset({tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize
                        tokenize.ENDMARKER, tokenize.ENCODING})
 
 
-def _docstring_lines(tree: ast.AST) -> set[int]:
-    lines: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
-            first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
-                    and isinstance(first.value.value, str):
-                lines.update(range(first.lineno, (first.end_lineno or first.lineno) + 1))
-    return lines
-
-
 @functools.lru_cache(maxsize=128)
 def code_view(source: str) -> tuple[str, ...]:
     """One entry per line: its code tokens joined by spaces, "" for blank, comment and docstring lines.
@@ -179,8 +380,11 @@ def code_view(source: str) -> tuple[str, ...]:
     """
     lines = source.splitlines()
     view = [""] * len(lines)
+    found = outline(source)
+    if found is None:
+        return tuple(line.strip() for line in lines)
+    skip = found.docstring_lines
     try:
-        skip = _docstring_lines(ast.parse(source))
         for token in tokenize.generate_tokens(io.StringIO(source).readline):
             if token.type in _NOT_CODE or token.start[0] in skip:
                 continue
@@ -198,24 +402,49 @@ def _code_tokens(view: tuple[str, ...], start: int, end: int) -> str:
     return " ".join(text for text in view[start - 1:end] if text)
 
 
+def _within(lines: Sequence[int], start: int, end: int) -> tuple[int, ...]:
+    """The members of sorted ``lines`` from ``start`` to ``end``."""
+    return tuple(lines[bisect.bisect_left(lines, start):bisect.bisect_right(lines, end)])
+
+
+def _covered(statements: Sequence[Statement], begins: Sequence[int], first: int, last: int,
+             covered: set[int]) -> None:
+    """Lines of the statements (and class-body statements) that lie whole within ``first..last``."""
+    for statement in statements[max(0, bisect.bisect_right(begins, first) - 1):bisect.bisect_right(begins, last)]:
+        if first <= statement.begin and statement.finish <= last:
+            covered.update(range(statement.begin, statement.finish + 1))
+        elif statement.body:
+            _covered(statement.body, [s.begin for s in statement.body], first, last, covered)
+
+
 def _whole_statements(source: str, first: int, last: int) -> bool:
     """Whether Base lines ``first..last`` hold only complete module- or class-level statements."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
+    found = outline(source)
+    if found is None:
         return False
     view = code_view(source)
     covered: set[int] = set()
-    bodies = [tree.body]
-    while bodies:
-        for node in bodies.pop():
-            begin = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", ())])
-            finish = node.end_lineno or node.lineno
-            if first <= begin and finish <= last:
-                covered.update(range(begin, finish + 1))
-            elif isinstance(node, ast.ClassDef):
-                bodies.append(node.body)
+    _covered(found.statements, found.begins, first, last, covered)
     return all(n in covered for n in range(first, last + 1) if view[n - 1])
+
+
+#: Above this many lines a side, the common head and tail are matched before the diff (as git does),
+#: so a one-line change in a generated module costs a pass, not a quadratic search.
+TRIM_LINES = 20_000
+
+
+def _opcodes(old_view: tuple[str, ...], new_view: tuple[str, ...]) -> Iterator[tuple[str, int, int, int, int]]:
+    head = tail = 0
+    if max(len(old_view), len(new_view)) > TRIM_LINES:
+        limit = min(len(old_view), len(new_view))
+        while head < limit and old_view[head] == new_view[head]:
+            head += 1
+        while tail < limit - head and old_view[-1 - tail] == new_view[-1 - tail]:
+            tail += 1
+    matcher = difflib.SequenceMatcher(None, old_view[head:len(old_view) - tail],
+                                      new_view[head:len(new_view) - tail], autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        yield tag, i1 + head, i2 + head, j1 + head, j2 + head
 
 
 def changed_lines(old: str, new: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -228,8 +457,10 @@ def changed_lines(old: str, new: str) -> tuple[tuple[int, ...], tuple[int, ...]]
     old_view, new_view = code_view(old), code_view(new)
     head_changed: set[int] = set()
     base_changed: set[int] = set()
-    matcher = difflib.SequenceMatcher(None, old_view, new_view, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    if not old_view or not new_view:  # all added or all deleted: every code line
+        return (tuple(n for n in range(1, len(new_view) + 1) if new_view[n - 1]),
+                tuple(n for n in range(1, len(old_view) + 1) if old_view[n - 1]))
+    for tag, i1, i2, j1, j2 in _opcodes(old_view, new_view):
         if tag == "equal":
             continue
         removed = [n for n in range(i1 + 1, i2 + 1) if old_view[n - 1]]
@@ -249,44 +480,35 @@ def _nearest_code(view: tuple[str, ...], line: int, step: int) -> list[int]:
     return []
 
 
-def _functions_of(path: str, old: str | None, new: str | None) -> list[ChangedFunction]:
+def _functions_of(path: str, old: str | None, new: str | None,
+                  lines: tuple[tuple[int, ...], tuple[int, ...]] | None = None) -> list[ChangedFunction]:
+    """``lines``: ``changed_lines(old, new)`` when the caller has it already."""
     new_spans = {s.qualname: s for s in function_spans(new or "")}
     old_spans = {s.qualname: s for s in function_spans(old or "")}
-    head_lines, base_lines = changed_lines(old or "", new or "")
+    head_lines, base_lines = lines or changed_lines(old or "", new or "")
     old_view, new_view = code_view(old or ""), code_view(new or "")
     found: list[ChangedFunction] = []
     for name, span in new_spans.items():
-        lines = tuple(n for n in head_lines if span.start <= n <= span.end)
         if name not in old_spans:
             found.append(ChangedFunction(path, name, span.start, span.end,
                                          tuple(n for n in range(span.start, span.end + 1) if new_view[n - 1]),
                                          "added", span.public, span.docstring))
             continue
+        changed = _within(head_lines, span.start, span.end)
+        if not changed:
+            continue
         before = old_spans[name]
-        same_code = _code_tokens(old_view, before.start, before.end) == _code_tokens(new_view, span.start, span.end)
-        if lines and not same_code:
-            found.append(ChangedFunction(path, name, span.start, span.end, lines, "modified",
+        if _code_tokens(old_view, before.start, before.end) != _code_tokens(new_view, span.start, span.end):
+            found.append(ChangedFunction(path, name, span.start, span.end, changed, "modified",
                                          span.public, span.docstring))
     for name, span in old_spans.items():
         if name not in new_spans:
-            lines = tuple(n for n in base_lines if span.start <= n <= span.end)
-            found.append(ChangedFunction(path, name, span.start, span.end, lines, "deleted",
-                                         span.public, span.docstring))
+            found.append(ChangedFunction(path, name, span.start, span.end, _within(base_lines, span.start, span.end),
+                                         "deleted", span.public, span.docstring))
     return sorted(found, key=lambda f: (f.status == "deleted", f.start, f.qualname))
 
 
 # -- statements outside functions ------------------------------------------------------
-
-
-def _target_name(node: ast.stmt) -> str | None:
-    targets: list[ast.expr] = []
-    if isinstance(node, ast.Assign) and len(node.targets) == 1:
-        targets = [node.targets[0]]
-    elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
-        targets = [node.target]
-    if len(targets) == 1 and isinstance(targets[0], ast.Name):
-        return targets[0].id
-    return None
 
 
 def outer_statements(source: str) -> tuple[tuple[str, int, int], ...]:
@@ -296,48 +518,29 @@ def outer_statements(source: str) -> tuple[tuple[str, int, int], ...]:
     (decorators to the colon) and its body statements; a module-level compound statement
     such as ``try``/``if`` counts whole (functions inside it still have their own spans).
     """
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return ()
-    found: list[tuple[str, int, int]] = []
-
-    def visit(body: list[ast.stmt], owner: str | None) -> None:
-        for node in body:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                continue
-            if isinstance(node, ast.ClassDef):
-                qualname = f"{owner}.{node.name}" if owner else node.name
-                header_start = min([node.lineno] + [d.lineno for d in node.decorator_list])
-                header_end = node.body[0].lineno - 1 if node.body else node.lineno
-                found.append((qualname, header_start, max(node.lineno, header_end)))
-                visit(node.body, qualname)
-                continue
-            name = _target_name(node)
-            symbol = (f"{owner}.{name}" if owner else name) if name else (owner or "<module>")
-            found.append((symbol, node.lineno, node.end_lineno or node.lineno))
-
-    visit(tree.body, None)
-    return tuple(found)
+    found = outline(source)
+    return found.outer if found is not None else ()
 
 
-def _statements_of(path: str, old: str | None, new: str | None) -> list[ChangedStatement]:
+def _statements_of(path: str, old: str | None, new: str | None,
+                   lines: tuple[tuple[int, ...], tuple[int, ...]] | None = None) -> list[ChangedStatement]:
+    """``lines``: ``changed_lines(old, new)`` when the caller has it already."""
     if new is None:
         return []
-    head_lines, _ = changed_lines(old or "", new)
+    head_lines, _ = lines or changed_lines(old or "", new)
     if not head_lines:
         return []
     old_view, new_view = code_view(old or ""), code_view(new)
     before = {symbol: _code_tokens(old_view, a, b) for symbol, a, b in outer_statements(old or "")}
     found: list[ChangedStatement] = []
     for symbol, start, end in outer_statements(new):
-        lines = tuple(n for n in head_lines if start <= n <= end)
-        if not lines:
+        changed = _within(head_lines, start, end)
+        if not changed:
             continue
         if symbol != "<module>" and before.get(symbol) == _code_tokens(new_view, start, end):
             continue  # the same code, moved or reformatted
         status = "added" if old is None else "modified"
-        found.append(ChangedStatement(path, symbol, start, end, lines, status))
+        found.append(ChangedStatement(path, symbol, start, end, changed, status))
     return found
 
 
@@ -377,6 +580,27 @@ class _ImportCollector(cst.CSTVisitor):
 
 
 def imports_of(path: str, source: str) -> set[str]:
+    """Module names (and ``module.name`` for each name imported from it) that ``path`` imports."""
+    found = outline(source)
+    if found is None:  # newer syntax than this Python parses: libcst may still read it
+        return _imports_by_libcst(path, source)
+    package = tuple(PurePosixPath(path).parent.parts)
+    names: set[str] = set()
+    for fact in found.imports:
+        if fact.names is None:
+            names.add(fact.module)
+            continue
+        base = fact.module
+        if fact.level:
+            anchor = package[: len(package) - (fact.level - 1)] if fact.level > 1 else package
+            base = ".".join([*anchor, base] if base else anchor)
+        if base:
+            names.add(base)
+        names.update(f"{base}.{leaf}" if base else leaf for leaf in fact.names)
+    return {name for name in names if name}
+
+
+def _imports_by_libcst(path: str, source: str) -> set[str]:
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError:
@@ -387,7 +611,8 @@ def imports_of(path: str, source: str) -> set[str]:
     return {name for name in collector.names if name}
 
 
-def related_tests(snapshot: Snapshot, settings: Settings, changed_production: Iterable[str]) -> tuple[str, ...]:
+def related_tests(snapshot: Snapshot, settings: Settings, changed_production: Iterable[str],
+                  progress: Callable[[str], None] | None = None) -> tuple[str, ...]:
     """Test files in ``snapshot`` whose import closure reaches a changed production module."""
     by_name: dict[str, str] = {}
     production = [p for p in snapshot.files if settings.kind_of(p) == "production"]
@@ -395,9 +620,11 @@ def related_tests(snapshot: Snapshot, settings: Settings, changed_production: It
         for name in module_names(path):
             by_name.setdefault(name, path)
     edges: dict[str, set[str]] = {}
-    for path in snapshot.files:
-        if settings.kind_of(path) in ("production", "test", "infrastructure"):
-            edges[path] = {by_name[n] for n in imports_of(path, snapshot.read(path) or "") if n in by_name}
+    python = [p for p in snapshot.files if settings.kind_of(p) in ("production", "test", "infrastructure")]
+    if progress and len(python) >= PROGRESS_FILES:
+        progress(f"Reading the imports of {len(python):,} files to find the related tests...")
+    for path in python:
+        edges[path] = {by_name[n] for n in imports_of(path, snapshot.read(path) or "") if n in by_name}
     importers: dict[str, set[str]] = {}
     for path, deps in edges.items():
         for dep in deps:
@@ -415,7 +642,19 @@ def related_tests(snapshot: Snapshot, settings: Settings, changed_production: It
 # -- the change -----------------------------------------------------------------
 
 
-def discover(base: Snapshot, head: Snapshot, settings: Settings | None = None) -> ChangeSet:
+#: Sources at least this large, and import graphs of at least this many files, report their progress.
+PROGRESS_CHARS = 1_000_000
+PROGRESS_FILES = 2_000
+
+
+def _size(source: str | None) -> str:
+    text = source or ""
+    return f"{len(text.encode('utf-8', 'surrogatepass')) / 1e6:.1f} MB, {text.count(chr(10)) + 1:,} lines"
+
+
+def discover(base: Snapshot, head: Snapshot, settings: Settings | None = None,
+             progress: Callable[[str], None] | None = None) -> ChangeSet:
+    """``progress``: told what a long phase is doing (a large file, a large import graph); silent by default."""
     settings = settings or load_settings(head.read("pyproject.toml"))
     base_files, head_files = set(base.files), set(head.files)
     files: list[FileChange] = []
@@ -432,8 +671,17 @@ def discover(base: Snapshot, head: Snapshot, settings: Settings | None = None) -
         kind = settings.kind_of(path)
         files.append(FileChange(path, status, kind))
         if kind == "production":
-            functions.extend(_functions_of(path, old, new))
-            statements.extend(_statements_of(path, old, new))
+            large = progress is not None and max(len(old or ""), len(new or "")) >= PROGRESS_CHARS
+            started = time.monotonic()
+            if large:
+                progress(f"Reading {path} ({status}; {_size(new if new is not None else old)})...")
+            lines = changed_lines(old or "", new or "")
+            found = _functions_of(path, old, new, lines)
+            functions.extend(found)
+            statements.extend(_statements_of(path, old, new, lines))
+            if large:
+                progress(f"Read {path}: {len(function_spans(new or old or '')):,} functions, {len(found):,} changed "
+                         f"({time.monotonic() - started:.1f} s).")
     production = [f.path for f in files if f.kind == "production"]
-    related = related_tests(head, settings, production) if production else ()
+    related = related_tests(head, settings, production, progress) if production else ()
     return ChangeSet(tuple(files), tuple(functions), related, settings, tuple(statements))

@@ -23,6 +23,7 @@ which the unit tests run.
 
 from __future__ import annotations
 
+import ast
 import math
 import re
 import warnings
@@ -99,8 +100,39 @@ class Family(Protocol):
         """Yield every site of this family in ``wrapper.module``."""
         ...
 
+    # Optional: ``cues``, groups of code features (see ``code_features``) of which the code around
+    # any site holds at least one group in full. A planner ranks a function by the families it
+    # may hold before generating its mutants; a family without cues may apply anywhere.
+
 
 # --------------------------------------------------------------------------- helpers
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
+_AUGMENTED = re.compile(r"(?:[-+*/%&|^@]|<<|>>)=")
+
+
+def _cues(*groups: str) -> tuple[frozenset[str], ...]:
+    """``cues`` from space-separated groups: words, punctuation characters, ``<digit>``, ``<augmented>``."""
+    return tuple(frozenset(group.split()) for group in groups)
+
+
+def code_features(text: str) -> frozenset[str]:
+    """The words and punctuation characters of ``text`` (comments included, so never too few),
+    plus ``<digit>`` when a digit appears and ``<augmented>`` for an augmented assignment."""
+    found = set(_WORD.findall(text))
+    found.update(ch for ch in set(text) if not (ch.isalnum() or ch == "_" or ch.isspace()))
+    if any(ch.isdigit() for ch in text):
+        found.add("<digit>")
+    if _AUGMENTED.search(text):
+        found.add("<augmented>")
+    return frozenset(found)
+
+
+def may_apply(family: Family, features: frozenset[str]) -> bool:
+    """Whether ``family`` can have a site in code with these ``code_features`` (its cues allow it)."""
+    cues = getattr(family, "cues", None)
+    return cues is None or any(group <= features for group in cues)
+
 
 _N = TypeVar("_N", bound=cst.CSTNode)
 _SNIPPET_LIMIT = 72
@@ -483,6 +515,7 @@ class BoundaryInclusivity:
     key = "boundary-inclusivity"
     title = "boundary inclusivity"
     risk_weight = 4
+    cues = _cues('<', '>')
     examples = (
         Example(
             before="def admit(count, limit):\n    if count <= limit:\n        return 'in'\n    return 'full'\n",
@@ -533,6 +566,7 @@ class OffByOne:
     key = "off-by-one"
     title = "off-by-one in ranges and slices"
     risk_weight = 4
+    cues = _cues(': [', 'range')
     examples = (
         Example(
             before="def chunks(xs, size):\n    return [xs[i:i + size] for i in range(0, len(xs), size)]\n",
@@ -654,6 +688,7 @@ class NegatedCondition:
     key = "negated-condition"
     title = "negated condition"
     risk_weight = 3
+    cues = _cues('if', 'elif', 'while')
     examples = (
         Example(
             before="def label(n):\n    if n % 2 == 0:\n        return 'even'\n    return 'odd'\n",
@@ -721,6 +756,7 @@ class DroppedGuard:
     key = "dropped-guard"
     title = "dropped guard or validation"
     risk_weight = 5
+    cues = _cues('if raise', 'if return')
     examples = (
         Example(
             before=("def withdraw(balance, amount):\n"
@@ -818,6 +854,7 @@ class SwallowedException:
     key = "swallowed-exception"
     title = "swallowed exception"
     risk_weight = 5
+    cues = _cues('raise')
     examples = (
         Example(
             before=("def parse_port(text):\n"
@@ -873,6 +910,7 @@ class BroadenedHandler:
     key = "broadened-handler"
     title = "over-broad exception handler"
     risk_weight = 4
+    cues = _cues('except')
     examples = (
         Example(
             before=("def load(path):\n"
@@ -916,6 +954,7 @@ class DefaultReturn:
     key = "default-return"
     title = "early or default return"
     risk_weight = 3
+    cues = _cues('return')
     examples = (
         Example(
             before="def evens(xs):\n    return [x for x in xs if x % 2 == 0]\n",
@@ -1015,6 +1054,7 @@ class LostSideEffect:
     key = "lost-side-effect"
     title = "lost state update or side effect"
     risk_weight = 4
+    cues = _cues('.', '[', '<augmented>')
     examples = (
         Example(
             before=("class Stack:\n"
@@ -1100,6 +1140,7 @@ class SwappedArguments:
     key = "swapped-arguments"
     title = "swapped arguments"
     risk_weight = 3
+    cues = _cues('( ,')
     examples = (
         Example(
             before="def transfer(bank, alice, bob, amount):\n    bank.move(alice, bob, amount)\n",
@@ -1146,6 +1187,7 @@ class ChangedDefault:
     key = "changed-default"
     title = "wrong default"
     risk_weight = 2
+    cues = _cues('=')
     examples = (
         Example(
             before="def page(items, size=10):\n    return items[:size]\n",
@@ -1281,6 +1323,7 @@ class MembershipInversion(_SwapCompareFamily):
     key = "membership-inversion"
     title = "membership confusion (in / not in)"
     risk_weight = 3
+    cues = _cues('in')
     examples = (
         Example(
             before="def allowed(user, banned):\n    return user not in banned\n",
@@ -1310,6 +1353,7 @@ class NoneCheckInversion(_SwapCompareFamily):
     key = "none-check-inversion"
     title = "missing-value check confusion (is None / is not None)"
     risk_weight = 4
+    cues = _cues('is')
     examples = (
         Example(
             before="def greet(name=None):\n    if name is None:\n        return 'hello'\n"
@@ -1340,6 +1384,7 @@ class EqualityInversion(_SwapCompareFamily):
     key = "equality-inversion"
     title = "equality confusion (== / !=)"
     risk_weight = 3
+    cues = _cues('=', '!')
     examples = (
         Example(
             before="def same_owner(a, b):\n    return a.owner == b.owner\n",
@@ -1366,6 +1411,7 @@ class AndOrConfusion:
     key = "and-or-confusion"
     title = "and / or confusion"
     risk_weight = 3
+    cues = _cues('and', 'or')
     examples = (
         Example(
             before="def can_edit(user, doc):\n    return user.active and doc.owner == user.id\n",
@@ -1428,6 +1474,7 @@ class AnyAllConfusion(_RenameCallFamily):
     key = "any-all-confusion"
     title = "any / all confusion"
     risk_weight = 3
+    cues = _cues('any', 'all')
     examples = (
         Example(
             before="def has_error(results):\n    return any(r.failed for r in results)\n",
@@ -1456,6 +1503,7 @@ class MinMaxConfusion(_RenameCallFamily):
     key = "min-max-confusion"
     title = "min / max confusion"
     risk_weight = 3
+    cues = _cues('min', 'max')
     examples = (
         Example(
             before="def clamp(value, lo, hi):\n    return max(lo, min(value, hi))\n",
@@ -1478,6 +1526,7 @@ class MissingNormalization:
     key = "missing-normalization"
     title = "missing normalization (strip / case / sort / abs)"
     risk_weight = 2
+    cues = _cues('strip', 'lstrip', 'rstrip', 'lower', 'upper', 'casefold', 'sorted', 'abs')
     examples = (
         Example(
             before="def same_email(a, b):\n    return a.strip().lower() == b.strip().lower()\n",
@@ -1568,6 +1617,7 @@ class BypassedCall:
     }
     #: Reached through a module (`os.path.normpath`, `decimal.Decimal`); the rest are builtins.
     _QUALIFIED = frozenset({*_NORMALIZERS, "Decimal", "Fraction", "Path", "PurePath"})
+    cues = tuple(frozenset({name}) for name in _DOING)
 
     def find_sites(self, wrapper: MetadataWrapper) -> Iterator[Site]:
         view = SourceView(wrapper)
@@ -1611,6 +1661,7 @@ class DroppedChainStep:
     key = "dropped-chain-step"
     title = "step dropped from a method chain"
     risk_weight = 3
+    cues = _cues('( .')
     examples = (
         Example(
             before="def slug(title):\n    return title.replace(' ', '-').replace('/', '-')\n",
@@ -1689,6 +1740,7 @@ class DroppedCopy:
     key = "dropped-copy"
     title = "defensive copy dropped"
     risk_weight = 4
+    cues = _cues(': [', 'copy', 'deepcopy', 'list', 'dict', 'set')
     examples = (
         Example(
             before="class Cart:\n    def items(self):\n        return self._items[:]\n",
@@ -1771,6 +1823,7 @@ class BaseClassInstance:
     key = "base-class-instance"
     title = "subclass gets a base-class instance"
     risk_weight = 3
+    cues = _cues('(')
     examples = (
         Example(
             before="class Money:\n    def __add__(self, other):\n"
@@ -1847,6 +1900,7 @@ class RegexSlip:
     key = "regex-slip"
     title = "regular expression slip"
     risk_weight = 3
+    cues = _cues("'", '"')
     examples = (
         Example(
             before="import re\n\n\ndef slugify(text):\n    return re.sub(r'[-_.]+', '-', text)\n",
@@ -1878,13 +1932,16 @@ class RegexSlip:
 
     def find_sites(self, wrapper: MetadataWrapper) -> Iterator[Site]:
         view = SourceView(wrapper)
-        named_uses: dict[str, set[str]] = {}
-        for call in view.nodes(cst.Call):
-            used = self._regex_function(call)
-            if used and call.args and isinstance(call.args[0].value, (cst.Name, cst.Attribute)):
-                value = call.args[0].value
-                name = value.value if isinstance(value, cst.Name) else value.attr.value
-                named_uses.setdefault(name, set()).add(used)
+        # A window of a large file (see elenchus.mutate) carries the uses found in the whole file.
+        named_uses: dict[str, set[str]] | None = getattr(wrapper, "regex_uses", None)
+        if named_uses is None:
+            named_uses = {}
+            for call in view.nodes(cst.Call):
+                used = self._regex_function(call)
+                if used and call.args and isinstance(call.args[0].value, (cst.Name, cst.Attribute)):
+                    value = call.args[0].value
+                    name = value.value if isinstance(value, cst.Name) else value.attr.value
+                    named_uses.setdefault(name, set()).add(used)
         for node in view.nodes(cst.SimpleString):
             uses = self._uses(view, node, named_uses)
             if uses is None or not self._editable(node):
@@ -1928,6 +1985,23 @@ class RegexSlip:
         }[edit.kind]
         return _site(self.key, node, new, node, intent, incident,
                      f"a test that {view.exercise(node)} {detection}")
+
+    @classmethod
+    def uses_in(cls, tree: ast.AST, into: dict[str, set[str]]) -> None:
+        """``find_sites``' names used as patterns (`re.match(NAME_RE, ...)`), read from an ``ast`` tree."""
+        for call in ast.walk(tree):
+            if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+                    and isinstance(call.func.value, ast.Name) and call.func.value.id in ("re", "regex")
+                    and call.func.attr in cls._FUNCTIONS):
+                continue
+            arguments = [(a.lineno, a.col_offset, a.value if isinstance(a, ast.Starred) else a) for a in call.args]
+            arguments += [(k.lineno, k.col_offset, k.value) for k in call.keywords]
+            if not arguments:
+                continue
+            first = min(arguments, key=lambda a: (a[0], a[1]))[2]  # libcst keeps source order
+            if isinstance(first, (ast.Name, ast.Attribute)):
+                name = first.id if isinstance(first, ast.Name) else first.attr
+                into.setdefault(name, set()).add(call.func.attr)
 
     def _regex_function(self, call: cst.Call) -> str | None:
         func = call.func
@@ -2044,6 +2118,7 @@ class WrongSeparator:
     key = "wrong-separator"
     title = "wrong separator string"
     risk_weight = 2
+    cues = _cues("'", '"')
     examples = (
         Example(
             before="def parse_row(line):\n    return line.split(',')\n",
@@ -2104,6 +2179,7 @@ class DroppedEntry:
     key = "dropped-entry"
     title = "entry missing from a mapping or list"
     risk_weight = 3
+    cues = _cues(',')
     examples = (
         Example(
             before="MIME_TYPES = {'.svg': 'image/svg+xml', '.png': 'image/png'}\n",
@@ -2189,6 +2265,7 @@ class ChangedEntryValue:
     key = "changed-entry-value"
     title = "wrong value in a mapping"
     risk_weight = 2
+    cues = _cues('{')
     examples = (
         Example(
             before="TIMEOUTS = {'connect': 5, 'read': 30}\n",
@@ -2228,6 +2305,7 @@ class ConstantDrift:
     key = "constant-drift"
     title = "constant drift"
     risk_weight = 1
+    cues = _cues('<digit>', "'", '"', 'True', 'False')
     examples = (
         Example(
             before="def count_words(text):\n    total = 0\n    for w in text.split():\n"
@@ -2343,6 +2421,7 @@ class LoopSkipsEdge:
     key = "loop-skips-edge"
     title = "loop skips its first or last element"
     risk_weight = 3
+    cues = _cues('for')
     examples = (
         Example(
             before="def total(prices):\n    s = 0\n    for p in prices:\n        s += p\n    return s\n",

@@ -13,14 +13,22 @@ sorts the result into:
   do not compile, mutants whose compiled code equals the original's, and
   duplicates (the same compiled program as an earlier mutant).
 
+A file longer than ``WINDOW_LINES`` is mutated one top-level statement at a time: each
+*window* holds that statement at its own lines, so a change in a generated module of
+megabytes parses, compiles and diffs only the statements it asks about (``FileMutator``).
+``Draft`` is a mutant whose mutated file is not built yet, for planners that rank many.
+
 libcst is used here and in ``elenchus.families`` only.
 """
 
 from __future__ import annotations
 
 import ast
+import bisect
 import difflib
 import hashlib
+import itertools
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import CodeType
@@ -29,9 +37,12 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
-from elenchus.families import FAMILIES, REMOVE, Site, SourceView
+from elenchus.discover import outline
+from elenchus.families import FAMILIES, REMOVE, RegexSlip, Site, SourceView
 
 __all__ = [
+    "Draft",
+    "FileMutator",
     "FunctionSpan",
     "Mutant",
     "Rejected",
@@ -105,15 +116,232 @@ def generate(
     of the site is in the span's ``changed_lines``. Output order is deterministic: by
     line, column, family key, then the edit itself.
     """
-    try:
-        module = cst.parse_module(source)
-    except cst.ParserSyntaxError as error:
-        return (), (_unparseable(path, error),)
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)  # freshly parsed: nothing to protect
+    return FileMutator(path, source).generate(spans)
 
-    found, failures = _family_sites(path, wrapper)
-    mutants, rejected = _build(path, source, wrapper, iter(found), spans)
-    return mutants, (*failures, *rejected)
+
+@dataclass(frozen=True, slots=True)
+class Draft:
+    """A mutant whose mutated file is not built yet: ``edit`` says how (characters start..end
+    of the file become the text). ``order`` is its place in ``generate``'s output."""
+
+    id: str
+    path: str
+    symbol: str
+    line: int
+    end_line: int
+    col: int
+    family: str
+    changed_intent: str
+    incident: str
+    expected_detection: str
+    diff: str
+    in_changed_lines: bool
+    mutated_lines: tuple[int, ...]
+    edit: tuple[int, int, str]
+    order: tuple[int, int, str, str, int]
+
+    def mutant(self, source: str) -> Mutant:
+        start, end, text = self.edit
+        return Mutant(id=self.id, path=self.path, symbol=self.symbol, line=self.line, end_line=self.end_line,
+                      col=self.col, family=self.family, changed_intent=self.changed_intent, incident=self.incident,
+                      expected_detection=self.expected_detection, diff=self.diff,
+                      mutated_source=source[:start] + text + source[end:], in_changed_lines=self.in_changed_lines,
+                      mutated_lines=self.mutated_lines)
+
+
+#: Files with more lines than this are mutated one top-level statement (window) at a time, each
+#: candidate compiled and diffed with its statement alone. Mutants are the same as whole-file
+#: generation makes them, except that a deletion beside identical lines may be shown (diff and
+#: watched lines) at another of its equivalent places than a diff of the whole file would pick.
+WINDOW_LINES = 10_000
+#: Characters Python and ``str.splitlines`` disagree on as line breaks: such a file is never windowed.
+_ODD_BREAKS = re.compile(r"\r(?!\n)|[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+_REGEX_MODULES = re.compile(r"\b(?:re|regex)\b")
+_CONTEXT = 3  # lines around a window's region in its diff: ``_diff``'s two and one to spare
+
+
+@dataclass(frozen=True, slots=True)
+class _Window:
+    """One region of a large file (a top-level statement and the comments after it) as a module of
+    its own: the region at its own line numbers, after the file's `from __future__` head (or a
+    `pass`, so the region is never taken for the module docstring), then a `pass` when more
+    statements follow in the file (so dropping the region's statement is not the last one)."""
+
+    index: int
+    first: int  # file lines of the region
+    last: int
+    text: str
+    prefix: int  # characters before the region in ``text``
+    suffix: int  # characters after it
+    delta: int  # file line = window line + delta
+
+
+class FileMutator:
+    """One file's mutation state, read once: its regions, the facts families need from the whole
+    file. ``drafts`` and ``generate`` may be asked about one group of spans at a time."""
+
+    def __init__(self, path: str, source: str, window_lines: int | None = None) -> None:
+        window_lines = WINDOW_LINES if window_lines is None else window_lines
+        self.path = path
+        self.source = source
+        self.lines = source.splitlines(keepends=True)
+        self.regions: list[tuple[int, int]] = []
+        self.lead_end = 0  # last line of the file's `from __future__` head
+        if len(self.lines) > window_lines and not _ODD_BREAKS.search(source):
+            self.regions = self._find_regions()
+        self._offsets: list[int] | None = None
+        self._regex_uses: dict[str, set[str]] | None = None
+        self._module_lines: dict[int, tuple[int, ...]] = {}
+        self._trees: dict[int, ast.Module | None] = {}
+
+    @property
+    def windowed(self) -> bool:
+        return bool(self.regions)
+
+    def _find_regions(self) -> list[tuple[int, int]]:
+        found = outline(self.source)
+        if found is None or not found.statements:
+            return []
+        self.lead_end = found.future_end
+        starts: list[int] = []
+        last = 0
+        for statement in found.statements:  # statements sharing a line (`a = 1; b = 2`) share a region
+            if statement.begin > last:
+                starts.append(statement.begin)
+            last = max(last, statement.finish)
+        starts[0] = 1
+        return [(first, (starts[i + 1] - 1) if i + 1 < len(starts) else len(self.lines))
+                for i, first in enumerate(starts)]
+
+    def groups(self, spans: Sequence[FunctionSpan]) -> list[tuple[FunctionSpan, ...]]:
+        """``spans`` in the groups ``drafts`` takes one at a time: one per region of a windowed
+        file (in line order), else all of them together."""
+        if not self.windowed:
+            return [tuple(spans)] if spans else []
+        firsts = [first for first, _ in self.regions]
+        by_region: dict[int, list[FunctionSpan]] = {}
+        for span in spans:
+            by_region.setdefault(max(0, bisect.bisect_right(firsts, span.start) - 1), []).append(span)
+        return [tuple(by_region[index]) for index in sorted(by_region)]
+
+    def generate(self, spans: Sequence[FunctionSpan] | None = None) -> tuple[tuple[Mutant, ...], tuple[Rejected, ...]]:
+        drafts, rejected = self.drafts(spans)
+        return tuple(d.mutant(self.source) for d in drafts), rejected
+
+    def drafts(self, spans: Sequence[FunctionSpan] | None = None) -> tuple[tuple[Draft, ...], tuple[Rejected, ...]]:
+        """``generate``'s output with each mutated file left unbuilt."""
+        if spans is None or not self.windowed:
+            try:
+                module = cst.parse_module(self.source)
+            except cst.ParserSyntaxError as error:
+                return (), (_unparseable(self.path, error),)
+            wrapper = MetadataWrapper(module, unsafe_skip_copy=True)  # freshly parsed: nothing to protect
+            found, failures = _family_sites(self.path, wrapper)
+            made, rejected = _build(self.path, self.source, wrapper, iter(found), spans, _WholeFile())
+            return made, (*failures, *rejected)
+        made_all: list[Draft] = []
+        failures: dict[str, Rejected] = {}
+        rejected_all: list[Rejected] = []
+        for group in self.groups(spans):
+            made, failed, rejected = self._window_drafts(group)
+            made_all.extend(made)
+            for failure in failed:
+                failures.setdefault(failure.family or failure.reason, failure)
+            rejected_all.extend(rejected)
+        return tuple(made_all), (*failures.values(), *rejected_all)
+
+    def _window_drafts(self, spans: Sequence[FunctionSpan]) -> tuple[
+            tuple[Draft, ...], tuple[Rejected, ...], tuple[Rejected, ...]]:
+        firsts = [first for first, _ in self.regions]
+        window = self.window(max(0, bisect.bisect_right(firsts, spans[0].start) - 1))
+        try:
+            module = cst.parse_module(window.text)
+        except cst.ParserSyntaxError as error:
+            found = _unparseable(self.path, error)
+            return (), (), (Rejected(found.path, found.symbol, found.line + window.delta, found.family,
+                                     found.changed_intent, found.reason),)
+        wrapper = _WindowWrapper(module, unsafe_skip_copy=True)
+        wrapper.regex_uses = self.regex_uses()
+        found_sites, failures = _family_sites(self.path, wrapper)
+        local = [FunctionSpan(s.qualname, s.start - window.delta, s.end - window.delta,
+                              tuple(n - window.delta for n in s.changed_lines)) for s in spans]
+        made, rejected = _build(self.path, window.text, wrapper, iter(found_sites), local, _InWindow(self, window))
+        return made, failures, rejected
+
+    def window(self, index: int) -> _Window:
+        first, last = self.regions[index]
+        lead = self.lead_end
+        if first <= lead:
+            first = 1  # the region is part of the docstring and `from __future__` head: start there
+        offsets = self.offsets()
+        newline = "\r\n" if self.source[max(0, self.source.find("\n") - 1)] == "\r" else "\n"
+        if first == 1:
+            head = ""
+        elif lead:
+            head = self.source[:offsets[lead]]
+        else:
+            head = "pass" + newline
+        tail = "pass" + newline if last < len(self.lines) else ""
+        body = self.source[offsets[first - 1]:offsets[last]]
+        head_lines = 0 if first == 1 else (lead or 1)
+        return _Window(index, first, last, head + body + tail, len(head), len(tail), first - 1 - head_lines)
+
+    def offsets(self) -> list[int]:
+        if self._offsets is None:
+            self._offsets = [0, *itertools.accumulate(len(line) for line in self.lines)]
+        return self._offsets
+
+    def regex_uses(self) -> dict[str, set[str]]:
+        """Names the whole file uses as regular expressions, as ``RegexSlip`` would find them."""
+        if self._regex_uses is None:
+            uses: dict[str, set[str]] = {}
+            offsets = self.offsets()
+            for first, last in self.regions:
+                text = self.source[offsets[first - 1]:offsets[last]]
+                if _REGEX_MODULES.search(text):
+                    tree = self._parse(text)
+                    if tree is not None:
+                        RegexSlip.uses_in(tree, uses)
+            self._regex_uses = uses
+        return self._regex_uses
+
+    def tree_for(self, line: int) -> ast.Module | None:
+        """The syntax tree (at file line numbers) holding ``line``: a region's, or the file's."""
+        if not self.windowed:
+            if -1 not in self._trees:
+                self._trees[-1] = self._parse(self.source)
+            return self._trees[-1]
+        index = max(0, bisect.bisect_right([f for f, _ in self.regions], line) - 1)
+        if index not in self._trees:
+            first, last = self.regions[index]
+            offsets = self.offsets()
+            tree = self._parse(self.source[offsets[first - 1]:offsets[last]])
+            if tree is not None:
+                ast.increment_lineno(tree, first - 1)
+            self._trees[index] = tree
+        return self._trees[index]
+
+    @staticmethod
+    def _parse(text: str) -> ast.Module | None:
+        try:
+            return ast.parse(text)
+        except (SyntaxError, ValueError):
+            return None
+
+    def module_lines(self, index: int) -> tuple[int, ...]:
+        """File lines of region ``index`` that run at module level (see ``_runnable_by_scope``)."""
+        if index not in self._module_lines:
+            first, last = self.regions[index]
+            offsets = self.offsets()
+            runnable = _runnable_by_scope(self.source[offsets[first - 1]:offsets[last]])
+            self._module_lines[index] = tuple(sorted(n + first - 1 for n in runnable.get(0, ())))
+        return self._module_lines[index]
+
+
+class _WindowWrapper(MetadataWrapper):
+    """A window's wrapper, carrying ``regex_uses``: what ``RegexSlip`` needs from the whole file."""
+
+    regex_uses: dict[str, set[str]]
 
 
 def generate_exhaustive(path: str, source: str) -> tuple[tuple[Mutant, ...], tuple[Rejected, ...]]:
@@ -170,9 +398,9 @@ def generate_exhaustive(path: str, source: str) -> tuple[tuple[Mutant, ...], tup
                     line=_range(view, positions, node).start.line, family="", changed_intent="",
                     reason=(f"unlabelled: no incident sentence for changing `{view.code(node)}` "
                             f"to `{view.code(mutated)}`")))
-    mutants, rejected = _build(path, source, wrapper, iter(sites), None)
+    drafts, rejected = _build(path, source, wrapper, iter(sites), None, _WholeFile())
     ordered = sorted((*rejected, *unlabelled), key=lambda r: (r.line, r.family, r.reason))
-    return mutants, (*failures, *ordered)
+    return tuple(d.mutant(source) for d in drafts), (*failures, *ordered)
 
 
 # ---------------------------------------------------------------------------- pipeline
@@ -205,17 +433,95 @@ class _Candidate:
     replacement_text: str
 
 
+class _WholeFile:
+    """Where a whole-file candidate lands: the file itself."""
+
+    delta = 0
+
+    def edit(self, source: str, mutated: str) -> tuple[int, int, str]:
+        return 0, len(source), mutated
+
+    def diff(self, path: str, source: str, mutated: str, edit: tuple[int, int, str]) -> str:
+        return _diff(path, source, mutated)
+
+    def watched(self, view: SourceView, positions: Positions, site: Site, source: str, mutated: str) -> tuple[int, ...]:
+        return _watched_lines(view, positions, site, source, mutated)
+
+
+class _InWindow:
+    """Where a window's candidate lands: its region of the file, at file line numbers."""
+
+    def __init__(self, file: FileMutator, window: _Window) -> None:
+        self.file = file
+        self.window = window
+        self.delta = window.delta
+
+    def edit(self, source: str, mutated: str) -> tuple[int, int, str] | None:
+        """The region's new text, placed in the file; None if the edit reached outside the region."""
+        w = self.window
+        if not (mutated.startswith(source[:w.prefix]) and mutated.endswith(source[len(source) - w.suffix:])):
+            return None
+        offsets = self.file.offsets()
+        return offsets[w.first - 1], offsets[w.last], mutated[w.prefix:len(mutated) - w.suffix]
+
+    def diff(self, path: str, source: str, mutated: str, edit: tuple[int, int, str]) -> str:
+        """``_diff`` of the file, read from the region and the lines around it."""
+        lines, w = self.file.lines, self.window
+        before = lines[max(0, w.first - 1 - _CONTEXT):w.first - 1]
+        after = lines[w.last:w.last + _CONTEXT]
+        text = _diff(path, "".join(before + lines[w.first - 1:w.last] + after),
+                     "".join(before) + edit[2] + "".join(after))
+        shift = w.first - 1 - len(before)
+        return _HUNK.sub(lambda m: f"@@ -{int(m[1]) + shift}{m[2] or ''} +{int(m[3]) + shift}{m[4] or ''} @@", text)
+
+    def watched(self, view: SourceView, positions: Positions, site: Site, source: str, mutated: str) -> tuple[int, ...]:
+        lines = _watched_lines(view, positions, site, source, mutated, self._module_neighbours(source, mutated))
+        return tuple(n + self.delta for n in lines)
+
+    def _module_neighbours(self, source: str, mutated: str) -> Callable[[int, set[int]], list[int]]:
+        """For a gap at module level: the nearest module-level lines that run before and after it,
+        looked for in the region first, then in the file's other regions (window line numbers)."""
+        w, file = self.window, self.file
+        first = w.first - self.delta  # the region's first window line
+        grown = mutated.count("\n") - source.count("\n")
+        last = w.last - self.delta + grown  # its last line in the mutated window
+
+        def neighbours(gap: int, scope: set[int]) -> list[int]:
+            inside = [n for n in scope if first <= n <= last]
+            before = max((n for n in inside if n <= gap), default=None)
+            after = min((n for n in inside if n > gap), default=None)
+            index = w.index - 1
+            while before is None and index >= 0:
+                found = file.module_lines(index)
+                before = found[-1] - self.delta if found else None
+                index -= 1
+            index = w.index + 1
+            while after is None and index < len(file.regions):
+                found = file.module_lines(index)
+                after = found[0] - self.delta + grown if found else None
+                index += 1
+            return [n for n in (before, after) if n is not None]
+
+        return neighbours
+
+
+_HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@", re.MULTILINE)
+
+
 def _build(
     path: str,
     source: str,
     wrapper: MetadataWrapper,
     sites: Iterator[Site],
     spans: Sequence[FunctionSpan] | None,
-) -> tuple[tuple[Mutant, ...], tuple[Rejected, ...]]:
+    place: _WholeFile | _InWindow,
+) -> tuple[tuple[Draft, ...], tuple[Rejected, ...]]:
+    """Candidates of ``source`` (the file, or a window of it that ``place`` maps back)."""
     module = wrapper.module
     view = SourceView(wrapper)
     positions = wrapper.resolve(PositionProvider)
-    original_code, original_error = _compile(source, path)
+    shift = place.delta
+    original_code, original_error = _compile(source, path, shift)
     splicer = _Splicer(source, view, positions)
 
     candidates = []
@@ -226,13 +532,13 @@ def _build(
     candidates.sort(key=lambda c: (c.line, c.col, c.site.family, c.replacement_text, c.end_line))
 
     original_print = _fingerprint(original_code) if original_code is not None else None
-    outcomes: list[Mutant | Rejected] = []
+    outcomes: list[Draft | Rejected] = []
     programs: dict[tuple[object, ...], list[int]] = {}
     for candidate in candidates:
         site = candidate.site
 
         def reject(reason: str, candidate: _Candidate = candidate) -> Rejected:
-            return Rejected(path=path, symbol=candidate.symbol, line=candidate.line,
+            return Rejected(path=path, symbol=candidate.symbol, line=candidate.line + shift,
                             family=candidate.site.family,
                             changed_intent=candidate.site.changed_intent, reason=reason)
 
@@ -244,7 +550,7 @@ def _build(
         if mutated_source == source:
             outcomes.append(reject("equivalent: the edit leaves the source text unchanged"))
             continue
-        mutated_code, error = _compile(mutated_source, path)
+        mutated_code, error = _compile(mutated_source, path, shift)
         if mutated_code is None:
             outcomes.append(reject(f"invalid: the mutated file does not compile ({error})"))
             continue
@@ -257,22 +563,28 @@ def _build(
         if program == original_print:
             outcomes.append(reject("equivalent: compiles to the same code as the original"))
             continue
+        edit = place.edit(source, mutated_source)
+        if edit is None:
+            outcomes.append(reject("internal: the edit reached outside the statement it was made in"))
+            continue
         programs.setdefault(program, []).append(len(outcomes))
-        outcomes.append(Mutant(
+        outcomes.append(Draft(
             id=_mutant_id(path, candidate, module.code_for_node(site.anchor)),
             path=path,
             symbol=candidate.symbol,
-            line=candidate.line,
-            end_line=candidate.end_line,
+            line=candidate.line + shift,
+            end_line=candidate.end_line + shift,
             col=candidate.col,
             family=site.family,
             changed_intent=site.changed_intent,
             incident=site.incident,
             expected_detection=site.expected_detection,
-            diff=_diff(path, source, mutated_source),
-            mutated_source=mutated_source,
+            diff=place.diff(path, source, mutated_source, edit),
             in_changed_lines=candidate.changed,
-            mutated_lines=_watched_lines(view, positions, site, source, mutated_source),
+            mutated_lines=place.watched(view, positions, site, source, mutated_source),
+            edit=edit,
+            order=(candidate.line + shift, candidate.col, site.family, candidate.replacement_text,
+                   candidate.end_line + shift),
         ))
 
     # The same program reached twice: keep one mutant, preferring the more specific story
@@ -285,13 +597,13 @@ def _build(
         for i in indexes:
             if i != keep:
                 loser = outcomes[i]
-                assert isinstance(loser, Mutant) and isinstance(kept, Mutant)
+                assert isinstance(loser, Draft) and isinstance(kept, Draft)
                 outcomes[i] = Rejected(path=path, symbol=loser.symbol, line=loser.line,
                                        family=loser.family, changed_intent=loser.changed_intent,
                                        reason=f"duplicate: the same program as mutant {kept.id}")
-    mutants = tuple(o for o in outcomes if isinstance(o, Mutant))
+    drafts = tuple(o for o in outcomes if isinstance(o, Draft))
     rejected = tuple(o for o in outcomes if isinstance(o, Rejected))
-    return mutants, rejected
+    return drafts, rejected
 
 
 #: Families whose story is less specific than another family's for the same program.
@@ -362,15 +674,15 @@ def _mutant_id(path: str, candidate: _Candidate, anchor_text: str) -> str:
     return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()[:12]
 
 
-def _watched_lines(view: SourceView, positions: Positions, site: Site, before: str,
-                   after: str) -> tuple[int, ...]:
+def _watched_lines(view: SourceView, positions: Positions, site: Site, before: str, after: str,
+                   module_gap: Callable[[int, set[int]], list[int]] | None = None) -> tuple[int, ...]:
     """The edited lines, plus the first line of the statement holding the edit.
 
     Python reports a multi-line statement by the lines its bytecode carries (a display of
     constants is folded into its first line), so the statement's first line stands in
     for the edit when asking whether the mutated code ran.
     """
-    lines = set(edited_lines(before, after))
+    lines = set(_edited_lines(before, after, module_gap))
     if site.replacement is not REMOVE:
         for node in (site.anchor, *view.ancestors(site.anchor)):
             if isinstance(node, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
@@ -387,6 +699,13 @@ def edited_lines(before: str, after: str) -> tuple[int, ...]:
     or a comment, which never run), so "did the mutated code run" asks whether execution
     got there.
     """
+    return _edited_lines(before, after, None)
+
+
+def _edited_lines(before: str, after: str,
+                  module_gap: Callable[[int, set[int]], list[int]] | None) -> tuple[int, ...]:
+    """``edited_lines``; ``module_gap(gap, module lines)`` answers for a gap at module level
+    when ``after`` is a window of a larger file."""
     old, new = before.splitlines(), after.splitlines()
     lines: set[int] = set()
     matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
@@ -398,7 +717,11 @@ def edited_lines(before: str, after: str) -> tuple[int, ...]:
             lines.update(range(j1 + 1, j2 + 1))
             continue
         runnable = _runnable_by_scope(after) if runnable is None else runnable
-        scope = next((lines_in for first, lines_in in runnable.items() if first == _scope_of(after, j1)), None)
+        holder = _scope_of(after, j1)
+        scope = next((lines_in for first, lines_in in runnable.items() if first == holder), None)
+        if scope is not None and holder == 0 and module_gap is not None:
+            lines.update(module_gap(j1, scope))
+            continue
         if scope is None:  # the source does not compile: the neighbours as they are
             lines.update(n for n in (j1, j1 + 1) if 1 <= n <= len(new))
             continue
@@ -757,13 +1080,14 @@ def _only_statement(node: cst.CSTNode) -> cst.CSTNode | None:
 
 
 
-def _compile(source: str, path: str) -> tuple[CodeType | None, str]:
+def _compile(source: str, path: str, shift: int = 0) -> tuple[CodeType | None, str]:
+    """``shift``: what to add to a line of ``source`` to name it in the file (a window's delta)."""
     try:
         return compile(source, path, "exec", dont_inherit=True), ""
     except (SyntaxError, ValueError) as error:
         message = getattr(error, "msg", None) or str(error)
         line = getattr(error, "lineno", None)
-        return None, f"{message} at line {line}" if line else message
+        return None, f"{message} at line {line + shift}" if line else message
 
 
 def _fingerprint(code: CodeType) -> tuple[object, ...]:

@@ -7,22 +7,39 @@ changed function gets a mutant and none soaks up the budget; at least one
 retention risk (pre-existing behaviour not tailored to an added test) is kept
 when the budget allows, and every candidate beyond the budget is recorded as
 not challenged with its rank.
+
+A large change (more than ``EAGER_SPANS`` functions and statements) is planned
+lazily: each group of spans gets a static bound on the score of any mutant it may
+hold (its changed lines, the heaviest family whose cues its code has, its name and
+contract item), and groups are expanded best bound first until the challenged
+mutants, the retention risk and their ranks are settled. Such a plan lists only
+the candidates it generated (at most ``LISTED_BEYOND_BUDGET`` beyond the budget)
+and counts what it left out in ``unexpanded`` and ``unlisted``.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+import bisect
+import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 import libcst as cst
 
-from elenchus.contract import Contract
+from elenchus.contract import Contract, ContractItem
 from elenchus.discover import ChangeSet, function_spans
 from elenchus.errors import ElenchusError
-from elenchus.families import FAMILIES
-from elenchus.mutate import FunctionSpan, Mutant, Rejected, generate, generate_exhaustive
+from elenchus.families import FAMILIES, code_features, may_apply
+from elenchus.mutate import (
+    Draft,
+    FileMutator,
+    FunctionSpan,
+    Mutant,
+    Rejected,
+    generate_exhaustive,
+)
 from elenchus.scope import SCOPES
 from elenchus.snapshot import Snapshot
 
@@ -48,6 +65,8 @@ class Plan:
     not_challenged: tuple[Planned, ...]
     rejected: tuple[Rejected, ...]
     budget: int
+    unexpanded: int = 0  # spans (of a large change) whose candidates were never generated: ranked below
+    unlisted: int = 0  # generated candidates beyond the budget left out of ``not_challenged``
 
 
 # -- what the tests exercise (static) ------------------------------------------------
@@ -133,6 +152,8 @@ def _exercised_spans(change: ChangeSet, base: Snapshot, head: Snapshot) -> dict[
     """Head production functions called by the added, modified or deleted tests."""
     names = names_used_by_changed_tests(change, base, head)
     spans: dict[str, list[FunctionSpan]] = {}
+    if not names:
+        return spans
     for path in head.files:
         if change.settings.kind_of(path) != "production":
             continue
@@ -237,28 +258,40 @@ def _why_no_mutant(tree: ast.Module, line: int, text: str) -> str:
     return f"no mutant: no family models a misunderstanding of `{code}`"
 
 
-def unreached_lines(path: str, source: str, spans: Iterable[FunctionSpan], made: Iterable[Mutant],
+def unreached_lines(path: str, source: str, spans: Iterable[FunctionSpan], made: Iterable[Mutant | Draft],
                     refused: Iterable[Rejected]) -> list[Rejected]:
     """A rejection with its reason for every changed code line that no candidate reaches.
 
     Every changed line that holds code gets at least one candidate or a recorded reason,
     so a changed file never shows zero mutants without saying why.
     """
-    reached = set()
-    for mutant in made:
-        reached.update(range(mutant.line, mutant.end_line + 1))
-    reached.update(r.line for r in refused)
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return []
+    return _unreached(path, source, spans, made, refused, lambda line: tree)
+
+
+def _unreached(path: str, source: str, spans: Iterable[FunctionSpan], made: Iterable[Mutant | Draft],
+               refused: Iterable[Rejected], tree_for: Callable[[int], ast.Module | None]) -> list[Rejected]:
+    """``unreached_lines`` with the syntax tree holding each line from ``tree_for`` (a region's
+    tree for a large file)."""
+    reached = set()
+    for mutant in made:
+        reached.update(range(mutant.line, mutant.end_line + 1))
+    reached.update(r.line for r in refused)
+    ordered = sorted(reached)
     lines = source.splitlines()
     found: list[Rejected] = []
     seen_statements: set[int] = set()
     for span in spans:
-        has_mutant = any(span.start <= n <= span.end for n in reached)
+        at = bisect.bisect_left(ordered, span.start)
+        has_mutant = at < len(ordered) and ordered[at] <= span.end
         for line in span.changed_lines:
             if line in reached or not 1 <= line <= len(lines):
+                continue
+            tree = tree_for(line)
+            if tree is None:
                 continue
             statement, header = _innermost_statement(tree, line)
             if has_mutant and header is not None:
@@ -279,100 +312,315 @@ def unreached_lines(path: str, source: str, spans: Iterable[FunctionSpan], made:
 
 
 def risk_score(mutant: Mutant, contract: Contract | None) -> int:
-    score = 100 if mutant.in_changed_lines else 0
-    family = FAMILIES.get(mutant.family)
-    score += 10 * (family.risk_weight if family else 1)
-    leaf = mutant.symbol.split(".")[-1].lower()
+    item = contract.item_for(mutant.path, mutant.symbol) if contract else None
+    return _score(mutant.path, mutant.symbol, FAMILIES[mutant.family].risk_weight if mutant.family in FAMILIES
+                  else 1, mutant.in_changed_lines, item)
+
+
+def _score(path: str, symbol: str, weight: int, in_changed_lines: bool, item: ContractItem | None) -> int:
+    score = 100 if in_changed_lines else 0
+    score += 10 * weight
+    leaf = symbol.split(".")[-1].lower()
     if any(word in leaf for word in RISKY_NAME_WORDS):
         score += 15
-    score += -10 if any(part.startswith("_") and not part.endswith("__") for part in mutant.symbol.split(".")) else 10
-    item = contract.item_for(mutant.path, mutant.symbol) if contract else None
+    score += -10 if any(part.startswith("_") and not part.endswith("__") for part in symbol.split(".")) else 10
     if item is not None and item.risk == "high":
         score += 10
     return score
 
 
-def _is_retention(mutant: Mutant, change: ChangeSet) -> bool:
-    """Pre-existing behaviour: not on a changed line and in a function that existed at Base."""
-    if mutant.in_changed_lines:
-        return False
-    added = {(f.path, f.qualname) for f in change.functions if f.status == "added"}
-    return (mutant.path, mutant.symbol) not in added
+class _Items:
+    """``Contract.item_for`` by dictionary: a change of thousands of functions has as many items."""
+
+    def __init__(self, contract: Contract | None) -> None:
+        self.first: dict[tuple[str, str], int] = {}
+        self.items = contract.items if contract else ()
+        for number, item in enumerate(self.items):
+            for anchor in item.anchors:
+                self.first.setdefault((anchor.path, anchor.symbol), number)
+
+    def item_for(self, path: str, symbol: str) -> ContractItem | None:
+        parts = symbol.split(".")
+        numbers = [self.first.get((path, ".".join(parts[:n]))) for n in range(1, len(parts) + 1)]
+        found = [n for n in numbers if n is not None]
+        return self.items[min(found)] if found else None
+
+
+#: Up to this many spans a plan generates and lists every candidate; above, it is planned lazily.
+EAGER_SPANS = 256
+#: A lazy plan stops after expanding this many groups even when ranks are not settled yet.
+EXPANSION_LIMIT = 2_048
+#: A lazy plan lists at most this many candidates beyond the budget.
+LISTED_BEYOND_BUDGET = 64
+#: A lazy plan mutates files longer than this one top-level statement at a time (see
+#: ``elenchus.mutate.WINDOW_LINES``), so it can generate a few functions' candidates without the rest.
+LAZY_WINDOW_LINES = 1_000
+
+
+@dataclass(frozen=True, slots=True)
+class _Group:
+    """Spans generated together (a region of a large file, or a whole small file) and the most
+    any of their candidates, and any of their retention candidates, can score."""
+
+    path: str
+    spans: tuple[FunctionSpan, ...]
+    first: int
+    bound: int | None  # None: no family's cues appear in their code
+    retention_bound: int | None  # None: they cannot hold a retention candidate
+
+    def key(self, retention: bool = False) -> tuple[int, str, int]:
+        """No candidate of the group sorts before this (``_Planner.key`` order)."""
+        bound = self.retention_bound if retention else self.bound
+        assert bound is not None
+        return -bound, self.path, self.first
+
+
+class _Planner:
+    """What a plan reads once: the files, their mutators, the contract by symbol; and the
+    candidates generated so far, group by group."""
+
+    def __init__(self, change: ChangeSet, head: Snapshot, contract: Contract | None,
+                 window_lines: int | None = None) -> None:
+        self.head = head
+        self.window_lines = window_lines
+        self.items = _Items(contract)
+        self.added = {(f.path, f.qualname) for f in change.functions if f.status == "added"}
+        self.sources: dict[str, str] = {}
+        self.mutators: dict[str, FileMutator] = {}
+        self.keys: dict[str, tuple] = {}
+        self.made: dict[tuple[str, int], tuple[tuple[Draft, ...], tuple[Rejected, ...]]] = {}  # by (path, first)
+
+    def mutator(self, path: str) -> FileMutator:
+        if path not in self.mutators:
+            self.sources[path] = self.head.read(path) or ""
+            self.mutators[path] = FileMutator(path, self.sources[path], self.window_lines)
+        return self.mutators[path]
+
+    def score(self, draft: Draft | Mutant) -> int:
+        family = FAMILIES.get(draft.family)
+        return _score(draft.path, draft.symbol, family.risk_weight if family else 1, draft.in_changed_lines,
+                      self.items.item_for(draft.path, draft.symbol))
+
+    def key(self, draft: Draft | Mutant) -> tuple:
+        return (-self.score(draft), draft.path, draft.line, draft.col, draft.family, draft.id)
+
+    def retention(self, draft: Draft | Mutant) -> bool:
+        """Pre-existing behaviour: not on a changed line and in a function that existed at Base."""
+        return not draft.in_changed_lines and (draft.path, draft.symbol) not in self.added
+
+    def groups(self, path: str, spans: Sequence[FunctionSpan]) -> list[_Group]:
+        mutator = self.mutator(path)
+        lines = mutator.lines
+        found = []
+        for group in mutator.groups(spans):
+            bounds = [self._bounds(path, span, "".join(lines[span.start - 1:span.end])) for span in group]
+            best = [b for b, _ in bounds if b is not None]
+            kept = [r for _, r in bounds if r is not None]
+            found.append(_Group(path, group, min(s.start for s in group), max(best) if best else None,
+                                max(kept) if kept else None))
+        return found
+
+    def _bounds(self, path: str, span: FunctionSpan, text: str) -> tuple[int | None, int | None]:
+        features = code_features(text)
+        weights = [f.risk_weight for f in FAMILIES.values() if may_apply(f, features)]
+        if not weights:
+            return None, None
+        item = self.items.item_for(path, span.qualname)
+        bound = _score(path, span.qualname, max(weights), bool(span.changed_lines), item)
+        kept = None if (path, span.qualname) in self.added else _score(path, span.qualname, max(weights), False, item)
+        return bound, kept
+
+    def expand(self, group: _Group) -> tuple[tuple[Draft, ...], tuple[Rejected, ...]]:
+        made = self.mutator(group.path).drafts(group.spans)
+        self.made[(group.path, group.first)] = made
+        for draft in made[0]:
+            self.keys[draft.id] = self.key(draft)
+        return made
+
+
+def _pick(scored: list[Draft], budget: int, retention: Callable[[Draft], bool]) -> tuple[list[Draft], Draft | None]:
+    """Round robin over functions, riskiest function first, so every changed function gets a
+    mutant and no single function soaks up the budget; within a function, by rank. Then the
+    retention candidate to add, when none was picked and the budget allows."""
+    queues: dict[tuple[str, str], list[Draft]] = {}
+    for draft in scored:
+        queues.setdefault((draft.path, draft.symbol), []).append(draft)
+    picked: list[Draft] = []
+    heads = [0] * len(queues)
+    lists = list(queues.values())
+    while len(picked) < budget and any(h < len(q) for h, q in zip(heads, lists)):
+        for number, queue in enumerate(lists):
+            if heads[number] < len(queue) and len(picked) < budget:
+                picked.append(queue[heads[number]])
+                heads[number] += 1
+    keep = None
+    if budget >= 2 and not any(retention(d) for d in picked):
+        chosen = {d.id for d in picked}
+        keep = next((d for d in scored if d.id not in chosen and retention(d)), None)
+    return picked, keep
+
+
+def _settled(planner: _Planner, groups: list[_Group], budget: int, progress: Callable[[str], None] | None) -> int:
+    """Expand groups, best bound first, until the picks and their ranks cannot change; the
+    number of groups expanded."""
+    order = sorted((g for g in groups if g.bound is not None), key=lambda g: g.key())
+    keeping = sorted((g for g in groups if g.retention_bound is not None), key=lambda g: g.key(True))
+    expanded: set[tuple[str, int]] = set()
+    heads: dict[tuple[str, str], tuple] = {}  # best key of each function (path, symbol)
+    ranked_heads: list[tuple] = []
+    kept: list[tuple] = []  # keys of retention candidates
+    at = kept_at = 0
+    started = time.monotonic()
+
+    def take(group: _Group) -> None:
+        expanded.add((group.path, group.first))
+        for draft in planner.expand(group)[0]:
+            key = planner.keys[draft.id]
+            queue = (draft.path, draft.symbol)
+            if queue not in heads or key < heads[queue]:
+                if queue in heads:
+                    ranked_heads.remove(heads[queue])
+                heads[queue] = key
+                bisect.insort(ranked_heads, key)
+            if planner.retention(draft):
+                bisect.insort(kept, key)
+        if progress and len(expanded) % 500 == 0:
+            progress(f"Generated candidates for {len(expanded):,} groups of functions "
+                     f"({time.monotonic() - started:.0f} s)...")
+
+    while len(expanded) < EXPANSION_LIMIT:
+        while at < len(order) and (order[at].path, order[at].first) in expanded:
+            at += 1
+        while kept_at < len(keeping) and (keeping[kept_at].path, keeping[kept_at].first) in expanded:
+            kept_at += 1
+        frontier = order[at].key() if at < len(order) else None
+        if frontier is not None and bisect.bisect_left(ranked_heads, frontier) < budget:
+            take(order[at])  # the first `budget` functions are not all known yet
+            continue
+        if frontier is None and len(ranked_heads) < budget:
+            break  # everything is known: functions take more than one turn
+        picked = set(ranked_heads[:budget])
+        if budget >= 2 and not any(key in kept for key in picked):
+            first = next((key for key in kept if key not in picked), None)
+            ahead = keeping[kept_at].key(True) if kept_at < len(keeping) else None
+            if ahead is not None and (first is None or ahead < first):
+                take(keeping[kept_at])  # a better retention candidate may still be unknown
+                continue
+        break  # (the retention candidate's rank counts the generated candidates only)
+    return len(expanded)
 
 
 def _nearby_retention(chosen: dict[str, list[FunctionSpan] | None], change: ChangeSet, head: Snapshot,
-                      contract: Contract | None) -> Mutant | None:
+                      contract: Contract | None, planner: _Planner | None = None) -> Mutant | None:
     """The riskiest mutant of an unchanged function in the changed files: pre-existing behaviour
-    that the change's own tests were not written for."""
-    best: tuple[int, Mutant] | None = None
+    that the change's own tests were not written for.
+
+    Generated group by group, best bound first, until no unexpanded group can beat it."""
+    planner = planner or _Planner(change, head, contract)
+    groups: list[_Group] = []
     for path in sorted(p for p in change.production_files if head.read(p) is not None):
         taken = {s.qualname for s in chosen.get(path) or ()}
-        source = head.read(path) or ""
+        source = planner.mutator(path).source
         spans = [FunctionSpan(s.qualname, s.start, s.end) for s in function_spans(source)
                  if s.qualname not in taken]
-        if not spans:
-            continue
-        for mutant in generate(path, source, spans)[0]:
-            score = risk_score(mutant, contract)
-            if best is None or score > best[0]:
-                best = (score, mutant)
-    return best[1] if best else None
+        groups.extend(g for g in planner.groups(path, spans) if g.bound is not None)
+    groups.sort(key=lambda g: g.key())
+    best: tuple[tuple, Draft] | None = None
+    for group in groups:
+        if best is not None and best[0] < group.key():
+            break
+        for draft in planner.mutator(group.path).drafts(group.spans)[0]:
+            key = (-planner.score(draft), draft.path, *draft.order)
+            if best is None or key < best[0]:
+                best = (key, draft)
+    return best[1].mutant(planner.sources[best[1].path]) if best else None
 
 
 def plan(scope: str, change: ChangeSet, base: Snapshot, head: Snapshot, contract: Contract | None,
-         budget: int, target: str | None = None, exhaustive: bool = False) -> Plan:
+         budget: int, target: str | None = None, exhaustive: bool = False,
+         progress: Callable[[str], None] | None = None) -> Plan:
     """``exhaustive`` (target scope only) adds mutmut's operator catalog as a candidate source;
-    every candidate is still labelled as an incident (references/mutmut-evaluation.md)."""
+    every candidate is still labelled as an incident (references/mutmut-evaluation.md).
+    ``progress``: told what a large plan is doing; silent by default."""
     chosen = spans_for_scope(scope, change, base, head, target)
-    candidates: list[Mutant] = []
+    total = sum(len(spans) for spans in chosen.values() if spans is not None)
+    lazy = total > EAGER_SPANS  # (files mutated whole, in the target scope, are always generated in full)
+    planner = _Planner(change, head, contract, LAZY_WINDOW_LINES if lazy else None)
+    groups: list[_Group] = []
+    started = time.monotonic()
+    if lazy:
+        for path, spans in sorted(chosen.items()):
+            if spans is not None:
+                groups.extend(planner.groups(path, spans))
+        if progress:
+            progress(f"Ranking {total:,} changed functions and statements by the risk their code can hold...")
+        done = _settled(planner, groups, budget, progress)
+        if progress:
+            progress(f"Generated candidates for {done:,} of {len(groups):,} groups of functions "
+                     f"({time.monotonic() - started:.1f} s); the rest rank below the budget.")
+    candidates: list[Draft] = []
     rejected: list[Rejected] = []
+    unexpanded = 0
     for path in sorted(chosen):
         spans = chosen[path]
-        source = head.read(path) or ""
-        made, refused = generate(path, source, spans)
-        if exhaustive and scope == "target":  # add what mutmut's catalog reaches and no family does
-            known = {m.mutated_source for m in made}
-            extra, extra_refused = generate_exhaustive(path, source)
-            made += tuple(m for m in extra if m.mutated_source not in known)
-            refused += tuple(r for r in extra_refused if not r.reason.startswith("duplicate:"))
+        mutator = planner.mutator(path)
+        source = mutator.source
+        if spans is None:
+            made, refused = mutator.drafts(None)
+            if exhaustive and scope == "target":  # add what mutmut's catalog reaches and no family does
+                known = {d.edit for d in made}
+                extra, extra_refused = generate_exhaustive(path, source)
+                made += tuple(_as_draft(m, source) for m in extra if (0, len(source), m.mutated_source) not in known)
+                refused += tuple(r for r in extra_refused if not r.reason.startswith("duplicate:"))
+            accounted: Sequence[FunctionSpan] = ()
+        elif not lazy:
+            made, refused = mutator.drafts(spans)
+            accounted = spans
+        else:
+            path_groups = [g for g in groups if g.path == path]
+            parts = [planner.made[(g.path, g.first)] for g in path_groups if (g.path, g.first) in planner.made]
+            made = tuple(d for part in parts for d in part[0])
+            refused = tuple(r for part in parts for r in part[1])
+            done_spans = {s for g in path_groups if (g.path, g.first) in planner.made for s in g.spans}
+            unexpanded += sum(1 for s in spans if s not in done_spans)
+            accounted = [s for s in spans if s in done_spans]  # only expanded spans report unreached lines
         candidates.extend(made)
         rejected.extend(refused)
-        rejected.extend(unreached_lines(path, source, spans or (), made, refused))
-    scored = sorted(candidates, key=lambda m: (-risk_score(m, contract), m.path, m.line, m.col, m.family, m.id))
-    ranked = {m.id: rank for rank, m in enumerate(scored, start=1)}
-
-    # Round robin over functions, riskiest function first, so every changed function gets a
-    # mutant and no single function soaks up the budget; within a function, by rank.
-    queues: dict[tuple[str, str], list[Mutant]] = {}
-    for mutant in scored:
-        queues.setdefault((mutant.path, mutant.symbol), []).append(mutant)
-    picked: list[Mutant] = []
-    while len(picked) < budget and any(queues.values()):
-        for queue in queues.values():
-            if queue and len(picked) < budget:
-                picked.append(queue.pop(0))
-
-    if budget >= 2 and not any(_is_retention(m, change) for m in picked):
-        retention = next((m for m in scored if m not in picked and _is_retention(m, change)), None)
-        if retention is None:
-            retention = _nearby_retention(chosen, change, head, contract)
-            if retention is not None:
-                scored.append(retention)
-                ranked[retention.id] = len(scored)
-        if retention is not None:
-            if len(picked) >= budget:
-                picked.pop()
-            picked.append(retention)
-    picked.sort(key=lambda m: ranked[m.id])
-    chosen_ids = {m.id for m in picked}
+        rejected.extend(_unreached(path, source, accounted, made, refused, mutator.tree_for))
+    scored = sorted(candidates, key=planner.key)
+    ranked = {d.id: rank for rank, d in enumerate(scored, start=1)}
+    picked, retention = _pick(scored, budget, planner.retention)
+    extra: Mutant | None = None
+    if budget >= 2 and not any(planner.retention(d) for d in picked) and retention is None:
+        extra = _nearby_retention(chosen, change, head, contract, planner)
+        if extra is not None:
+            ranked[extra.id] = len(scored) + 1
+    if retention is not None or extra is not None:
+        if len(picked) >= budget:
+            picked.pop()
+    picked_mutants = [d.mutant(planner.sources[d.path]) for d in picked]
+    if retention is not None:
+        picked_mutants.append(retention.mutant(planner.sources[retention.path]))
+    elif extra is not None:
+        picked_mutants.append(extra)
+    picked_mutants.sort(key=lambda m: ranked[m.id])
+    chosen_ids = {m.id for m in picked_mutants}
 
     def planned(m: Mutant) -> Planned:
-        item = contract.item_for(m.path, m.symbol) if contract else None
-        return Planned(m, ranked[m.id], item.id if item else None, _is_retention(m, change), risk_score(m, contract))
+        item = planner.items.item_for(m.path, m.symbol)
+        return Planned(m, ranked[m.id], item.id if item else None, planner.retention(m), planner.score(m))
 
-    spans = tuple((path, tuple(s or ())) for path, s in sorted(chosen.items()))
-    return Plan(scope, target, spans,
-                tuple(planned(m) for m in picked),
-                tuple(planned(m) for m in scored if m.id not in chosen_ids),
-                tuple(rejected), budget)
+    beyond = [d for d in scored if d.id not in chosen_ids]
+    listed = beyond[:LISTED_BEYOND_BUDGET] if lazy else beyond
+    spans_out = tuple((path, tuple(s or ())) for path, s in sorted(chosen.items()))
+    return Plan(scope, target, spans_out,
+                tuple(planned(m) for m in picked_mutants),
+                tuple(planned(d.mutant(planner.sources[d.path])) for d in listed),
+                tuple(rejected), budget, unexpanded, len(beyond) - len(listed))
 
+
+def _as_draft(mutant: Mutant, source: str) -> Draft:
+    return Draft(mutant.id, mutant.path, mutant.symbol, mutant.line, mutant.end_line, mutant.col, mutant.family,
+                 mutant.changed_intent, mutant.incident, mutant.expected_detection, mutant.diff,
+                 mutant.in_changed_lines, mutant.mutated_lines, (0, len(source), mutant.mutated_source),
+                 (mutant.line, mutant.col, mutant.family, "", mutant.end_line))

@@ -7,6 +7,7 @@ may be printed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -52,9 +53,9 @@ def _empty_snapshot(repo: Repository, rev: str) -> Snapshot:
 
 
 def open_session(path: Path | str, base: str | None, head: str | None, allow_empty: bool = False,
-                 missing_base_ok: bool = False) -> Session:
+                 missing_base_ok: bool = False, progress: Callable[[str], None] | None = None) -> Session:
     """``missing_base_ok``: an unavailable Base becomes an empty snapshot (``base_unavailable`` says
-    why) instead of stopping the run."""
+    why) instead of stopping the run. ``progress``: told what a long discovery is doing."""
     repo = Repository(path)
     before = fingerprint.take(repo)
     revisions = resolve_revisions(repo, base, head, missing_base_ok)
@@ -76,7 +77,7 @@ def open_session(path: Path | str, base: str | None, head: str | None, allow_emp
         base_snapshot.remove()
         raise
     try:
-        change = discover(base_snapshot, head_snapshot)
+        change = discover(base_snapshot, head_snapshot, progress=progress)
         if change.is_empty and not allow_empty:
             raise EmptyDiff(
                 f"empty diff: Base {revisions.base_rev} and Head {revisions.head_rev} hold the same files; "

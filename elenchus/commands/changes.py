@@ -19,8 +19,10 @@ def _ranges(lines: tuple[int, ...]) -> str:
     return ", ".join(spans)
 
 
-def run(repo: str, base: str | None, head: str | None, echo: Callable[[str], None]) -> ExitCode:
-    with open_session(repo, base, head) as session:
+def run(repo: str, base: str | None, head: str | None, echo: Callable[[str], None],
+        progress: Callable[[str], None] | None = None) -> ExitCode:
+    """``progress``: where discovery says what a long phase is doing, e.g. stderr (default: ``echo``)."""
+    with open_session(repo, base, head, progress=progress or echo) as session:
         for line in session.revisions.narration:
             echo(line)
         change = session.change

@@ -15,19 +15,23 @@ from elenchus.session import open_session
 
 def run(repo: str, base: str | None, head: str | None, scope: str, target: str | None, budget: int,
         contract_path: str | None, change_id: str | None, intent: str | None,
-        echo: Callable[[str], None], exhaustive: bool = False) -> ExitCode:
+        echo: Callable[[str], None], exhaustive: bool = False,
+        progress: Callable[[str], None] | None = None) -> ExitCode:
+    """``progress``: where a long discovery or plan says what it is doing (default: ``echo``)."""
+    progress = progress or echo
     if scope not in SCOPES:
         raise InputGuardError("scope", f"expected one of {', '.join(SCOPES)}, got {scope!r}")
     if target and scope != "target":
         raise InputGuardError("target", f"--target only applies to --scope target, not --scope {scope}")
     if exhaustive and scope != "target":
         raise InputGuardError("exhaustive", f"--exhaustive only applies to --scope target, not --scope {scope}")
-    with open_session(repo, base, head, allow_empty=scope == "target") as session:
+    with open_session(repo, base, head, allow_empty=scope == "target", progress=progress) as session:
         for line in session.revisions.narration:
             echo(line)
         contract = load_contract(session.repo.root, contract_path, change_id) \
             or derive_provisional(session.change, session.head, intent)
-        planned = plan(scope, session.change, session.base, session.head, contract, budget, target, exhaustive)
+        planned = plan(scope, session.change, session.base, session.head, contract, budget, target, exhaustive,
+                       progress=progress)
         echo(f"Contract: {contract.source}" + (" (provisional)" if contract.provisional else ""))
         for item in contract.items:
             echo(f"  {item.id} [{item.status}, {item.risk} risk] {item.behaviour}")
@@ -51,6 +55,12 @@ def run(repo: str, base: str | None, head: str | None, scope: str, target: str |
              ("" if planned.not_challenged else " none"))
         for p in planned.not_challenged:
             echo(f"  rank {p.rank}: {p.mutant.path}:{p.mutant.line} {p.mutant.symbol}: {p.mutant.incident}")
+        if planned.unlisted:
+            echo(f"  ...and {planned.unlisted:,} more generated candidates, ranked below these.")
+        if planned.unexpanded:
+            echo(f"Not expanded ({planned.unexpanded:,} functions and statements): their code cannot hold a "
+                 "candidate that ranks above the challenged ones, so none was generated (ranks count the "
+                 "generated candidates only).")
         echo(f"Rejected before running ({len(planned.rejected)}):" + ("" if planned.rejected else " none"))
         for r in planned.rejected:
             echo(f"  {r.path}:{r.line} {r.symbol}: {r.reason} ({r.changed_intent})")
