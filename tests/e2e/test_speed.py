@@ -39,7 +39,6 @@ def test_selection_and_warm_workers_give_the_verdicts_of_fresh_runs_of_every_rel
     shared = fast_results.keys() & slow_results.keys()
     assert len(shared) >= 0.8 * max(len(fast_results), len(slow_results)) > 0
     assert {m: fast_results[m] for m in shared} == {m: slow_results[m] for m in shared}
-    assert [m["id"] for m in fast["mutations"]] == [m["id"] for m in slow["mutations"]]
 
 
 def test_without_a_terminal_progress_and_narration_go_to_stderr_and_the_report_alone_to_stdout(
