@@ -3,8 +3,9 @@
 ``FreshProcess`` starts a new interpreter per run. ``WarmRunner`` keeps one warm worker
 per job slot (``warm.py``), each in its own sandbox, and forks a child per run; when a
 worker cannot be trusted to give every run a clean start (a preloaded dependency imports
-the project or starts a thread, fork is unavailable) or stops answering, its runs go to a
-fresh interpreter instead and the reason is kept for the report. Both copy the cohort
+the project or starts a thread, fork is unavailable), stops answering, or fails a run that a
+fresh interpreter completes, its runs go to a fresh interpreter instead and the reason is kept
+for the report. Both copy the cohort
 into a fresh workspace per run and check afterwards that the template was not touched.
 """
 
@@ -28,7 +29,7 @@ from typing import Protocol
 from elenchus import sandbox
 from elenchus.cohorts import Cohort
 from elenchus.mutate import Mutant
-from elenchus.run import FRESH, Launch, Launcher, RunResult, module_loader, run_pytest
+from elenchus.run import FRESH, Execution, Launch, Launcher, RunResult, module_loader, run_pytest
 from elenchus.workspace import fresh_copy, remove_tree, verify_unchanged, write_mutant
 
 WARM_MODULE = "_elenchus_warm_worker"
@@ -224,6 +225,8 @@ class WarmRunner:
         self.fresh_runs = 0
 
     def _acquire(self) -> _Worker | None:
+        if self.reason is not None:
+            return None  # once a worker proved unfit, no run is trusted to the others either
         try:
             return self._idle.get_nowait()
         except queue.Empty:
@@ -261,8 +264,23 @@ class WarmRunner:
             self.fresh_runs += 1
             return self.fresh.run(request)
         self._idle.put(worker)
+        if result.execution is Execution.INFRASTRUCTURE_ERROR:
+            return self._second_opinion(request, result)
         self.warm_runs += 1
         return result
+
+    def _second_opinion(self, request: RunRequest, warm: RunResult) -> RunResult:
+        """A warm run that could not run the tests is run again in a fresh interpreter. If that one
+        completes, the workers differ from a fresh start in some way this project notices, so every
+        later run goes fresh too; either way the fresh result is the one kept."""
+        self.fresh_runs += 1
+        fresh = self.fresh.run(request)
+        if fresh.execution is not Execution.INFRASTRUCTURE_ERROR:
+            with self._lock:
+                self.reason = self.reason or (
+                    f"a run forked from the warm interpreter could not run the tests ({warm.detail}) where a "
+                    "fresh interpreter could")
+        return fresh
 
     def describe(self) -> str:
         """One line for the report: where the runs happened, and why some did not happen warm."""

@@ -380,6 +380,12 @@ def _tail(path: Path, limit: int = TAIL_CHARS) -> str:
     return data.decode("utf-8", errors="replace")[-limit:]
 
 
+def _last_words(stderr_path: Path) -> str:
+    """The last line pytest wrote to stderr, so an infrastructure error says what went wrong."""
+    lines = [line.strip() for line in _tail(stderr_path).splitlines() if line.strip()]
+    return f" (stderr: {lines[-1][:200]})" if lines else ""
+
+
 def _relative_to_workspace(path: str, workspace_real: str) -> str:
     real = os.path.realpath(path)
     if real == workspace_real or real.startswith(workspace_real + os.sep):
@@ -637,7 +643,8 @@ def _run(
         return result(Execution.INFRASTRUCTURE_ERROR, detail=parse_error)
     if not record_path.exists() or session is None:
         return result(Execution.INFRASTRUCTURE_ERROR, records, session=session,
-                      detail=f"pytest exited {exit_code} without a complete Elenchus record file")
+                      detail=f"pytest exited {exit_code} without a complete Elenchus record file"
+                             + _last_words(stderr_path))
     if exit_code not in (0, 1, 2, 5):
         return result(Execution.INFRASTRUCTURE_ERROR, records, session=session,
                       detail=f"pytest exited with unexpected status {exit_code}")

@@ -20,6 +20,7 @@ whatever it is told to preload.
 from __future__ import annotations
 
 import builtins
+import functools
 import importlib
 import json
 import os
@@ -74,7 +75,10 @@ def _reply(replies: Any, message: dict[str, Any]) -> None:
 
 def _preload(names: list[str]) -> tuple[list[str], list[str]]:
     loaded, failed = [], []
+    plugins = _pytest_plugins()
     for name in ["pytest", "_pytest.config", "_pytest.python", "_pytest.main", *names]:
+        if name.split(".")[0] in plugins:
+            continue  # the child's pytest imports it, after marking it for assertion rewriting
         try:
             importlib.import_module(name)
             loaded.append(name)
@@ -83,11 +87,42 @@ def _preload(names: list[str]) -> tuple[list[str], list[str]]:
     return loaded, failed
 
 
+@functools.cache
+def _pytest_plugins() -> frozenset[str]:
+    """Top-level modules of the installed pytest plugins (``pytest11`` entry points).
+
+    pytest marks them for assertion rewriting at start-up and warns when one is already
+    imported; under ``filterwarnings = error`` that warning ends the run. A fresh
+    interpreter never has them imported early, so a warm child must not either.
+    """
+    if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
+        return frozenset()
+    from importlib import metadata
+
+    names: set[str] = set()
+    for dist in metadata.distributions():
+        points = [point for point in dist.entry_points if point.group == "pytest11"]
+        if not points:
+            continue
+        names.update(point.value.split(":")[0].split(".")[0].strip() for point in points)
+        for file in dist.files or ():
+            parts = str(file).replace("\\", "/").split("/")
+            if len(parts) == 1 and parts[0].endswith(".py"):
+                names.add(parts[0][:-3])
+            elif len(parts) == 2 and parts[1] == "__init__.py":
+                names.add(parts[0])
+    return frozenset(names)
+
+
 def _unsafe(project: list[str]) -> str | None:
     """Why forking this worker would not give each run a clean start, or None."""
     own = sorted(name for name in sys.modules if name.split(".")[0] in set(project))
     if own:
         return f"preloading the test dependencies imported the project's own module {own[0]}"
+    early = sorted(name for name in _pytest_plugins() if name in sys.modules)
+    if early:
+        return (f"preloading the test dependencies imported the pytest plugin {early[0]}, which pytest must "
+                "import itself to rewrite its assertions")
     if threading.active_count() > 1:
         return "a preloaded module started a thread, and a forked copy of it would not be safe"
     return None

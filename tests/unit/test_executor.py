@@ -89,6 +89,39 @@ def test_warm_runs_give_the_fresh_verdicts_and_say_where_they_ran(cohort, tmp_pa
     assert not list((tmp_path / "scratch").glob("warm-*")), "a worker's slot was left behind"
 
 
+def test_installed_pytest_plugins_are_left_for_pytest_to_import_under_filterwarnings_error(cohort, tmp_path):
+    # pytest marks installed plugins for assertion rewriting and warns if one is already imported;
+    # a project that turns warnings into errors would then fail every warm run before its tests.
+    (cohort.template / "pytest.ini").write_text("[pytest]\nfilterwarnings =\n    error\n")
+    strict = Cohort(cohort.name, cohort.template, cohort.tests, tree_digest(cohort.template))
+    warm = WarmRunner(tmp_path / "scratch", 1, ["xdist", "execnet", "json"], ["pkg"])
+    try:
+        request = RunRequest(strict, strict.tests, 60, _mutant("a - b"))
+        hot, cold = warm.run(request), FreshProcess(tmp_path / "scratch").run(request)
+        assert hot.executor == "warm" and hot.execution is Execution.COMPLETED, hot.stderr_tail
+        assert _outcomes(hot) == _outcomes(cold) and judge(hot, "pkg/core.py").outcome is Outcome.KILLED
+    finally:
+        warm.close()
+
+
+def test_a_warm_run_that_fails_where_a_fresh_one_completes_sends_every_later_run_fresh(cohort, tmp_path):
+    # Whatever the reason a project notices the preloaded modules, the fresh interpreter's result wins.
+    (cohort.template / "conftest.py").write_text(
+        "import sys\n\nif 'wave' in sys.modules:\n    raise RuntimeError('wave was imported before the tests')\n")
+    picky = Cohort(cohort.name, cohort.template, cohort.tests, tree_digest(cohort.template))
+    warm = WarmRunner(tmp_path / "scratch", 2, ["wave"], ["pkg"])
+    try:
+        first = warm.run(RunRequest(picky, picky.tests, 60, _mutant("a - b")))
+        assert first.execution is Execution.COMPLETED and first.executor == "fresh"
+        assert judge(first, "pkg/core.py").outcome is Outcome.KILLED
+        assert "could not run the tests" in (warm.reason or "") and "fresh interpreter could" in warm.reason
+        assert warm.run(RunRequest(picky, picky.tests, 60)).executor == "fresh"
+        assert warm.warm_runs == 0 and warm.fresh_runs == 2
+        assert warm.describe().startswith("a fresh interpreter per run, because a run forked")
+    finally:
+        warm.close()
+
+
 @pytest.mark.skipif(not sandbox.current().isolated, reason="private places need the sandbox")
 def test_nothing_one_warm_run_leaves_in_tmp_or_home_reaches_the_next(cohort, tmp_path, monkeypatch):
     monkeypatch.setenv("CHECK_PRIVATE_PLACES", "1")
