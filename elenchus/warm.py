@@ -50,6 +50,8 @@ def serve(preload: list[str], project: list[str], keep: list[str], wipe: list[st
     os.close(null)
     base_path = [entry for entry in sys.path if entry]
     loaded, failed = _preload(preload)
+    if _rewrite_hook() is not None:
+        _forgive(frozenset(name for name in _pytest_plugins() if name in sys.modules))
     unsafe = _unsafe(project)
     _reply(replies, {"ready": True, "loaded": loaded, "failed": failed, "unsafe": unsafe})
     tmpdir = os.environ.get("TMPDIR")
@@ -75,7 +77,7 @@ def _reply(replies: Any, message: dict[str, Any]) -> None:
 
 def _preload(names: list[str]) -> tuple[list[str], list[str]]:
     loaded, failed = [], []
-    plugins = _pytest_plugins()
+    plugins = frozenset() if _rewrite_hook() is not None else _pytest_plugins()
     for name in ["pytest", "_pytest.config", "_pytest.python", "_pytest.main", *names]:
         if name.split(".")[0] in plugins:
             continue  # the child's pytest imports it, after marking it for assertion rewriting
@@ -92,8 +94,7 @@ def _pytest_plugins() -> frozenset[str]:
     """Top-level modules of the installed pytest plugins (``pytest11`` entry points).
 
     pytest marks them for assertion rewriting at start-up and warns when one is already
-    imported; under ``filterwarnings = error`` that warning ends the run. A fresh
-    interpreter never has them imported early, so a warm child must not either.
+    imported, which a fresh interpreter never has (see ``_forgive``).
     """
     if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
         return frozenset()
@@ -114,12 +115,39 @@ def _pytest_plugins() -> frozenset[str]:
     return frozenset(names)
 
 
+def _rewrite_hook() -> Any:
+    """pytest's assertion-rewriting import hook class, when it has the warning ``_forgive`` adjusts."""
+    try:
+        from _pytest.assertion.rewrite import AssertionRewritingHook
+    except ImportError:
+        return None
+    return AssertionRewritingHook if hasattr(AssertionRewritingHook, "_warn_already_imported") else None
+
+
+def _forgive(early: frozenset[str]) -> None:
+    """Let pytest in the children accept the plugins this worker imported before it started.
+
+    pytest warns that an already imported plugin "cannot be rewritten" (only the plugin's own
+    asserts keep plain messages; the tests' asserts are rewritten as always), and a project
+    with ``filterwarnings = error`` turns that warning into a failed start. The warning is
+    dropped for exactly ``early``, the plugins a fresh interpreter would have imported itself.
+    """
+    hook = _rewrite_hook()
+    original = hook._warn_already_imported
+
+    def warn(self: Any, name: str) -> None:
+        if name not in early:
+            original(self, name)
+
+    hook._warn_already_imported = warn
+
+
 def _unsafe(project: list[str]) -> str | None:
     """Why forking this worker would not give each run a clean start, or None."""
     own = sorted(name for name in sys.modules if name.split(".")[0] in set(project))
     if own:
         return f"preloading the test dependencies imported the project's own module {own[0]}"
-    early = sorted(name for name in _pytest_plugins() if name in sys.modules)
+    early = sorted(name for name in _pytest_plugins() if name in sys.modules) if _rewrite_hook() is None else []
     if early:
         return (f"preloading the test dependencies imported the pytest plugin {early[0]}, which pytest must "
                 "import itself to rewrite its assertions")
@@ -142,7 +170,6 @@ def _run(request: dict[str, Any], base_path: list[str], requests: Any, replies: 
     timed_out = exited is None
     if timed_out:
         _terminate(pid, float(request.get("grace") or 1.0))
-        exited = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
     _kill_group(pid, signal.SIGKILL)  # stragglers of its session
     return {"exit_code": None if timed_out else exited, "timed_out": timed_out, "pid": pid, "error": None}
 
@@ -230,23 +257,12 @@ def _kill_group(pgid: int, sig: int) -> None:
 
 
 def _terminate(pid: int, grace: float) -> None:
-    """SIGTERM (the recorder turns it into an interruption that still writes its records), then SIGKILL."""
+    """SIGTERM (the recorder turns it into an interruption that still writes its records), then
+    SIGKILL; the child is reaped either way."""
     _kill_group(pid, signal.SIGTERM)
-    if _wait_quietly(pid, time.monotonic() + grace):
-        return
-    _kill_group(pid, signal.SIGKILL)
-
-
-def _wait_quietly(pid: int, deadline: float) -> bool:
-    while time.monotonic() < deadline:
-        try:
-            done, _ = os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
-            return True
-        if done:
-            return True  # reaped here: the caller's waitpid must not run again
-        time.sleep(0.01)
-    return False
+    if _wait(pid, time.monotonic() + grace) is None:
+        _kill_group(pid, signal.SIGKILL)
+        _wait(pid, None)
 
 
 def _sweep() -> None:

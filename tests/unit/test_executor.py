@@ -100,6 +100,7 @@ def test_installed_pytest_plugins_are_left_for_pytest_to_import_under_filterwarn
         hot, cold = warm.run(request), FreshProcess(tmp_path / "scratch").run(request)
         assert hot.executor == "warm" and hot.execution is Execution.COMPLETED, hot.stderr_tail
         assert _outcomes(hot) == _outcomes(cold) and judge(hot, "pkg/core.py").outcome is Outcome.KILLED
+        assert "xdist" in warm._workers[0].ready["loaded"]  # still imported once, not in every run
     finally:
         warm.close()
 
