@@ -161,6 +161,10 @@ def _ask(prompt: str, default: str) -> str:
 @_with(CONTRACT_OPTIONS)
 @click.option("--save", is_flag=True, help="Also write .socratic/elenchus-report.json in the repository.")
 @click.option("--json", "json_path", metavar="PATH", help="Write a copy of the JSON report to PATH.")
+@click.option("--html", "html_path", metavar="PATH",
+              help="Write a copy of report.html (the report in a browser, offline) to PATH.")
+@click.option("--sarif", "sarif_path", metavar="PATH",
+              help="Write a copy of report.sarif (findings for code scanning, SARIF 2.1.0) to PATH.")
 @click.option("--resume", metavar="RUN", help="Reuse the recorded runs of RUN when nothing changed since.")
 @click.option("--fail-on", metavar="LIST",
               help="Exit 5 when any of these assessments is found, e.g. protection-regression,unprotected.")
@@ -180,8 +184,8 @@ def _ask(prompt: str, default: str) -> str:
                    "relevant test for each mutant.")
 @_with(ISOLATION_OPTIONS)
 def evaluate(repo, base, head, scope, target, budget, jobs, timeout_factor, search_budget, witness_time, contract,
-             change_id, intent, save, json_path, resume, fail_on, allow_commands, exhaustive, fresh, demo,
-             runner, test_selection, **isolation) -> int:
+             change_id, intent, save, json_path, html_path, sarif_path, resume, fail_on, allow_commands, exhaustive,
+             fresh, demo, runner, test_selection, **isolation) -> int:
     """Evaluate how well the tests protect the current change (Test Evaluation mode)."""
     import os
 
@@ -200,11 +204,13 @@ def evaluate(repo, base, head, scope, target, budget, jobs, timeout_factor, sear
         timeout_factor=guards.timeout_factor(timeout_factor), search_budget=guards.search_budget(search_budget),
         witness_time=guards.witness_time(witness_time),
         contract=contract, change_id=change_id,
-        intent=intent, save=save, json_path=json_path, resume=resume, fail_on=wanted, demo=demo,
+        intent=intent, save=save, json_path=json_path, html_path=html_path, sarif_path=sarif_path, resume=resume,
+        fail_on=wanted, demo=demo,
         allow_commands=tuple(allow_commands), fresh=fresh, exhaustive=exhaustive,
         interactive=sys.stdin.isatty() and sys.stdout.isatty(), runner=runner, test_selection=test_selection,
     )
-    _output("json", json_path)
+    for option, path in (("json", json_path), ("html", html_path), ("sarif", sarif_path)):
+        _output(option, path)
     _isolate([repo], **isolation)
     return command.run(options, _narrate, _ask, _echo)
 

@@ -15,11 +15,18 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
+from jsonschema.validators import validator_for
 
 from elenchus.errors import ElenchusError, InputGuardError, SchemaViolation
 from elenchus.resources import data_dir
 
 KINDS: tuple[str, ...] = ("intent-contract", "mutation-result", "mutation-report", "test-handoff")
+
+# Formats of other tools that Elenchus writes, with their official schemas (``schemas/external``).
+EXTERNAL: dict[str, str] = {
+    "mutation-testing-report": "mutation-testing-report-schema.json",
+    "sarif": "sarif-2.1.0.json",
+}
 
 _MESSAGE_LIMIT = 240
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -107,6 +114,21 @@ def validate(kind: str, document: Any, *, source: str | None = None) -> None:
         f"{what}: at {json_path(error.absolute_path)}: {_describe(error)}{tail}; "
         f"see schemas/{kind}.schema.json"
     )
+
+
+@lru_cache(maxsize=None)
+def _external_validator(name: str) -> Any:
+    schema = json.loads((data_dir("schemas") / "external" / EXTERNAL[name]).read_text(encoding="utf-8"))
+    return validator_for(schema)(schema)
+
+
+def external_problem(name: str, document: Any) -> str | None:
+    """Where ``document`` breaks the official schema of the format ``name``, or None when it is valid."""
+    errors = list(_external_validator(name).iter_errors(document))
+    if not errors:
+        return None
+    error = min(errors, key=_path_key)
+    return f"at {json_path(error.absolute_path)}: {_describe(error)}"
 
 
 def validate_file(kind: str, path: str | Path) -> Any:

@@ -32,6 +32,7 @@ from elenchus.exit_codes import ExitCode
 from elenchus.matrix import assess
 from elenchus.records import ResultCache, RunDirectory, resume_mismatch
 from elenchus.report import render_markdown
+from elenchus.reporting import outputs
 from elenchus.mutate import Mutant
 from elenchus.guards import SEARCH_BUDGET_DEFAULT, WITNESS_TIME_DEFAULT
 from elenchus.regression import KEEP_PER_CHECK, WeakenedCheck, candidate_pool, \
@@ -64,6 +65,8 @@ class Options:
     intent: str | None = None
     save: bool = False
     json_path: str | None = None
+    html_path: str | None = None  # a copy of report.html
+    sarif_path: str | None = None  # a copy of report.sarif
     resume: str | None = None
     fail_on: tuple[str, ...] = ()
     demo: bool = False
@@ -242,6 +245,7 @@ class Evaluation:
         self.executor: Executor | None = None
         self.selected = 0  # mutant runs that executed only the tests running the mutated lines
         self.not_covered = 0  # mutant x cohort pairs no test executes: decided without a run
+        self.sources: dict[str, str] = {}  # Head text of the files the other report formats show
 
     # -- stages --------------------------------------------------------------------
 
@@ -323,6 +327,7 @@ class Evaluation:
                 finally:
                     self.executor.close()
         concerns = self._quality(session, tests, baselines)  # reads the snapshots: before they are removed
+        self.sources = self._sources(session, plan)
         changes = session.close()
         report = self._report(session, answer, contract, plan, baselines, tests, concerns, changes, run_dir)
         self.report = report
@@ -330,6 +335,12 @@ class Evaluation:
         if self.interrupted:
             raise KeyboardInterrupt
         return exit_code
+
+    def _sources(self, session: Session, plan: Plan) -> dict[str, str]:
+        """Head text of the mutated files and of the tests that caught a mutant (read before the snapshots go)."""
+        paths = {p.mutant.path for p in (*plan.challenged, *plan.not_challenged)} | {r.path for r in plan.rejected}
+        paths |= {kill.nodeid.partition("::")[0] for verdict in self.verdicts.values() for kill in verdict.kills}
+        return {path: text for path in sorted(paths) if (text := session.head.read(path)) is not None}
 
     def _contract(self, session: Session) -> Contract:
         options = self.options
@@ -733,7 +744,7 @@ class Evaluation:
                 equivalent.append({"location": {"path": mutant.path, "line": mutant.line,
                                                 "end_line": mutant.end_line, "symbol": mutant.symbol},
                                    "changed_intent": mutant.changed_intent, "incident": mutant.incident,
-                                   "reason": witness.reason})
+                                   "reason": witness.reason, "family": mutant.family})
                 continue
             modified = self._verdict(mutant.id, "modified", same)
             existing = self._verdict(mutant.id, "existing", same)
@@ -753,6 +764,7 @@ class Evaluation:
                 "result": result, "kill": _cohort_outcome(modified)["kill"] if result == "killed" else None,
                 "reason": reason,
                 "found_by": "regression-search" if mutant.id in searched else "budget",
+                "family": mutant.family,
             })
             if isinstance(witness, Witness):
                 mutations[-1]["witness"] = witness.to_json()
@@ -819,11 +831,12 @@ class Evaluation:
                                 "location": {"path": p.mutant.path, "line": p.mutant.line,
                                              "end_line": p.mutant.end_line, "symbol": p.mutant.symbol},
                                 "changed_intent": p.mutant.changed_intent, "incident": p.mutant.incident,
-                                "reason": f"beyond the mutation budget of {plan.budget}"}
+                                "reason": f"beyond the mutation budget of {plan.budget}",
+                                "family": p.mutant.family}
                                for p in plan.not_challenged],
             "rejected": [{"location": {"path": r.path, "line": r.line, "end_line": r.line, "symbol": r.symbol},
                           "changed_intent": r.changed_intent or "none: no misunderstanding was modelled here",
-                          "reason": r.reason} for r in plan.rejected] + equivalent,
+                          "reason": r.reason, "family": r.family} for r in plan.rejected] + equivalent,
             "comparisons": comparisons,
             "test_quality": concerns,
             "notes": self._notes(contract, baselines, plan),
@@ -930,7 +943,12 @@ class Evaluation:
         markdown = render_markdown(report)
         md_path = run_dir.write_text("report.md", markdown)
         self.emit(markdown)
-        self.echo(f"Report: {md_path} (JSON: {json_path})")
+        others = outputs.write(report, self.sources, run_dir.path,
+                               {"html": self.options.html_path, "sarif": self.options.sarif_path}, self.echo, self.emit)
+        self.echo(f"Report: {md_path} (JSON: {json_path}"
+                  + "".join(f"; {label}: {others[key]}" for key, label in (
+                      ("html", "HTML"), ("sarif", "SARIF"), ("mutation-testing-report", "mutation-testing report"))
+                      if key in others) + ")")
         if self.options.json_path:
             Path(self.options.json_path).write_text(json.dumps(report, indent=2) + "\n")
             self.echo(f"JSON copy written to {self.options.json_path}")
@@ -952,6 +970,8 @@ class Evaluation:
 def run(options: Options, echo: Callable[[str], None], ask: Callable[[str, str], str],
         emit: Callable[[str], None] | None = None) -> ExitCode:
     """Evaluate; ``echo`` narrates, ``emit`` (default ``echo``) prints the report itself."""
-    if options.json_path and Path(options.json_path).resolve().is_dir():
-        raise ElenchusError(f"--json {options.json_path} is a directory; pass a file path")
+    for option, path in (("--json", options.json_path), ("--html", options.html_path),
+                         ("--sarif", options.sarif_path)):
+        if path and Path(path).resolve().is_dir():
+            raise ElenchusError(f"{option} {path} is a directory; pass a file path")
     return Evaluation(options, echo, ask, emit).run()

@@ -1,0 +1,102 @@
+"""``report.html``: one offline file that shows the mutation-testing report in a browser.
+
+The viewer is the mutation-testing-elements web component (vendored, inlined: the file
+fetches nothing). Above it, a summary gives the four assessments in Elenchus's words, since
+the component only knows killed and survived; each mutant's description repeats its own.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections import Counter
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from elenchus.reporting.stryker import ASSESSMENT_WORDS
+
+ELEMENTS = Path(__file__).with_name("vendor") / "mutation-test-elements.js"
+ELEMENTS_VERSION = "3.9.0"
+
+_ORDER = ("protection-regression", "unprotected", "incremental-protection", "existing-protection",
+          "not-comparable", "inconclusive", "blocked")
+
+_STYLE = """
+body { margin: 0; font-family: system-ui, sans-serif; }
+#elenchus-summary { padding: 1rem 1.5rem; border-bottom: 1px solid #ccc; }
+#elenchus-summary h1 { font-size: 1.3rem; margin: 0 0 .4rem; }
+#elenchus-summary p { margin: .3rem 0; }
+#elenchus-summary ul { margin: .4rem 0; padding-left: 1.2rem; }
+#elenchus-summary .count { font-weight: bold; display: inline-block; min-width: 2.5em; }
+"""
+
+
+def render(stryker_report: Mapping[str, Any], report: Mapping[str, Any]) -> str:
+    """The page: a summary of ``report`` and the component showing ``stryker_report``."""
+    data = json.dumps(stryker_report, ensure_ascii=False).replace("<", "\\u003c")  # no "</script>" or "<!--" in it
+    script = ELEMENTS.read_text(encoding="utf-8")
+    return "\n".join([
+        "<!doctype html>",
+        '<html lang="en">',
+        "<head>",
+        '<meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{html.escape(_title(report))}</title>",
+        f"<style>{_STYLE}</style>",
+        "</head>",
+        "<body>",
+        _summary(report),
+        '<mutation-test-report-app title-postfix="Elenchus"></mutation-test-report-app>',
+        f"<!-- mutation-testing-elements {ELEMENTS_VERSION} (Apache-2.0), inlined so that this page works offline -->",
+        f"<script>{script}</script>",
+        f'<script id="elenchus-mutation-report" type="application/json">{data}</script>',
+        "<script>",
+        "const app = document.querySelector('mutation-test-report-app');",
+        "app.report = JSON.parse(document.getElementById('elenchus-mutation-report').textContent);",
+        "function paint() { document.body.style.backgroundColor = app.themeBackgroundColor; }",
+        "app.addEventListener('theme-changed', paint);",
+        "paint();",
+        "</script>",
+        "</body>",
+        "</html>",
+        "",
+    ])
+
+
+def _title(report: Mapping[str, Any]) -> str:
+    scope = report.get("scope", {})
+    target = f" {scope['target']}" if scope.get("target") else ""
+    return f"Elenchus: how well the tests protect the {scope.get('option', 'change')}{target}"
+
+
+def _summary(report: Mapping[str, Any]) -> str:
+    counts = Counter(c["assessment"] for c in report.get("comparisons", ()))
+    snapshots = report.get("snapshots", {})
+    base, head = snapshots.get("base", {}), snapshots.get("head", {})
+    items = [f'<li><span class="count">{counts[name]}</span> {html.escape(ASSESSMENT_WORDS[name])}</li>'
+             for name in _ORDER if counts[name] or name in _ORDER[:4]]  # the four always, the rest when present
+    skipped = len(report.get("not_challenged", ())) + len(report.get("rejected", ()))
+    mutations = {m["id"]: m for m in report.get("mutations", ())}
+    findings = []
+    for comparison in report.get("comparisons", ()):
+        mutation = mutations.get(comparison["mutation_id"])
+        if comparison["assessment"] in _ORDER[:2] and mutation is not None:
+            where = f"{mutation['location']['path']}:{mutation['location']['line']}"
+            findings.append(f"<li><strong>{html.escape(ASSESSMENT_WORDS[comparison['assessment']].split(':')[0])}"
+                            f"</strong> ({html.escape(where)}): {html.escape(mutation['incident'])}</li>")
+    lines = [
+        '<header id="elenchus-summary">',
+        f"<h1>{html.escape(_title(report))}</h1>",
+        f"<p>Base {html.escape(str(base.get('rev')))} ({html.escape(str(base.get('sha') or '')[:10])}), "
+        f"Head {html.escape(str(head.get('rev')))} ({html.escape(str(head.get('sha') or 'working tree')[:10])}); "
+        f"{len(report.get('mutations', ()))} mutant(s) challenged.</p>",
+        f"<ul>{''.join(items)}</ul>",
+        *([f"<h2>What to act on</h2><ul class=\"findings\">{''.join(findings)}</ul>"] if findings else []),
+        "<p>Below, each mutant's description gives its incident, its assessment and what would notice it. "
+        + (f"{skipped} mutant(s) shown as Ignored were not run (beyond the budget, or rejected before running: "
+           "their reason is on each one). " if skipped else "")
+        + "Timeouts and runs that could not tell are shown as Timeout and RuntimeError; neither counts as caught.</p>",
+        "</header>",
+    ]
+    return "\n".join(lines)

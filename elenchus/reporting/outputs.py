@@ -1,0 +1,61 @@
+"""Write the reports for other tools beside ``report.json``, and copies where the user asked.
+
+Each document is checked against its format's official schema first: a file another tool
+would reject is not written (the run says so) rather than left to fail there.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from elenchus.reporting import annotations, html, sarif, stryker
+from elenchus.schemas import external_problem
+
+STRYKER_FILE = "mutation-testing-report.json"
+HTML_FILE = "report.html"
+SARIF_FILE = "report.sarif"
+
+
+def write(report: Mapping[str, Any], sources: Mapping[str, str], directory: Path,
+          copies: Mapping[str, str | None], echo: Callable[[str], None], emit: Callable[[str], None],
+          environ: Mapping[str, str] = os.environ) -> dict[str, Path]:
+    """The three files in ``directory``; ``copies``: ``{"html": PATH, "sarif": PATH}`` (None: no copy).
+
+    Under GitHub Actions the findings are also printed as workflow annotations (``emit``).
+    """
+    written: dict[str, Path] = {}
+    mutation_report = stryker.build(report, sources)
+    sarif_log = sarif.build(report, sources)
+    documents = {
+        "mutation-testing-report": (STRYKER_FILE, json.dumps(mutation_report, indent=2) + "\n", mutation_report),
+        "sarif": (SARIF_FILE, json.dumps(sarif_log, indent=2) + "\n", sarif_log),
+    }
+    for name, (file, text, document) in documents.items():
+        problem = external_problem(name, document)
+        if problem is not None:
+            echo(f"Not written: {file} would not be a valid {name} document ({problem}). This is a defect in "
+                 "Elenchus; the JSON and Markdown reports are complete. Please report it with report.json.")
+            continue
+        written[name] = _write_text(directory / file, text)
+    if "mutation-testing-report" in written:
+        written["html"] = _write_text(directory / HTML_FILE, html.render(mutation_report, report))
+    for name, key in (("html", "html"), ("sarif", "sarif")):
+        target = copies.get(name)
+        if target and key in written:
+            _write_text(Path(target), written[key].read_text(encoding="utf-8"))
+            echo(f"{name.upper()} copy written to {target}")
+    if annotations.wanted(environ):
+        for line in annotations.lines(report):
+            emit(line)
+    return written
+
+
+def _write_text(target: Path, text: str) -> Path:
+    partial = target.with_name(f".{target.name}.partial")
+    partial.write_text(text, encoding="utf-8")
+    os.replace(partial, target)
+    return target
