@@ -139,6 +139,19 @@ def _isolate(repos: list[str], isolation: str | None, require_isolation: bool, a
                                         require=require_isolation))
 
 
+def _configured(params: dict) -> tuple[dict, list, Path | None]:
+    """The command's parameters with what the command line did not give taken from [tool.elenchus]."""
+    from elenchus import project_config
+
+    context = click.get_current_context()
+
+    def given(name: str) -> bool:
+        return context.get_parameter_source(name) not in (None, click.core.ParameterSource.DEFAULT)
+
+    table, path = ({}, None) if params.get("demo") else project_config.read_table(params.get("repo") or ".")
+    return (*project_config.merge(params, given, table), path)
+
+
 def _ask(prompt: str, default: str) -> str:
     return click.prompt(prompt, default=default, show_default=True)
 
@@ -183,15 +196,26 @@ def _ask(prompt: str, default: str) -> str:
                    "baseline), and one no test executes is reported not covered without a run; all: every "
                    "relevant test for each mutant.")
 @_with(ISOLATION_OPTIONS)
-def evaluate(repo, base, head, scope, target, budget, jobs, timeout_factor, search_budget, witness_time, contract,
-             change_id, intent, save, json_path, html_path, sarif_path, resume, fail_on, allow_commands, exhaustive,
-             fresh, demo, runner, test_selection, **isolation) -> int:
-    """Evaluate how well the tests protect the current change (Test Evaluation mode)."""
+def evaluate(**params) -> int:
+    """Evaluate how well the tests protect the current change (Test Evaluation mode).
+
+    Options not given here are read from [tool.elenchus] in the repository's pyproject.toml
+    (`elenchus config` shows the effective settings).
+    """
     import os
 
     from elenchus import guards
     from elenchus.commands import evaluate as command
     from elenchus.errors import InputGuardError
+
+    params, _, _ = _configured(params)
+    (repo, base, head, scope, target, budget, jobs, timeout_factor, search_budget, witness_time, contract, change_id,
+     intent, save, json_path, html_path, sarif_path, resume, fail_on, allow_commands, exhaustive, fresh, demo, runner,
+     test_selection) = (params.pop(name) for name in (
+        "repo", "base", "head", "scope", "target", "budget", "jobs", "timeout_factor", "search_budget", "witness_time",
+        "contract", "change_id", "intent", "save", "json_path", "html_path", "sarif_path", "resume", "fail_on",
+        "allow_commands", "exhaustive", "fresh", "demo", "runner", "test_selection"))
+    isolation = params
 
     wanted = tuple(v.strip() for v in (fail_on or "").split(",") if v.strip())
     unknown = [v for v in wanted if v not in command.FAIL_ON_CHOICES]
@@ -213,6 +237,22 @@ def evaluate(repo, base, head, scope, target, budget, jobs, timeout_factor, sear
         _output(option, path)
     _isolate([repo], **isolation)
     return command.run(options, _narrate, _ask, _echo)
+
+
+def _config(**params) -> int:
+    from elenchus import project_config
+
+    _, settings, path = _configured(params)
+    for line in project_config.describe(settings, path):
+        _echo(line)
+    return 0
+
+
+cli.add_command(click.Command(
+    "config", callback=_config, params=list(evaluate.params),
+    help="Print the settings `elenchus evaluate` would use with these options, and where each comes from: the "
+         "command line, [tool.elenchus] in the repository's pyproject.toml, or the default. Runs nothing.",
+    short_help="Show the effective evaluate settings and where each comes from."))
 
 
 @cli.command()

@@ -131,6 +131,31 @@ def external_problem(name: str, document: Any) -> str | None:
     return f"at {json_path(error.absolute_path)}: {_describe(error)}"
 
 
+@lru_cache(maxsize=None)
+def _config_validator() -> Draft202012Validator:
+    return Draft202012Validator(json.loads((data_dir("schemas") / "tool-elenchus.schema.json").read_text("utf-8")))
+
+
+def config_problem(table: Any) -> tuple[str, str] | None:
+    """The first key of a ``[tool.elenchus]`` table that breaks its schema, and what is wrong, or None."""
+    errors = list(_config_validator().iter_errors(table))
+    if not errors:
+        return None
+    error = min(errors, key=_path_key)
+    if error.validator == "additionalProperties":
+        properties = _config_validator().schema["properties"]
+        known = sorted(key for key, rule in properties.items() if "not" not in rule)
+        unknown = sorted(set(table) - set(properties))
+        return unknown[0], f"unknown key {unknown[0]!r}; the keys are: {', '.join(known)}"
+    key = str(error.absolute_path[0]) if error.absolute_path else ""
+    description = error.schema.get("description") if isinstance(error.schema, dict) else None
+    if error.validator == "not" and description:  # a key that is only accepted on the command line
+        return key, description
+    where = json_path(list(error.absolute_path)[1:]).replace("$", key, 1)
+    wanted = _config_validator().schema["properties"].get(key, {}).get("description")
+    return key, f"{where}: {_describe(error)}" + (f" (expected: {wanted})" if wanted else "")
+
+
 def validate_file(kind: str, path: str | Path) -> Any:
     """Read ``path`` as JSON, validate it as ``kind`` and return the parsed document."""
     _check_kind(kind)

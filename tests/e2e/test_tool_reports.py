@@ -1,0 +1,130 @@
+"""End to end: the reports for other tools, from a real evaluation with every assessment in it."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from elenchus import scratch
+from elenchus.schemas import external_problem, validate
+
+from tests import browser
+from tests.conftest import run_cli
+from tests.e2e.conftest import by_assessment
+
+pytestmark = pytest.mark.slow
+
+FOUR = ("existing-protection", "incremental-protection", "protection-regression", "unprotected")
+
+
+@pytest.fixture(scope="module")
+def evaluated(tmp_path_factory):
+    """One evaluation of a change holding all four assessments, run as a GitHub Actions job would."""
+    root = tmp_path_factory.mktemp("tool-reports")
+    repo = scratch.build("every-assessment", root / "repo")
+    runs = root / "runs"
+    copies = root / "copies"
+    copies.mkdir()
+    done = run_cli("evaluate", "--repo", str(repo), "--scope", "current-change", "--budget", "12",
+                   "--html", str(copies / "elenchus.html"), "--sarif", str(copies / "elenchus.sarif"),
+                   env={"ELENCHUS_RUNS_DIR": str(runs), "GITHUB_ACTIONS": "true"})
+    assert done.returncode == 0, done.stderr
+    run_dir = next(runs.glob("*/report.json")).parent
+    report = json.loads((run_dir / "report.json").read_text())
+    return done, report, run_dir, copies, repo
+
+
+def test_the_fixture_holds_every_assessment(evaluated):
+    _, report, _, _, _ = evaluated
+    validate("mutation-report", report)
+    found = by_assessment(report)
+    assert all(found.get(name) for name in FOUR), sorted(found)
+
+
+def test_the_mutation_testing_report_is_valid_and_matches_the_json_report(evaluated):
+    _, report, run_dir, _, repo = evaluated
+    document = json.loads((run_dir / "mutation-testing-report.json").read_text())
+    assert external_problem("mutation-testing-report", document) is None
+    assert document["schemaVersion"] == "2"
+    core = document["files"]["src/batching/core.py"]
+    assert core["source"] == (repo / "src/batching/core.py").read_text()
+    mutants = {m["id"]: m for entry in document["files"].values() for m in entry["mutants"]}
+    expected = {"killed": "Killed", "survived": "Survived", "not-covered": "NoCoverage", "timeout": "Timeout"}
+    for mutation in report["mutations"]:
+        mutant = mutants[mutation["id"]]
+        assert mutant["status"] == expected.get(mutation["result"], mutant["status"])
+        assert mutation["incident"] in mutant["description"]
+        assert mutant["mutatorName"] == mutation["family"]
+        lines = core["source"].splitlines() if mutation["location"]["path"] == "src/batching/core.py" else None
+        if lines is not None:  # the located text is on the mutant's lines
+            assert mutation["location"]["line"] <= mutant["location"]["start"]["line"] <= \
+                mutation["location"]["end_line"] + 1
+    for comparison in report["comparisons"]:
+        assert comparison["assessment"].replace("-", " ") in mutants[comparison["mutation_id"]]["description"].lower()
+    killers = {test for m in mutants.values() for test in m.get("killedBy", ())}
+    listed = {t["id"] for entry in document["testFiles"].values() for t in entry["tests"]}
+    assert killers and killers <= listed
+
+
+def test_sarif_has_one_result_per_finding_at_the_mutated_line(evaluated):
+    _, report, run_dir, copies, _ = evaluated
+    log = json.loads((run_dir / "report.sarif").read_text())
+    assert external_problem("sarif", log) is None
+    assert (copies / "elenchus.sarif").read_text() == (run_dir / "report.sarif").read_text()
+    findings = [c for c in report["comparisons"] if c["assessment"] in ("protection-regression", "unprotected")]
+    results = log["runs"][0]["results"]
+    assert len(results) == len(findings)
+    mutations = {m["id"]: m for m in report["mutations"]}
+    for comparison, result in zip(findings, results):
+        mutation = mutations[comparison["mutation_id"]]
+        assert result["ruleId"] == comparison["assessment"]
+        location = result["locations"][0]["physicalLocation"]
+        assert location["artifactLocation"]["uri"] == mutation["location"]["path"]
+        assert mutation["location"]["line"] <= location["region"]["startLine"] <= mutation["location"]["end_line"]
+        assert result["message"]["text"].startswith(mutation["incident"].rstrip("."))
+
+
+def test_under_github_actions_each_finding_is_an_annotation_on_stdout(evaluated):
+    done, report, _, _, _ = evaluated
+    annotations = [line for line in done.stdout.splitlines() if line.startswith("::warning ")]
+    findings = [c for c in report["comparisons"] if c["assessment"] in ("protection-regression", "unprotected")]
+    assert len(annotations) == len(findings)
+    mutations = {m["id"]: m for m in report["mutations"]}
+    first = mutations[findings[0]["mutation_id"]]
+    assert annotations[0].startswith(f"::warning file={first['location']['path']},line={first['location']['line']},")
+    assert "::warning" not in done.stderr
+
+
+def test_without_github_actions_no_annotation_is_printed(tmp_path):
+    repo = scratch.build("demo", tmp_path / "repo")
+    env = {"ELENCHUS_RUNS_DIR": str(tmp_path / "runs"), "GITHUB_ACTIONS": ""}
+    done = run_cli("evaluate", "--repo", str(repo), "--scope", "current-change", "--budget", "2", env=env)
+    assert done.returncode == 0, done.stderr
+    assert "::warning" not in done.stdout
+    assert len(list((tmp_path / "runs").glob("*/report.html"))) == 1
+
+
+@pytest.mark.skipif(browser.find() is None, reason="needs Chromium (.ci/run installs Debian's chromium package)")
+def test_the_html_report_renders_offline_in_a_real_browser(evaluated, request):
+    _, report, run_dir, copies, _ = evaluated
+    page = run_dir / "report.html"
+    assert (copies / "elenchus.html").read_text() == page.read_text()
+    incident = next(m["incident"] for m in report["mutations"]
+                    if any(c["mutation_id"] == m["id"] and c["assessment"] == "protection-regression"
+                           for c in report["comparisons"]))
+    total = sum(1 for _ in report["mutations"]) + len(report["not_challenged"]) + len(report["rejected"])
+    chromium = browser.Browser(browser.find())
+    try:
+        chromium.open(page.as_uri())
+        text = chromium.wait_for_text("core.py", "All files", incident)
+        shot = Path(request.config.rootpath) / "test-output" / "report-html.png"
+        shot.parent.mkdir(exist_ok=True)
+        chromium.screenshot(shot)
+        requested = chromium.requested()
+    finally:
+        chromium.close()
+    assert "core.py" in text and "All files" in text, text[:2000]
+    assert incident in text
+    assert str(total) in text  # the component's mutant count
+    assert all(url.startswith(("file:", "data:", "about:")) for url in requested), requested
+    assert shot.stat().st_size > 10_000
