@@ -52,10 +52,11 @@ DEFAULTS: dict[str, Any] = {
     "max-processes": PROCESSES_DEFAULT, "max-file-size": FILE_SIZE_MB_DEFAULT,
 }
 
-# keys read when classifying files (``config.load_settings``), with their defaults
+# keys that describe the project (``config.load_settings``, ``secrecy.configure``), with their defaults
 CLASSIFICATION: dict[str, tuple[str, ...]] = {
     "test-patterns": DEFAULT_TEST_PATTERNS, "test-dirs": DEFAULT_TEST_DIRS, "infrastructure": DEFAULT_INFRASTRUCTURE,
     "exclude": DEFAULT_EXCLUDE, "source-roots": (),
+    "secret-files": (), "secret-variables": (),  # read by ``secrecy.configure``, added to the built-in patterns
 }
 
 

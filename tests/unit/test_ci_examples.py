@@ -1,0 +1,24 @@
+"""The CI examples shipped in the repository call options that exist."""
+
+import re
+import shlex
+from pathlib import Path
+
+from elenchus.cli import cli
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _options_in(text: str) -> set[str]:
+    commands = re.findall(r"elenchus evaluate([^\n]*(?:\n {10}[^\n]*)*)", text)
+    assert commands, "no elenchus evaluate command found"
+    return {word.split("=")[0] for command in commands for word in shlex.split(command) if word.startswith("--")}
+
+
+def test_the_pre_commit_hook_and_the_github_workflow_use_real_evaluate_options():
+    known = {opt for param in cli.commands["evaluate"].params for opt in param.opts}
+    for name in (".pre-commit-hooks.yaml", "examples/github-actions.yml"):
+        used = _options_in((ROOT / name).read_text())
+        assert used and used <= known, (name, used - known)
+    hook = (ROOT / ".pre-commit-hooks.yaml").read_text()
+    assert "entry: elenchus evaluate --scope current-change --fail-on protection-regression" in hook
