@@ -277,7 +277,7 @@ def mutants(repo, base, head, scope, target, budget, contract, change_id, intent
 
 def _not_built(name: str, instead: str) -> click.Command:
     @click.command(name=name, context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
-                   help=f"Not available yet; {instead}.")
+                   help=f"Not available yet; {instead}.", hidden=True)  # not offered until it is built
     def command() -> int:
         raise NotImplementedYet(f"`elenchus {name}` is not available yet; {instead}")
 

@@ -105,7 +105,10 @@ def _incident_block(mutation: dict, lines: list[str], caught_by: str | None = No
                     why_not: str | None = None, level: str = "###") -> None:
     contract = f" [{mutation['contract_id']}]" if mutation.get("contract_id") else ""
     retention = " (retention risk: pre-existing behaviour)" if mutation.get("retention_risk") else ""
-    lines.append(f"{level} {mutation['incident']}")
+    heading = mutation["incident"]
+    if mutation.get("duplicate_heading"):  # another incident reads the same: the location tells them apart
+        heading += f" ({_where(mutation['location'])}{', ' + mutation['id'] if mutation['duplicate_heading'] > 1 else ''})"
+    lines.append(f"{level} {heading}")
     lines.append("")
     lines.append(f"- Where: {_where(mutation['location'])}{contract}{retention}")
     if mutation.get("found_by") == "regression-search":
@@ -123,8 +126,34 @@ def _incident_block(mutation: dict, lines: list[str], caught_by: str | None = No
     lines.append("")
 
 
+def _not_challenged(report: dict) -> list[str]:
+    """A count, the riskiest few, and how to challenge them: not one line per candidate."""
+    items = sorted(report["not_challenged"], key=lambda item: item["rank"])
+    budget = report.get("budget", {}).get("limit")
+    lines = [f"{len(items)} more incident(s) ranked below the {budget} challenged were not run, so whether the "
+             "tests catch them is unknown. The riskiest:"]
+    lines += [f"- {item['incident']} ({_where(item['location'])})" for item in items[:3]]
+    lines.append(f"To challenge them, raise the budget: `--budget {min(256, (budget or 0) + len(items))}` (at most "
+                 "256), or `budget` under [tool.elenchus] in pyproject.toml; `elenchus mutants` lists every one.")
+    return lines
+
+
+def _told_apart(mutations: list[dict]) -> dict[str, dict]:
+    """Mutations by id, each marked when its incident reads exactly like another's (1: the location
+    differs; 2: even that is the same, so the id is added too)."""
+    incidents = Counter(m["incident"] for m in mutations)
+    places = Counter((m["incident"], _where(m["location"])) for m in mutations)
+    marked = {}
+    for mutation in mutations:
+        if incidents[mutation["incident"]] > 1:
+            same_place = places[(mutation["incident"], _where(mutation["location"]))] > 1
+            mutation = {**mutation, "duplicate_heading": 2 if same_place else 1}
+        marked[mutation["id"]] = mutation
+    return marked
+
+
 def render_markdown(report: dict) -> str:
-    mutations = {m["id"]: m for m in report["mutations"]}
+    mutations = _told_apart(report["mutations"])
     comparisons = report["comparisons"]
     by_assessment: dict[str, list[dict]] = {}
     for comparison in comparisons:
@@ -265,10 +294,7 @@ def render_markdown(report: dict) -> str:
             lines.append(f"- {mutation['incident']} ({_where(mutation['location'])}){reason}")
         lines.append("")
     if report["not_challenged"]:
-        lines += ["### Not challenged (beyond the budget)", ""]
-        for item in report["not_challenged"]:
-            lines.append(f"- rank {item['rank']}: {item['incident']} ({_where(item['location'])})")
-        lines.append("")
+        lines += ["### Not challenged (beyond the budget)", ""] + _not_challenged(report) + [""]
     if idle_text and not report["mutations"]:
         lines += [f"Unknown: {idle}, so nothing can be said to be caught.", ""]
     elif not (unprotected or unsettled or report["not_challenged"] or not_run):

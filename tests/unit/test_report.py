@@ -77,3 +77,31 @@ def test_a_survivor_listed_as_not_comparable_still_shows_what_tells_it_apart():
     assert "  - What tells it apart: `ratio(1, 0)` gives `0.0` with the code as it is, and raises " \
            "`ZeroDivisionError` with this mutant" in unsettled
     assert "      assert ratio(1, 0) == 0.0" in unsettled
+
+
+def test_incidents_beyond_the_budget_are_a_count_with_the_riskiest_and_how_to_raise_the_budget():
+    report = example()
+    location = report["mutations"][0]["location"]
+    report["not_challenged"] = [{"id": f"n{rank}", "rank": rank, "location": location,
+                                 "incident": f"incident number {rank} happens", "reason": "beyond the budget"}
+                                for rank in range(30, 0, -1)]
+    text = render_markdown(report).split("### Not challenged (beyond the budget)")[1].split("\n## ")[0]
+    limit = report["budget"]["limit"]
+    assert f"30 more incident(s) ranked below the {limit} challenged were not run" in text
+    assert [line for line in text.splitlines() if line.startswith("- ")] == [
+        f"- incident number {rank} happens ({location['path']}:{location['line']}"
+        + (f" in `{location['symbol']}`" if location.get("symbol") else "") + ")" for rank in (1, 2, 3)]
+    assert f"`--budget {min(256, limit + 30)}`" in text and "[tool.elenchus]" in text
+
+
+def test_incidents_that_read_the_same_get_headings_told_apart_by_location():
+    report = example()
+    first, second = report["mutations"][0], copy.deepcopy(report["mutations"][0])
+    second.update(id="twin", location={**first["location"], "line": first["location"]["line"] + 7})
+    report["mutations"].append(second)
+    report["comparisons"].append({**copy.deepcopy(next(c for c in report["comparisons"]
+                                                       if c["mutation_id"] == first["id"])), "mutation_id": "twin"})
+    headings = [line for line in render_markdown(report).splitlines()
+                if line.startswith("#") and first["incident"] in line]
+    assert len(headings) == 2 and len(set(headings)) == 2
+    assert any(f":{first['location']['line'] + 7}" in heading for heading in headings)
