@@ -105,6 +105,7 @@ class _Job:
     selection: str = "relevant tests"  # or "weakened checks" (the regression search)
     select: tuple[str, ...] | None = None  # test keys that execute the mutated lines; None: all of ``tests``
     stop: bool = False  # end at the first failed check (where every catching test need not be known)
+    limit: float | None = None  # seconds for the selected tests; None: the limit for every relevant test
 
     @property
     def key(self) -> str:
@@ -470,7 +471,8 @@ class Evaluation:
                     continue
                 self.selected += 1
                 jobs.append(_Job(planned.mutant, cohort, selection.files, baseline.deselect,
-                                 select=selection.tests, stop=name == "modified" and not self.cohorts_same))
+                                 select=selection.tests, stop=name == "modified" and not self.cohorts_same,
+                                 limit=self._selected_limit(baseline, selection.tests)))
         self._run_jobs(jobs, root, run_dir, self._limit(baselines))
 
     def _selection(self, mutant: Mutant, baseline: Baseline, cohort: Cohort) -> Selection | None:
@@ -515,6 +517,21 @@ class Evaluation:
                       default=1.0)
         return timeout_for(slowest, self.options.timeout_factor)
 
+    def _selected_limit(self, baseline: Baseline, tests: tuple[str, ...]) -> float:
+        """The limit for a run of only ``tests``: the factor times what they took in the baseline plus
+        the baseline's time outside any test (start-up, imports, collection), plus the constant.
+
+        Both parts were measured with line coverage on, so they overstate an untraced run. Never more
+        than the limit for every relevant test: a hanging mutant then costs seconds, not the whole
+        suite's limit twice.
+        """
+        coverage = baseline.coverage
+        if coverage is None or baseline.duration is None:
+            return self._limit({baseline.cohort: baseline})
+        outside = max(0.0, baseline.duration - sum(r.duration for r in baseline.records))
+        selected = sum(coverage.durations.get(key, 0.0) for key in tests)
+        return min(timeout_for(outside + selected, self.options.timeout_factor), self._limit({baseline.cohort: baseline}))
+
     def _run_jobs(self, jobs: list[_Job], root: Path, run_dir: RunDirectory, limit: float,
                   narrate: bool = True) -> dict[str, Verdict]:
         """Run ``jobs`` in parallel; store each verdict under (mutant id, cohort name) and return them by job key.
@@ -543,7 +560,7 @@ class Evaluation:
 
         try:
             for job in todo:
-                submit(job, limit, 1)
+                submit(job, job.limit or limit, 1)
             while pending:
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for future in done:
@@ -557,7 +574,7 @@ class Evaluation:
                         submit(job, timeout * 2, 2)  # a loaded machine is not a hang
                         continue
                     if verdict.outcome is Outcome.TIMEOUT:
-                        verdict = replace(verdict, reason=f"no result within {limit:g} s, nor within "
+                        verdict = replace(verdict, reason=f"no result within {timeout / 2:g} s, nor within "
                                                           f"{timeout:g} s when run again; {verdict.reason}")
                     self.verdicts[(job.mutant.id, job.cohort.name)] = finished[job.key] = verdict
                     if verdict.outcome in (Outcome.KILLED, Outcome.SURVIVED):

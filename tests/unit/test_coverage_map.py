@@ -148,3 +148,27 @@ def test_stop_ends_the_run_at_the_first_failed_check(workspace, tmp_path):
     assert stopped.records[0].outcome is TestOutcome.FAILED and stopped.exit_code == 1
     every = run_pytest(mutated, ["tests/test_calc.py"], 120, mutated_file="pkg/calc.py", select=keys)
     assert [r.outcome for r in every.records] == [TestOutcome.FAILED, TestOutcome.FAILED]
+
+
+def test_a_run_of_selected_tests_gets_a_limit_from_their_own_baseline_time():
+    from elenchus.baseline import Baseline
+    from elenchus.coverage_map import CoverageMap
+    from elenchus.modes.evaluate import Evaluation, Options
+    from elenchus.run import TestOutcome, TestRecord
+
+    def record(name: str, seconds: float) -> TestRecord:
+        return TestRecord(f"tests/test_a.py::{name}", TestOutcome.PASSED, seconds, None, (), None, None)
+
+    records = (record("test_fast", 0.5), record("test_slow", 40.0))
+    keys = {r.nodeid: r.nodeid for r in records}
+    coverage = CoverageMap({}, {}, {"tests/test_a.py::test_fast": 0.5, "tests/test_a.py::test_slow": 40.0},
+                           {k: "tests/test_a.py" for k in keys}, keys)
+    baseline = Baseline("modified", "green", (), (), None, 42.0, None, records, coverage=coverage)
+    evaluation = Evaluation(Options(timeout_factor=3.0), print, lambda prompt, default: default)
+    whole = evaluation._limit({"modified": baseline})
+    assert whole == 3 * 42.0 + 5
+    # 1.5 s outside any test (start-up, collection) + the fast test's 0.5 s
+    assert evaluation._selected_limit(baseline, ("tests/test_a.py::test_fast",)) == 3 * 2.0 + 5
+    assert evaluation._selected_limit(baseline, tuple(keys)) == whole  # never above the whole-suite limit
+    without_map = Baseline("modified", "green", (), (), None, 42.0, None, records)
+    assert evaluation._selected_limit(without_map, ("tests/test_a.py::test_fast",)) == whole
