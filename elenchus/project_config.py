@@ -135,6 +135,6 @@ def _shown(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(f'"{v}"' for v in value) + "]"
-    if isinstance(value, str):
-        return value if " " in value else f'"{value}"'  # a described default reads as prose
+    if isinstance(value, str):  # a number given on the command line reads as one; a described default as prose
+        return value if " " in value or value.replace(".", "", 1).isdigit() else f'"{value}"'
     return str(value)

@@ -64,10 +64,13 @@ def render(stryker_report: Mapping[str, Any], report: Mapping[str, Any]) -> str:
     ])
 
 
+_SCOPES = {"current-change": "the current change", "changed-tests": "the code the changed tests reach"}
+
+
 def _title(report: Mapping[str, Any]) -> str:
     scope = report.get("scope", {})
-    target = f" {scope['target']}" if scope.get("target") else ""
-    return f"Elenchus: how well the tests protect the {scope.get('option', 'change')}{target}"
+    what = f"`{scope['target']}`" if scope.get("target") else _SCOPES.get(scope.get("option"), "the change")
+    return f"Elenchus: how well the tests protect {what}"
 
 
 def _summary(report: Mapping[str, Any]) -> str:
