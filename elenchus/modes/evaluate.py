@@ -960,8 +960,9 @@ class Evaluation:
         markdown = render_markdown(report)
         md_path = run_dir.write_text("report.md", markdown)
         self.emit(markdown)
-        others = outputs.write(report, self.sources, run_dir.path,
-                               {"html": self.options.html_path, "sarif": self.options.sarif_path}, self.echo, self.emit)
+        others = {} if self.options.hosted_scope_reason is not None else outputs.write(  # the host renders its own
+            report, self.sources, run_dir.path, {"html": self.options.html_path, "sarif": self.options.sarif_path},
+            self.echo, self.emit)
         self.echo(f"Report: {md_path} (JSON: {json_path}"
                   + "".join(f"; {label}: {others[key]}" for key, label in (
                       ("html", "HTML"), ("sarif", "SARIF"), ("mutation-testing-report", "mutation-testing report"))

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 from elenchus.reporting import annotations, html, sarif, stryker
-from elenchus.schemas import external_problem
 
 STRYKER_FILE = "mutation-testing-report.json"
 HTML_FILE = "report.html"
@@ -27,6 +26,8 @@ def write(report: Mapping[str, Any], sources: Mapping[str, str], directory: Path
 
     Under GitHub Actions the findings are also printed as workflow annotations (``emit``).
     """
+    from elenchus.schemas import external_problem  # jsonschema loads its metaschemas on import: only when writing
+
     written: dict[str, Path] = {}
     mutation_report = stryker.build(report, sources)
     sarif_log = sarif.build(report, sources)
