@@ -536,8 +536,9 @@ class Evaluation:
                   narrate: bool = True) -> dict[str, Verdict]:
         """Run ``jobs`` in parallel; store each verdict under (mutant id, cohort name) and return them by job key.
 
-        A run that hits its limit gets one more with double the limit before it counts as a
-        timeout. Only kills and survivals are cached.
+        A run that hits its limit gets one more, with double that limit or ``limit`` (the limit for
+        every relevant test) if that is longer, before it counts as a timeout. Only kills and
+        survivals are cached.
         """
         finished: dict[str, Verdict] = {}
         todo: list[_Job] = []
@@ -552,6 +553,7 @@ class Evaluation:
         progress = Progress(len(todo), self.options.interactive, self.echo if narrate else None)
         pool = ThreadPoolExecutor(max_workers=self.options.jobs)
         pending: dict = {}
+        first_limits: dict[str, float] = {}
 
         def submit(job: _Job, timeout: float, attempt: int) -> None:
             request = RunRequest(job.cohort, job.tests, timeout, job.mutant, job.deselect, (), job.select, job.stop)
@@ -571,11 +573,14 @@ class Evaluation:
                     record.update(attempt=attempt, selection=job.selection)
                     run_dir.append_run(record)
                     if verdict.outcome is Outcome.TIMEOUT and attempt == 1:
-                        submit(job, timeout * 2, 2)  # a loaded machine is not a hang
+                        # A loaded machine is not a hang, and a mutant may slow its selected tests a lot
+                        # before one fails: the second run may take as long as every relevant test could.
+                        first_limits[job.key] = timeout
+                        submit(job, max(timeout * 2, limit), 2)
                         continue
                     if verdict.outcome is Outcome.TIMEOUT:
-                        verdict = replace(verdict, reason=f"no result within {timeout / 2:g} s, nor within "
-                                                          f"{timeout:g} s when run again; {verdict.reason}")
+                        verdict = replace(verdict, reason=f"no result within {first_limits.get(job.key, limit):g} s, "
+                                                          f"nor within {timeout:g} s when run again; {verdict.reason}")
                     self.verdicts[(job.mutant.id, job.cohort.name)] = finished[job.key] = verdict
                     if verdict.outcome in (Outcome.KILLED, Outcome.SURVIVED):
                         self.cache.put(self._run_key(job), record)
