@@ -95,13 +95,17 @@ def test_under_github_actions_each_finding_is_an_annotation_on_stdout(evaluated)
     assert "::warning" not in done.stderr
 
 
-def test_without_github_actions_no_annotation_is_printed(tmp_path):
+def test_the_demo_gets_the_three_files_and_no_annotation_outside_github_actions(tmp_path):
     repo = scratch.build("demo", tmp_path / "repo")
     env = {"ELENCHUS_RUNS_DIR": str(tmp_path / "runs"), "GITHUB_ACTIONS": ""}
     done = run_cli("evaluate", "--repo", str(repo), "--scope", "current-change", "--budget", "2", env=env)
     assert done.returncode == 0, done.stderr
     assert "::warning" not in done.stdout
-    assert len(list((tmp_path / "runs").glob("*/report.html"))) == 1
+    run_dir = next((tmp_path / "runs").glob("*/report.json")).parent  # the demo gets all three files too
+    assert external_problem("mutation-testing-report",
+                            json.loads((run_dir / "mutation-testing-report.json").read_text())) is None
+    assert external_problem("sarif", json.loads((run_dir / "report.sarif").read_text())) is None
+    assert "<mutation-test-report-app" in (run_dir / "report.html").read_text()
 
 
 @pytest.mark.skipif(browser.find() is None, reason="needs Chromium (.ci/run installs Debian's chromium package)")
