@@ -69,8 +69,6 @@ class Setting:
 
 def read_table(repo: str | Path) -> tuple[dict[str, Any], Path | None]:
     """The validated ``[tool.elenchus]`` table of ``repo``'s pyproject.toml ({} when there is none)."""
-    from elenchus.schemas import config_problem
-
     path = Path(repo) / FILE
     if not path.is_file():
         return {}, None
@@ -81,6 +79,10 @@ def read_table(repo: str | Path) -> tuple[dict[str, Any], Path | None]:
     table = data.get("tool", {}).get("elenchus", {})
     if not isinstance(table, dict):
         raise InputGuardError(TABLE, f"{path}: tool.elenchus must be a table; fix pyproject.toml (nothing was run)")
+    if not table:
+        return table, path
+    from elenchus.schemas import config_problem  # jsonschema loads its metaschemas: only for a table to check
+
     problem = config_problem(table)
     if problem is not None:
         key, detail = problem

@@ -189,7 +189,7 @@ def render_markdown(report: dict) -> str:
     reasons = Counter(r["reason"].split(":")[0] for r in report["rejected"])
     if reasons:
         lines.append("  - Rejected: " + "; ".join(f"{count} {reason}" for reason, count in sorted(reasons.items())))
-    for name, baseline in report["baseline"].items():
+    for name, baseline in sorted(report["baseline"].items(), key=lambda item: item[0] != "modified"):
         text = f"- Baseline, {name} tests: {baseline['status']}"
         if baseline.get("duration_seconds") is not None:
             text += f" ({baseline['duration_seconds']:.2f} s)"

@@ -15,8 +15,9 @@ import tempfile
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from elenchus import __version__, quality, sandbox
 from elenchus.baseline import BASELINE_TIMEOUT_SECONDS, Baseline, establish, run_once
@@ -35,14 +36,16 @@ from elenchus.report import render_markdown
 from elenchus.reporting import outputs
 from elenchus.mutate import Mutant
 from elenchus.guards import SEARCH_BUDGET_DEFAULT, WITNESS_TIME_DEFAULT
-from elenchus.regression import KEEP_PER_CHECK, WeakenedCheck, candidate_pool, \
-    lines_by_check, weakened_checks
 from elenchus.run import Outcome, TestOutcome, Verdict, judge, timeout_for
-from elenchus.witness import NoWitness, Witness, witness_survivors
 from elenchus.scope import ScopeAnswer, resolve_scope
 from elenchus.select import Plan, Planned, names_by_test, plan as plan_mutants, risk_score
 from elenchus.session import Session, open_session
 from elenchus.workspace import scratch_root
+
+if TYPE_CHECKING:  # the regression search and the witnesses load only when a run needs them (an unchanged
+    # rerun reuses its report without them)
+    from elenchus.regression import WeakenedCheck
+    from elenchus.witness import NoWitness, Witness
 
 FAIL_ON_CHOICES = ("protection-regression", "unprotected", "not-comparable", "inconclusive")
 RUNNERS = ("warm", "fresh")
@@ -290,6 +293,10 @@ class Evaluation:
         contract = self._contract(session)
         if options.exhaustive and answer.option != "target":
             raise InputGuardError("exhaustive", f"--exhaustive only applies to --scope target, not {answer.option}")
+        reuse_key = self._reuse_key(session, answer, contract)
+        stored = self.cache.get(reuse_key) if reuse_key is not None else None
+        if stored is not None:
+            return self._reused(stored, session)
         plan = plan_mutants(answer.option, session.change, session.base, session.head, contract,
                             options.budget, answer.target, options.exhaustive)
         self.echo(f"Scope: {answer.option}{' ' + answer.target if answer.target else ''}; "
@@ -297,6 +304,8 @@ class Evaluation:
                   f"{len(plan.rejected)} rejected before running.")
         mutated_files = tuple(sorted({path for path, _ in plan.spans} | {p.mutant.path for p in plan.challenged}))
         tests = selected_tests(session.change, session.head, mutated_files)
+        from elenchus.regression import weakened_checks
+
         self.checks = () if self.base_unavailable else weakened_checks(session.change, session.base, session.head)
         self.sites = _production_sites(session.change, plan, session.head)  # reads Head: before it goes
         layout = detect_layout(session.head, session.change.settings)
@@ -333,9 +342,65 @@ class Evaluation:
         report = self._report(session, answer, contract, plan, baselines, tests, concerns, changes, run_dir)
         self.report = report
         exit_code = self._write(report, session, run_dir)
+        if reuse_key is not None and self._repeatable(baselines):
+            self.cache.put(reuse_key, {"report": report, "sources": self.sources, "manifest": run_dir.manifest(),
+                                       "runs": run_dir.runs()})
         if self.interrupted:
             raise KeyboardInterrupt
         return exit_code
+
+    # -- an unchanged rerun ------------------------------------------------------------
+
+    def _reuse_key(self, session: Session, answer: ScopeAnswer, contract: Contract) -> str | None:
+        """What a whole evaluation depends on, or None when it must not be reused (resumed or hosted runs).
+
+        The commits, the working tree's files when Head is the working tree, how Base and Head
+        were chosen, the scope, the contract, every option that changes a result, and the
+        sandbox; the cache key adds the interpreter, the installed packages and Elenchus's version.
+        """
+        options = self.options
+        if not self.cache.enabled or options.resume or options.hosted_scope_reason is not None:
+            return None
+        revisions = session.revisions
+        settings = {name: value for name, value in asdict(options).items() if name not in _OUTPUT_ONLY}
+        return self.cache.key("evaluation", str(session.repo.root), revisions.base_sha, revisions.head_sha,
+                              revisions.head_is_worktree, session.before.files if revisions.head_is_worktree else None,
+                              revisions.narration, answer.option, answer.target, answer.reason, contract.source,
+                              contract.path, contract.provisional, contract.to_json(), settings,
+                              sandbox.current().as_json())
+
+    def _repeatable(self, baselines: dict[str, Baseline]) -> bool:
+        """Whether running again would measure the same: green baselines and a verdict for every run, none
+        of them inconclusive (an interrupted run, a red baseline or an infrastructure failure is measured again)."""
+        return (not self.interrupted and all(b.status == "green" for b in baselines.values())
+                and all(v.outcome in _REPEATABLE for v in self.verdicts.values()))
+
+    def _reused(self, stored: dict, session: Session) -> ExitCode:
+        """The stored report of an evaluation of exactly this, in a run directory of its own."""
+        report = stored["report"]
+        earlier = report["run"]["id"]
+        self.echo(f"Unchanged since run {earlier}: same commits, files, options, interpreter and installed "
+                  "packages, so its results are reported again without running anything (pass --fresh to "
+                  "measure again).")
+        run_dir = RunDirectory.create(session.repo.root)
+        self.echo(f"Run directory: {run_dir.path}")
+        run_dir.write_manifest({**stored["manifest"], "run_id": run_dir.id, "started": _iso(self.started),
+                                "reused_from": earlier})
+        for record in stored["runs"]:
+            run_dir.append_run({**record, "run": run_dir.id, "cached": True})
+        self.sources = stored["sources"]
+        changes = session.close()
+        report = {**report,
+                  "snapshots": {**report["snapshots"], "worktree_fingerprint": session.before.digest()},
+                  "notes": [*report["notes"], f"Every result in this report was measured by run {earlier} on "
+                            "exactly this content and these options, and reused (checked against its content "
+                            "hash); pass --fresh to measure again."],
+                  "post_flight": {"worktree_unchanged": not changes, "changes": list(changes)},
+                  "run": {"id": run_dir.id, "directory": str(run_dir.path), "started": _iso(self.started),
+                          "finished": _iso()}}
+        self.report = report
+        # Checked against the schemas when first written; only the run, notes and post-flight differ.
+        return self._write(report, session, run_dir, checked=True)
 
     def _sources(self, session: Session, plan: Plan) -> dict[str, str]:
         """Head text of the mutated files and of the tests that caught a mutant (read before the snapshots go)."""
@@ -537,8 +602,8 @@ class Evaluation:
         """Run ``jobs`` in parallel; store each verdict under (mutant id, cohort name) and return them by job key.
 
         A run that hits its limit gets one more, with double that limit or ``limit`` (the limit for
-        every relevant test) if that is longer, before it counts as a timeout. Only kills and
-        survivals are cached.
+        every relevant test) if that is longer, before it counts as a timeout. Kills, survivals and
+        timeouts are cached; an inconclusive run is measured again next time.
         """
         finished: dict[str, Verdict] = {}
         todo: list[_Job] = []
@@ -582,8 +647,10 @@ class Evaluation:
                         verdict = replace(verdict, reason=f"no result within {first_limits.get(job.key, limit):g} s, "
                                                           f"nor within {timeout:g} s when run again; {verdict.reason}")
                     self.verdicts[(job.mutant.id, job.cohort.name)] = finished[job.key] = verdict
-                    if verdict.outcome in (Outcome.KILLED, Outcome.SURVIVED):
-                        self.cache.put(self._run_key(job), record)
+                    if verdict.outcome in (Outcome.KILLED, Outcome.SURVIVED, Outcome.TIMEOUT):
+                        # A timeout is stored once it held twice, the second time with the longer limit:
+                        # an unchanged rerun does not wait for an endless loop again.
+                        self.cache.put(self._run_key(job), {**record, "reason": verdict.reason})
                     progress.advance(job.mutant.incident, verdict.outcome.value)
         except BaseException:
             for future in pending:
@@ -606,6 +673,8 @@ class Evaluation:
         production lines each executes; the candidates on those lines that they kill then
         meet the whole Head relevant set in the modified cohort.
         """
+        from elenchus.regression import KEEP_PER_CHECK, candidate_pool, lines_by_check
+
         existing, modified = cohorts["existing"], cohorts["modified"]
         checks = [c for c in self.checks if (existing.template / c.path).is_file()]
         nodeids = tuple(sorted({c.nodeid for c in checks}))
@@ -725,6 +794,8 @@ class Evaluation:
     def _witnesses(self, session: Session, plan: Plan, cohorts: dict[str, Cohort], root: Path) -> None:
         """Look for a call that tells each survivor apart from the code (a mutant that the old
         tests caught but the current ones miss needs none: the old test is its witness)."""
+        from elenchus.witness import witness_survivors
+
         survivors = []
         for mutant in [p.mutant for p in plan.challenged] + [m for m, _ in self.found]:
             now = self._verdict(mutant.id, "modified", self.cohorts_same)
@@ -748,6 +819,8 @@ class Evaluation:
     def _report(self, session: Session, answer: ScopeAnswer, contract: Contract, plan: Plan,
                 baselines: dict[str, Baseline], tests: tuple[str, ...], concerns: list[dict],
                 changes: tuple[str, ...], run_dir: RunDirectory) -> dict:
+        from elenchus.witness import NoWitness, Witness
+
         change = session.change
         same = self.cohorts_same
         mutations, comparisons = [], []
@@ -956,8 +1029,9 @@ class Evaluation:
                          "measured again instead of being trusted.")
         return notes
 
-    def _write(self, report: dict, session: Session, run_dir: RunDirectory) -> ExitCode:
-        if self.options.hosted_scope_reason is None:  # in hosted mode the Runner validates
+    def _write(self, report: dict, session: Session, run_dir: RunDirectory, checked: bool = False) -> ExitCode:
+        """``checked``: the report (and what is built from it) passed its schemas when first written."""
+        if self.options.hosted_scope_reason is None and not checked:  # in hosted mode the Runner validates
             from elenchus.schemas import validate
 
             validate("mutation-report", report)
@@ -967,7 +1041,7 @@ class Evaluation:
         self.emit(markdown)
         others = {} if self.options.hosted_scope_reason is not None else outputs.write(  # the host renders its own
             report, self.sources, run_dir.path, {"html": self.options.html_path, "sarif": self.options.sarif_path},
-            self.echo, self.emit)
+            self.echo, self.emit, checked=checked)
         self.echo(f"Report: {md_path} (JSON: {json_path}"
                   + "".join(f"; {label}: {others[key]}" for key, label in (
                       ("html", "HTML"), ("sarif", "SARIF"), ("mutation-testing-report", "mutation-testing report"))
@@ -988,6 +1062,11 @@ class Evaluation:
                 self.echo(f"--fail-on: found {', '.join(sorted(found))}")
                 return ExitCode.FINDINGS
         return ExitCode.OK
+
+
+# Options that only say where the report goes or which findings fail the command: the same evaluation.
+_OUTPUT_ONLY = frozenset({"json_path", "html_path", "sarif_path", "save", "fail_on", "interactive", "demo"})
+_REPEATABLE = frozenset({Outcome.KILLED, Outcome.SURVIVED, Outcome.NOT_COVERED, Outcome.TIMEOUT})
 
 
 def run(options: Options, echo: Callable[[str], None], ask: Callable[[str, str], str],

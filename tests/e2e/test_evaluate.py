@@ -93,8 +93,8 @@ def test_evaluate_flaky_test_is_reported_and_never_counted_as_a_kill(evaluate, t
 
 
 def test_evaluate_endless_loop_mutant_times_out_within_its_bound_and_leaves_no_process(evaluate):
-    done, report, _, runs = evaluate("endless-loop", "--scope", "current-change", "--budget", "30",
-                                     "--timeout-factor", "1")
+    done, report, repo, runs = evaluate("endless-loop", "--scope", "current-change", "--budget", "30",
+                                        "--timeout-factor", "1")
     assert done.returncode == 0, done.stderr
     timeouts = [m for m in report["mutations"] if m["result"] == "timeout"]
     assert timeouts, "no mutant timed out"
@@ -109,10 +109,23 @@ def test_evaluate_endless_loop_mutant_times_out_within_its_bound_and_leaves_no_p
         attempts = sorted(r["attempt"] for r in timed if r["mutant_id"] == mutation["id"] and r["cohort"] == "modified")
         assert attempts == [1, 2]
     cached = [json.loads(p.read_text()) for p in (runs.parent / "cache").rglob("*.json")]
-    assert cached and not any(entry.get("outcome") in ("timeout", "inconclusive") for entry in cached)
+    stored = [entry for entry in cached if entry.get("outcome") == "timeout"]
+    assert len(stored) == len(timeouts) and not any(entry.get("outcome") == "inconclusive" for entry in cached)
+    assert all("nor within" in entry["reason"] for entry in stored)  # the verdict, both limits, is what is kept
     assert no_process_mentions("elenchus-") or no_process_mentions(report["run"]["id"])
     comparisons = {c["mutation_id"]: c for c in report["comparisons"]}
     assert all(comparisons[m["id"]]["assessment"] == "inconclusive" for m in timeouts)
+    # Run again with a setting that changes only the witness search: every run comes from the cache,
+    # the endless loops included, so nothing waits for them again.
+    again = run_cli("evaluate", "--repo", str(repo), "--scope", "current-change", "--budget", "30",
+                    "--timeout-factor", "1", "--witness-time", "4", env={"ELENCHUS_RUNS_DIR": str(runs)})
+    assert again.returncode == 0, again.stderr
+    second = json.loads(sorted(runs.glob("*/report.json"))[-1].read_text())
+    records = [json.loads(line) for line in (runs / second["run"]["id"] / "runs.jsonl").read_text().splitlines()]
+    assert records and all(r.get("cached") for r in records)
+    assert sorted(m["id"] for m in second["mutations"] if m["result"] == "timeout") == sorted(m["id"] for m in timeouts)
+    reasons = {m["id"]: m["reason"] for m in second["mutations"] if m["result"] == "timeout"}
+    assert reasons == {m["id"]: m["reason"] for m in timeouts}
 
 
 def test_evaluate_runs_a_slow_but_finishing_mutant_again_with_double_the_limit_instead_of_a_timeout(evaluate):
@@ -191,22 +204,39 @@ def test_evaluate_repeated_on_the_same_change_reruns_nothing_unless_fresh(build_
     args = ("evaluate", "--repo", str(repo), "--scope", "current-change", "--budget", "3")
     first = run_cli(*args, env={"ELENCHUS_RUNS_DIR": str(runs)})
     assert first.returncode == 0, first.stderr
-    second = run_cli(*args, env={"ELENCHUS_RUNS_DIR": str(runs)})
-    assert second.returncode == 0, second.stderr
-    assert ("Baseline, modified: green (reused: same content and installed packages as an earlier run; "
-            "pass --fresh to run it again)") in second.stderr
-    oldest, newest = sorted(runs.iterdir())[0], sorted(runs.iterdir())[-1]
+    oldest = sorted(runs.iterdir())[0]
+    first_report = json.loads((oldest / "report.json").read_text())
     first_records = [json.loads(line) for line in (oldest / "runs.jsonl").read_text().splitlines()]
-    settled = {(r["mutant_id"], r["cohort"]) for r in first_records if r["outcome"] in ("killed", "survived")}
-    records = [json.loads(line) for line in (newest / "runs.jsonl").read_text().splitlines()]
-    assert settled and records
-    for record in records:  # kills and survivals are reused; a timeout is never replayed from the cache
-        assert bool(record.get("cached")) == ((record["mutant_id"], record["cohort"]) in settled)
-    first_report = json.loads(sorted(runs.iterdir())[0].joinpath("report.json").read_text())
+    # Exactly the same evaluation: the whole report is reused, nothing runs, in a run directory of its own.
+    second = run_cli(*args, env={"ELENCHUS_RUNS_DIR": str(runs)})
+    assert second.returncode == first.returncode, second.stderr
+    assert f"Unchanged since run {oldest.name}" in second.stderr and "Baseline" not in second.stderr
+    newest = sorted(runs.iterdir())[-1]
+    assert newest != oldest and json.loads((newest / "manifest.json").read_text())["reused_from"] == oldest.name
     second_report = json.loads((newest / "report.json").read_text())
-    assert first_report["comparisons"] == second_report["comparisons"]
+    assert second_report["comparisons"] == first_report["comparisons"]
+    assert second_report["mutations"] == first_report["mutations"]
+    assert second_report["run"]["id"] == newest.name and second_report["post_flight"]["worktree_unchanged"]
+    assert any(f"measured by run {oldest.name}" in note for note in second_report["notes"])
+    assert second.stdout.replace(newest.name, oldest.name).split("## ")[1:-1] == \
+        first.stdout.split("## ")[1:-1]  # the same report but its notes
+    records = [json.loads(line) for line in (newest / "runs.jsonl").read_text().splitlines()]
+    assert len(records) == len(first_records) and all(r["cached"] and r["run"] == newest.name for r in records)
+    # A setting that changes only the witness search makes it another evaluation: its runs come from
+    # the cache one by one (kills and survivals), the baseline too.
+    third = run_cli(*args, "--witness-time", "4", env={"ELENCHUS_RUNS_DIR": str(runs)})
+    assert third.returncode == 0, third.stderr
+    assert ("Baseline, modified: green (reused: same content and installed packages as an earlier run; "
+            "pass --fresh to run it again)") in third.stderr
+    settled = {(r["mutant_id"], r["cohort"]) for r in first_records if r["outcome"] in ("killed", "survived")}
+    latest = sorted(runs.iterdir())[-1]
+    records = [json.loads(line) for line in (latest / "runs.jsonl").read_text().splitlines()]
+    assert settled and records
+    for record in records:
+        assert bool(record.get("cached")) == ((record["mutant_id"], record["cohort"]) in settled)
+    assert json.loads((latest / "report.json").read_text())["comparisons"] == first_report["comparisons"]
     fresh = run_cli(*args, "--fresh", env={"ELENCHUS_RUNS_DIR": str(runs)})
-    assert "Baseline: running the modified tests" in fresh.stderr
+    assert "Baseline: running the modified tests" in fresh.stderr and "Unchanged since" not in fresh.stderr
 
 
 def test_evaluate_red_pre_change_tests_make_comparisons_not_comparable_and_still_evaluate_the_new_tests(evaluate):
