@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from elenchus import __version__, tempspace
-from elenchus.errors import ElenchusError, NotImplementedYet
+from elenchus.errors import ElenchusError
 from elenchus.exit_codes import ExitCode
 
 REPO_OPTION = click.option("--repo", default=".", show_default=True, metavar="PATH",
@@ -275,15 +275,6 @@ def mutants(repo, base, head, scope, target, budget, contract, change_id, intent
                        exhaustive)
 
 
-def _not_built(name: str, instead: str) -> click.Command:
-    @click.command(name=name, context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
-                   help=f"Not available yet; {instead}.", hidden=True)  # not offered until it is built
-    def command() -> int:
-        raise NotImplementedYet(f"`elenchus {name}` is not available yet; {instead}")
-
-    return command
-
-
 @cli.group()
 def replx() -> None:
     """Score repair runs (replx or any repair loop) for weakened tests."""
@@ -370,7 +361,45 @@ def host(scaffold: str, out: str | None) -> int:
     return command.run(scaffold, out, _echo)
 
 
-cli.add_command(_not_built("harden", "`elenchus evaluate --scope target` finds the gaps it would close"))
+@cli.command()
+@REPO_OPTION
+@BASE_OPTION
+@HEAD_OPTION
+@click.option("--contract", metavar="PATH", help="The intent contract whose confirmed items to harden "
+                                                  "(default: .socratic/intent-contract.json).")
+@click.option("--change-id", metavar="ID", help="Use .socratic/contracts/ID.json.")
+@BUDGET_OPTION
+@click.option("--jobs", metavar="N", help="Mutant runs in parallel, 1..64 (default: the number of CPUs, at most 4).")
+@click.option("--timeout-factor", metavar="X", help="Per-run timeout = X * baseline duration + 5 s (default 3).")
+@click.option("--witness-time", metavar="SECONDS",
+              help="Input search per surviving mutant for a test that catches it, above 0 up to 600 (default 5).")
+@click.option("--fresh", is_flag=True, help="Rerun everything instead of reusing results measured on the same content.")
+@click.option("--apply", "apply_path", metavar="HANDOFF",
+              help="Write the tests listed in HANDOFF (the test-handoff.json of an earlier harden run) into the "
+                   "repository, after checking that nothing changed since and that each still passes.")
+@_with(ISOLATION_OPTIONS)
+def harden(repo, base, head, contract, change_id, budget, jobs, timeout_factor, witness_time, fresh, apply_path,
+           **isolation) -> int:
+    """Mutate the confirmed intent and propose verified tests for what the current tests miss (Hardening mode).
+
+    Needs an intent contract whose items are all confirmed or tested. Review-only: the proposed
+    tests go to test-handoff.json; only `--apply HANDOFF`, asked for separately, writes them.
+    """
+    import os
+
+    from elenchus import guards
+    from elenchus.commands import harden as command
+
+    if apply_path:
+        _isolate([repo], **isolation)
+        return command.apply(repo, apply_path, _echo)
+    options = command.Options(
+        repo=repo, base=base, head=head, budget=guards.budget(budget), budget_explicit=budget is not None,
+        jobs=guards.jobs(jobs, min(4, os.cpu_count() or 1)), timeout_factor=guards.timeout_factor(timeout_factor),
+        witness_time=guards.witness_time(witness_time), contract=contract, change_id=change_id, fresh=fresh,
+        interactive=False, harden=True)
+    _isolate([repo], **isolation)
+    return command.run(options, _narrate, _echo)
 
 
 def _terminated(signum: int, frame: object) -> None:

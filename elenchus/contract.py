@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from elenchus.discover import ChangedFunction, ChangeSet
-from elenchus.errors import ContractError, ElenchusError
+from elenchus.errors import ContractError, ElenchusError, IntentUnconfirmed
 from elenchus.snapshot import Snapshot
 
 FLAT_CONTRACT = Path(".socratic/intent-contract.json")
@@ -172,14 +172,20 @@ def derive_provisional(change: ChangeSet, head: Snapshot, intent: str | None = N
 
 
 def require_for_hardening(contract: Contract | None) -> None:
-    """Hardening challenges only confirmed intent (SPEC 3)."""
-    if contract is None:
-        raise ContractError("Hardening needs an intent contract with confirmed items; pass --contract PATH "
-                            "(write it by hand or with Maieutic, the intent interviewer)")
-    weak = [i.id for i in contract.items if i.status not in ("confirmed", "tested")]
+    """Hardening challenges only confirmed intent (SPEC 3): anything else is a decision the user owes first."""
+    how = ("set each item's \"status\" to \"confirmed\" in the contract once you have checked that its behaviour "
+           "is what you intend (by hand, or with Maieutic, the intent interviewer), then run harden again")
+    if contract is None or contract.source == "provisional-derived":
+        raise IntentUnconfirmed("Hardening needs an intent contract with confirmed items, and none was found: pass "
+                                "--contract PATH or --change-id ID, or write .socratic/intent-contract.json; "
+                                f"{how}. Nothing was mutated.")
+    weak = [i for i in contract.items if i.status not in ("confirmed", "tested")]
     if weak:
-        raise ContractError(
-            f"Hardening needs confirmed or tested items; {', '.join(weak)} are not; confirm them first")
+        named = ", ".join(f"{i.id} ({i.status}: {i.behaviour})" for i in weak)
+        raise IntentUnconfirmed(f"Hardening needs confirmed or tested items; {', '.join(i.id for i in weak)} are "
+                                f"not: {named}. To harden them, {how}. Nothing was mutated.")
+    if not contract.items:
+        raise IntentUnconfirmed(f"Hardening needs confirmed items, and the contract has none; {how}.")
 
 
 def require_for_capture(contract: Contract | None, reference: str | None, proposed: str | None) -> None:

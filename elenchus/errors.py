@@ -90,6 +90,10 @@ class DecisionNeeded(ElenchusError):
     exit_code = ExitCode.DECISION_NEEDED
 
 
+class IntentUnconfirmed(DecisionNeeded, ContractError):
+    """Hardening was asked for intent nobody has confirmed: the user decides first (exit 3)."""
+
+
 class NotImplementedYet(ElenchusError):
     exit_code = ExitCode.INTERNAL_ERROR
 

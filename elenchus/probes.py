@@ -1450,12 +1450,15 @@ def _import_lines(names: Mapping[str, list[str]]) -> list[str]:
 
 
 def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contract_id: str | None = None,
-                function: str | None = None, witness: bool = False, incident: str | None = None) -> Probe:
+                function: str | None = None, witness: bool = False, incident: str | None = None,
+                style: str = "pytest", path: str | None = None) -> Probe:
     """A readable pytest file asserting the reference's behaviour on the distinguishing input.
 
     ``function`` is the public function the input calls (default: the mutated one);
     ``witness`` words it for Test Evaluation (the code as it is) rather than Capture;
-    ``incident`` replaces the mutant's sentence when that does not describe this input."""
+    ``incident`` replaces the mutant's sentence when that does not describe this input;
+    ``style`` "unittest" writes a ``unittest.TestCase`` method instead of a test function (the
+    style of the project's nearest test file); ``path`` is where the file will go."""
     function = function or mutant.symbol
     code = "the code" if witness else "the reference"
     names: dict[str, list[str]] = {}
@@ -1471,7 +1474,7 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
     call = _call_text(callee, passed, distinction.kwargs_repr)
     shown = _call_text(function, distinction.args_repr, distinction.kwargs_repr)
     test_name = f"test_{function}_{mutant.id[:8]}"
-    path = f"tests/test_elenchus_probe_{mutant.id}.py"
+    path = path or f"tests/test_elenchus_probe_{mutant.id}.py"
 
     needs_pytest = False
     if distinction.reference_exception is not None:
@@ -1494,8 +1497,19 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
                 if _is_float(after):
                     needs_pytest, after = True, f"pytest.approx({after})"
                 body += f"    assert {held[index]} == {after}\n"
-    imports = ("import pytest\n\n" if needs_pytest else "") + "\n".join(
-        [*distinction.imports, *_import_lines(names)])
+    if style == "unittest":  # the TestCase's own assertions where they say the same
+        body = body.replace("with pytest.raises(", "with self.assertRaises(")
+        lines = []
+        for line in body.splitlines(keepends=True):
+            left, approx, right = line.rpartition(" == pytest.approx(")
+            if approx and left.lstrip().startswith("assert ") and right.endswith(")\n"):
+                indent = left[:len(left) - len(left.lstrip())]
+                line = f"{indent}self.assertAlmostEqual({left.lstrip()[len('assert '):]}, {right[:-2]})\n"
+            lines.append(line)
+        body = "".join(lines)
+        needs_pytest = "pytest." in body
+    imports = ("import unittest\n\n" if style == "unittest" else "") + ("import pytest\n\n" if needs_pytest else "") \
+        + "\n".join([*distinction.imports, *_import_lines(names)])
 
     summary = (f"Guards against: {incident or mutant.incident}\n\n"
                f"Mutant {mutant.id} ({mutant.family}) at {mutant.path}:{mutant.line} {mutant.changed_intent}. "
@@ -1508,18 +1522,18 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
         summary += f"\n\nContract: {contract_id}."
     heading = ("Elenchus witness: asserts the current behaviour of" if witness else
                "Elenchus probe (Capture mode): asserts the reference behaviour of")
-    source = (
-        f'"""{heading} `{function}` on one input."""\n\n'
-        + imports + "\n\n\n"
-        + f"def {test_name}():\n"
-        + _docstring(summary)
-        + body
-    )
+    if style == "unittest":
+        case = "Test" + "".join(part[:1].upper() + part[1:] for part in function.split("_") if part) + "Witness"
+        method = textwrap.indent(f"def {test_name}(self):\n" + _docstring(summary) + body, "    ")
+        definition, nodeid = f"class {case}(unittest.TestCase):\n{method}", f"{path}::{case}::{test_name}"
+    else:
+        definition, nodeid = f"def {test_name}():\n" + _docstring(summary) + body, f"{path}::{test_name}"
+    source = f'"""{heading} `{function}` on one input."""\n\n' + imports + "\n\n\n" + definition
     return Probe(
         id=mutant.id,
         path=path,
         source=source,
-        test_nodeid=f"{path}::{test_name}",
+        test_nodeid=nodeid,
         contract_id=contract_id,
         mutant_ids=(mutant.id,),
         input_repr=shown,
@@ -1682,6 +1696,13 @@ def verify_probe(reference_dir: Path, probe: Probe, mutant: Mutant, *, timeout: 
     if record is None:
         return ProbeCheck(False, f"passes on the reference but {why} (mutant {mutant.id})")
     return ProbeCheck(True, f"passes on the reference and, on mutant {mutant.id}, {why}", (mutant.id,))
+
+
+def passes_on(reference_dir: Path, path: str, source: str, *, timeout: float = PROBE_TIMEOUT,
+              layout: SourceLayout | None = None, scratch: Path | None = None) -> str | None:
+    """Why the test file ``source`` at ``path`` does not pass on a fresh copy of ``reference_dir`` (None: it passes)."""
+    with _scratch(scratch) as root:
+        return _reference_problem(_run_in_copy(reference_dir, path, source, path, root, timeout, layout=layout))
 
 
 def check_host_probe(reference_dir: Path, path: str, source: str, mutants: Sequence[Mutant], *,

@@ -16,6 +16,7 @@ SCOPE_LABELS = {
     "current-change": "Current change: existing and modified tests",
     "changed-tests": "Changed tests only",
     "target": "Broader target",
+    "confirmed-intent": "Confirmed intent: the code the confirmed contract items anchor",
 }
 _RESULT_WORDS = {
     "killed": "caught", "survived": "not caught", "not-covered": "not run by any test", "timeout": "timed out", "not-comparable": "not comparable",
@@ -160,7 +161,7 @@ def render_markdown(report: dict) -> str:
         by_assessment.setdefault(comparison["assessment"], []).append(comparison)
     scope = report["scope"]
     snapshots = report["snapshots"]
-    lines = ["# Elenchus evaluation", ""]
+    lines = ["# Elenchus hardening" if report["mode"] == "harden" else "# Elenchus evaluation", ""]
 
     # -- Evaluation Scope
     lines += ["## Evaluation Scope", ""]

@@ -14,6 +14,8 @@ from elenchus.discover import ChangeSet
 from elenchus.errors import DecisionNeeded, InputGuardError
 
 SCOPES = ("current-change", "changed-tests", "target")
+# Hardening's scope, never asked: the functions the confirmed contract items anchor.
+CONFIRMED_INTENT = "confirmed-intent"
 
 
 @dataclass(frozen=True, slots=True)

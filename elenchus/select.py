@@ -40,7 +40,7 @@ from elenchus.mutate import (
     Rejected,
     generate_exhaustive,
 )
-from elenchus.scope import SCOPES
+from elenchus.scope import CONFIRMED_INTENT, SCOPES
 from elenchus.snapshot import Snapshot
 
 RISKY_NAME_WORDS = ("valid", "check", "auth", "permission", "verify", "save", "write", "store", "persist",
@@ -148,6 +148,28 @@ def names_used_by_changed_tests(change: ChangeSet, base: Snapshot, head: Snapsho
     return names
 
 
+def _anchored_spans(contract: Contract | None, head: Snapshot) -> dict[str, list[FunctionSpan] | None]:
+    """The Head functions and methods that confirmed (or tested) contract items anchor, whole."""
+    chosen: dict[str, list[FunctionSpan] | None] = {}
+    missing = []
+    for item in contract.items if contract is not None else ():
+        if item.status not in ("confirmed", "tested"):
+            continue
+        for anchor in item.anchors:
+            spans = [s for s in function_spans(head.read(anchor.path) or "")
+                     if s.qualname == anchor.symbol or s.qualname.startswith(anchor.symbol + ".")]
+            if not spans:
+                missing.append(f"{item.id} ({anchor.path}::{anchor.symbol})")
+            known = {s.qualname for s in chosen.get(anchor.path) or ()}
+            chosen.setdefault(anchor.path, []).extend(  # type: ignore[union-attr]
+                FunctionSpan(s.qualname, s.start, s.end) for s in spans if s.qualname not in known)
+    if not any(chosen.values()):
+        where = f": {', '.join(missing)} name no function or method at Head" if missing else ""
+        raise ElenchusError(f"no confirmed contract item anchors a function or method at Head{where}; fix the "
+                            "anchors in the contract (path and symbol) and run again")
+    return {path: spans for path, spans in chosen.items() if spans}
+
+
 def _exercised_spans(change: ChangeSet, base: Snapshot, head: Snapshot) -> dict[str, list[FunctionSpan]]:
     """Head production functions called by the added, modified or deleted tests."""
     names = names_used_by_changed_tests(change, base, head)
@@ -167,8 +189,10 @@ def _exercised_spans(change: ChangeSet, base: Snapshot, head: Snapshot) -> dict[
 
 
 def spans_for_scope(scope: str, change: ChangeSet, base: Snapshot, head: Snapshot,
-                    target: str | None = None) -> dict[str, list[FunctionSpan] | None]:
+                    target: str | None = None, contract: Contract | None = None) -> dict[str, list[FunctionSpan] | None]:
     """{path: spans} to mutate; None means the whole file."""
+    if scope == CONFIRMED_INTENT:
+        return _anchored_spans(contract, head)
     if scope not in SCOPES:
         raise ElenchusError(f"unknown scope {scope!r}; choose one of {', '.join(SCOPES)}")
     chosen: dict[str, list[FunctionSpan] | None] = {}
@@ -542,7 +566,7 @@ def plan(scope: str, change: ChangeSet, base: Snapshot, head: Snapshot, contract
     """``exhaustive`` (target scope only) adds mutmut's operator catalog as a candidate source;
     every candidate is still labelled as an incident (references/mutmut-evaluation.md).
     ``progress``: told what a large plan is doing; silent by default."""
-    chosen = spans_for_scope(scope, change, base, head, target)
+    chosen = spans_for_scope(scope, change, base, head, target, contract)
     total = sum(len(spans) for spans in chosen.values() if spans is not None)
     lazy = total > EAGER_SPANS  # (files mutated whole, in the target scope, are always generated in full)
     planner = _Planner(change, head, contract, LAZY_WINDOW_LINES if lazy else None)

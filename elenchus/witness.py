@@ -15,12 +15,13 @@ literals), stays a gap, with the reason.
 from __future__ import annotations
 
 import ast
+import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from elenchus import probes
@@ -43,6 +44,9 @@ class Witness:
     origin: str  # where the input came from (probes.Distinction.origin)
     seconds: float
     misfit: str | None = None  # why the mutant's incident sentence does not describe this call, if it does not
+    path: str | None = None  # where the test goes (hardening places it beside the nearest test file)
+    test_id: str | None = None  # its pytest node id there
+    verification: str | None = None  # what the two verification runs showed
 
     @property
     def incident(self) -> str:
@@ -50,9 +54,38 @@ class Witness:
         return _account(self.call, self.original, self.mutant)
 
     def to_json(self) -> dict:
+        placed = {key: value for key, value in (("path", self.path), ("test_id", self.test_id),
+                                                 ("verification", self.verification)) if value}
         return {"call": self.call, "original": self.original, "mutant": self.mutant, "test": self.test,
                 "origin": self.origin, "seconds": self.seconds,
-                "incident_check": "fits" if self.misfit is None else f"does not fit: {self.misfit}"}
+                "incident_check": "fits" if self.misfit is None else f"does not fit: {self.misfit}", **placed}
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """Where a proposed test goes and how it is written: beside the nearest test file, in its style."""
+
+    path: str
+    style: str  # pytest | unittest
+
+
+def placement_for(mutant: Mutant, module: str, tests: Sequence[str], read: Callable[[str], str | None]) -> Placement:
+    """Beside the test file that most plainly tests ``module`` (named after it, else importing it,
+    else the first), as a unittest method when that file holds only ``TestCase`` classes."""
+    leaf = module.rpartition(".")[2]
+    best: tuple[tuple[bool, bool, bool], str, str] | None = None
+    for test in tests:
+        text = read(test) or ""
+        stem = PurePosixPath(test).stem
+        score = (stem in (f"test_{leaf}", f"{leaf}_test"), leaf in stem,
+                 re.search(rf"\b{re.escape(module)}\b|\bimport {re.escape(leaf)}\b", text) is not None)
+        if best is None or score > best[0]:
+            best = (score, test, text)
+    directory = PurePosixPath(best[1]).parent if best else PurePosixPath("tests")
+    unittest = best is not None and re.search(r"^class \w+\((?:[\w.]*\.)?TestCase\)", best[2], re.M) is not None \
+        and re.search(r"^(?:async )?def test", best[2], re.M) is None
+    return Placement((directory / f"test_elenchus_{leaf}_{mutant.id[:8]}.py").as_posix(),
+                     "unittest" if unittest else "pytest")
 
 
 def _account(call: str, original: str, mutant: str) -> str:
@@ -163,7 +196,7 @@ def _describe(search: probes.InputSearch) -> str:
 def find_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Sequence[probes.CallSample]],
                  test_literals: Sequence[Any], layout: SourceLayout, time_budget: float,
                  scratch: Path | None = None, disabled_plugins: Sequence[str] = (),
-                 unrecorded: Mapping[str, int] | None = None) -> Witness | NoWitness:
+                 unrecorded: Mapping[str, int] | None = None, placement: Placement | None = None) -> Witness | NoWitness:
     """A verified witness for ``mutant`` in the code at ``reference_dir``, or why there is none.
 
     ``samples`` are the recorded calls by ``"module:function"``; ``unrecorded`` counts the
@@ -205,18 +238,20 @@ def find_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Sequ
         if search.distinction is None:
             continue
         found = search.distinction
-        probe = probes.write_probe(mutant, found, module, function=symbol, witness=True)
+        placed = {"style": placement.style, "path": placement.path} if placement is not None else {}
+        probe = probes.write_probe(mutant, found, module, function=symbol, witness=True, **placed)
         original = probe.reference_repr + probes.arguments_narrated(found, 1, short=True)
         changed = (probe.mutant_repr or "") + probes.arguments_narrated(found, 2, short=True)
         wrong = misfit(mutant, found)
         if wrong is not None:  # the test's docstring tells what the call shows, not the misfitting sentence
             probe = probes.write_probe(mutant, found, module, function=symbol, witness=True,
-                                       incident=_account(probe.input_repr, original, changed))
+                                       incident=_account(probe.input_repr, original, changed), **placed)
         check = probes.verify_probe(reference_dir, probe, mutant, scratch=scratch, layout=layout,
                                     disabled_plugins=disabled_plugins)
         if check.accepted:
             return Witness(probe.input_repr, original, changed, probe.source, found.origin,
-                           round(time.monotonic() - started, 3), wrong)
+                           round(time.monotonic() - started, 3), wrong, probe.path if placement else None,
+                           probe.test_nodeid if placement else None, check.reason)
         unkept = True  # it differs: not equivalent, whatever the other targets show
         notes.append(f"`{probe.input_repr}` differs, but its test was not kept: {check.reason}")
     seconds = round(time.monotonic() - started, 3)
@@ -229,11 +264,13 @@ def find_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Sequ
 
 
 def witness_survivors(survivors: Sequence[Mutant], cohort: Cohort, head: Snapshot, layout: SourceLayout,
-                      time_budget: float, jobs: int, scratch: Path) -> dict[str, Witness | NoWitness]:
+                      time_budget: float, jobs: int, scratch: Path,
+                      placed: bool = False) -> dict[str, Witness | NoWitness]:
     """A witness (or why there is none) for each survivor, against the cohort's current tests.
 
     One run of the cohort's tests records the calls they make to the functions the
-    witnesses will call; the searches then run ``jobs`` at a time.
+    witnesses will call; the searches then run ``jobs`` at a time. ``placed`` (hardening):
+    each test is written and verified where it would go, in the nearest test file's style.
     """
     wanted = set()
     for mutant in survivors:
@@ -246,13 +283,17 @@ def witness_survivors(survivors: Sequence[Mutant], cohort: Cohort, head: Snapsho
         if wanted and cohort.tests else {}
     literals = probes.literals_in([(cohort.template / t).read_text(errors="replace") for t in cohort.tests])
     arguments = (samples, literals, layout, time_budget, scratch, cohort.disabled_plugins, unrecorded)
+    placements = {mutant.id: placement_for(mutant, layout.module_name(mutant.path) or "", cohort.tests, head.read)
+                  if placed and layout.module_name(mutant.path) else None for mutant in survivors}
     if jobs == 1 or len(survivors) == 1:
-        return {mutant.id: _searched(cohort.template, mutant, *arguments) for mutant in survivors}
+        return {mutant.id: _searched(cohort.template, mutant, *arguments, placements[mutant.id])
+                for mutant in survivors}
     # Processes, not threads: CPython 3.11 can fail building ASTs (ast.parse, literal_eval)
     # in two threads at once ("AST constructor recursion depth mismatch").
     with ProcessPoolExecutor(max_workers=min(jobs, len(survivors)),
                              mp_context=multiprocessing.get_context("spawn")) as pool:
-        futures = {mutant.id: pool.submit(_searched, cohort.template, mutant, *arguments) for mutant in survivors}
+        futures = {mutant.id: pool.submit(_searched, cohort.template, mutant, *arguments, placements[mutant.id])
+                   for mutant in survivors}
         found: dict[str, Witness | NoWitness] = {}
         for mutant_id, future in futures.items():
             try:

@@ -25,7 +25,8 @@ from elenchus.cohorts import Cohort, build_cohorts, relevant_tests, selected_tes
 from elenchus.console import Progress
 from elenchus.coverage_map import CoverageMap, Selection
 from elenchus.executor import Executor, FreshProcess, RunRequest, WarmRunner
-from elenchus.contract import Contract, contract_from_json, derive_provisional, load_contract
+from elenchus.contract import Contract, contract_from_json, derive_provisional, load_contract, \
+    require_for_hardening
 from elenchus.errors import Blocked, ElenchusError, InputGuardError
 from elenchus.inspection import inspect_tree
 from elenchus.layout import ROOT, SourceLayout, detect_layout
@@ -37,7 +38,7 @@ from elenchus.reporting import outputs
 from elenchus.mutate import Mutant
 from elenchus.guards import SEARCH_BUDGET_DEFAULT, WITNESS_TIME_DEFAULT
 from elenchus.run import Outcome, TestOutcome, Verdict, judge, timeout_for
-from elenchus.scope import ScopeAnswer, resolve_scope
+from elenchus.scope import CONFIRMED_INTENT, ScopeAnswer, resolve_scope
 from elenchus.select import Plan, Planned, names_by_test, plan as plan_mutants, risk_score
 from elenchus.session import Session, open_session
 from elenchus.workspace import scratch_root
@@ -85,6 +86,7 @@ class Options:
     hosted_contract: dict | None = None  # hosted mode: the host's contract, validated by the Runner
     runner: str = "warm"  # warm: fork each run from a warm interpreter per job slot; fresh: a new one per run
     test_selection: str = "coverage"  # coverage: only the tests that execute the mutated lines; all: every one
+    harden: bool = False  # challenge the confirmed contract items' code; survivors get proposed tests
 
 
 @dataclass(frozen=True, slots=True)
@@ -285,12 +287,17 @@ class Evaluation:
         self.base_unavailable = session.base_unavailable
         for line in session.revisions.narration:
             self.echo(line)
-        answer = resolve_scope(options.scope, options.target, session.change, options.budget,
-                               options.interactive, self.ask, self.echo)
-        reason = options.hosted_scope_reason or options.scope_reason
-        if reason is not None:
-            answer = ScopeAnswer(answer.option, answer.target, reason, False)
-        contract = self._contract(session)
+        if options.harden:  # before any mutant: only confirmed intent is hardened
+            contract = self._confirmed_contract(session)
+            answer = ScopeAnswer(CONFIRMED_INTENT, None, options.hosted_scope_reason or (
+                "Hardening challenges the functions and methods the confirmed contract items anchor."), False)
+        else:
+            answer = resolve_scope(options.scope, options.target, session.change, options.budget,
+                                   options.interactive, self.ask, self.echo)
+            reason = options.hosted_scope_reason or options.scope_reason
+            if reason is not None:
+                answer = ScopeAnswer(answer.option, answer.target, reason, False)
+            contract = self._contract(session)
         if options.exhaustive and answer.option != "target":
             raise InputGuardError("exhaustive", f"--exhaustive only applies to --scope target, not {answer.option}")
         reuse_key = self._reuse_key(session, answer, contract)
@@ -407,6 +414,14 @@ class Evaluation:
         paths = {p.mutant.path for p in (*plan.challenged, *plan.not_challenged)} | {r.path for r in plan.rejected}
         paths |= {kill.nodeid.partition("::")[0] for verdict in self.verdicts.values() for kill in verdict.kills}
         return {path: text for path in sorted(paths) if (text := session.head.read(path)) is not None}
+
+    def _confirmed_contract(self, session: Session) -> Contract:
+        options = self.options
+        contract = contract_from_json(options.hosted_contract, "socratic", None) \
+            if options.hosted_contract is not None else \
+            load_contract(session.repo.root, options.contract, options.change_id)
+        require_for_hardening(contract)
+        return contract  # type: ignore[return-value]
 
     def _contract(self, session: Session) -> Contract:
         options = self.options
@@ -807,7 +822,8 @@ class Evaluation:
             self.echo(f"Witnesses: looking for a call that tells each of {len(survivors)} surviving mutant(s) "
                       f"apart from the code (up to {self.options.witness_time:g} s each)...")
             self.witnesses = witness_survivors(survivors, cohorts["modified"], session.head, self.layout,
-                                               self.options.witness_time, self.options.jobs, root)
+                                               self.options.witness_time, self.options.jobs, root,
+                                               placed=self.options.harden)
 
     # -- report ----------------------------------------------------------------------
 
@@ -889,7 +905,7 @@ class Evaluation:
                 comparison["weakened_checks"] = [check.to_json() for check in weakened]
             comparisons.append(comparison)
         report = {
-            "mode": "evaluate",
+            "mode": "harden" if self.options.harden else "evaluate",
             "scope": {
                 "option": answer.option,
                 "detected": {"production_files": list(change.production_files),

@@ -1,10 +1,11 @@
 import json
+from dataclasses import replace
 
 import pytest
 
-from elenchus.contract import (derive_provisional, load_contract, require_for_capture,
+from elenchus.contract import (Contract, derive_provisional, load_contract, require_for_capture,
                                require_for_hardening)
-from elenchus.errors import ContractError
+from elenchus.errors import ContractError, IntentUnconfirmed
 from elenchus.session import open_session
 
 from tests.conftest import run_cli
@@ -62,8 +63,15 @@ def test_contract_for_another_change_falls_back_to_the_change_id_file(tmp_path):
 def test_hardening_requires_confirmed_items_and_capture_requires_both_revisions(build_scenario):
     with open_session(build_scenario("demo"), None, None) as session:
         provisional = derive_provisional(session.change, session.head)
-    with pytest.raises(ContractError, match="C1, C2 are not"):
+    with pytest.raises(IntentUnconfirmed, match="pass --contract") as stopped:  # derived: nothing confirmed
         require_for_hardening(provisional)
+    assert stopped.value.exit_code == 3
+    written = Contract("explicit", "c.json", None, tuple(replace(i, status=s) for i, s in zip(
+        provisional.items, ("confirmed", "needs-decision"))))
+    with pytest.raises(IntentUnconfirmed, match=r"C2 are not: C2 \(needs-decision: ") as stopped:
+        require_for_hardening(written)
+    assert "status" in str(stopped.value) and "confirmed" in str(stopped.value)
+    require_for_hardening(replace(written, items=written.items[:1]))
     with pytest.raises(ContractError, match="pass --contract"):
         require_for_hardening(None)
     require_for_capture(provisional, "HEAD~1", "HEAD")
