@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from elenchus import sandbox
-from elenchus.errors import NotImplementedYet
 from elenchus.exit_codes import ExitCode
 from elenchus.host import canonical_blocks, fill, host_scope, read_scaffold, write_answer
 
@@ -18,11 +17,11 @@ def run(scaffold_path: str, out: str | None, echo: Callable[[str], None]) -> Exi
     scaffold = read_scaffold(scaffold_path)
     settings = scaffold.host
     scope = host_scope(scaffold)
-    if settings.mode == "harden":
-        raise NotImplementedYet("hosted harden mode is not implemented yet; hosted evaluate and capture are")
     sandbox.activate(sandbox.for_review([settings.repo or "."]))  # the host's runs are sandboxed like any other
     if settings.mode == "capture":
         return _capture(scaffold, scope, out, echo)
+    if settings.mode == "harden":
+        return _harden(scaffold, scope, out, echo)
     from elenchus.modes.evaluate import Evaluation, Options
 
     options = Options(repo=settings.repo or ".", base=settings.base, head=settings.head, scope=scope.option,
@@ -55,3 +54,21 @@ def _capture(scaffold, scope, out: str | None, echo: Callable[[str], None]) -> E
     if out:
         echo(f"Answer written to {out} (capture run {document['run']['id']})")
     return ExitCode.OK
+
+
+def _harden(scaffold, scope, out: str | None, echo: Callable[[str], None]) -> ExitCode:
+    """Hardening at ``proposed`` (default: Head as evaluate chooses it) against ``reference`` (default: its
+    Base), on the host's contract (or the repository's); the proposed tests stay in the run's test handoff."""
+    from elenchus.modes import harden
+    from elenchus.modes.evaluate import Options
+
+    settings = scaffold.host
+    options = Options(repo=settings.repo or ".", base=settings.reference, head=settings.proposed, interactive=False,
+                      hosted_scope_reason=scope.reason, hosted_contract=settings.contract, harden=True)
+    code, report, _ = harden.execute(options, lambda line: None, lambda text: None)
+    if report is None:
+        return code
+    write_answer(fill(scaffold, canonical_blocks(report)), out)
+    if out:
+        echo(f"Answer written to {out} (harden run {report['run']['id']}; test handoff in its run directory)")
+    return code

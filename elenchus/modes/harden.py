@@ -41,11 +41,17 @@ def files_digest(repo: Repository) -> str:
 
 def run(options: Options, echo: Callable[[str], None], emit: Callable[[str], None]) -> ExitCode:
     """Harden; the full evaluation report stays in the run directory, the hardening summary is printed."""
+    return execute(options, echo, emit)[0]
+
+
+def execute(options: Options, echo: Callable[[str], None],
+            emit: Callable[[str], None]) -> tuple[ExitCode, dict | None, dict | None]:
+    """The exit status, the evaluation report (mode "harden") and the test handoff (None when stopped)."""
     evaluation = Evaluation(options, echo, lambda prompt, default: default, emit=lambda text: None)
     code = evaluation.run()
     report = evaluation.report
     if report is None:
-        return code
+        return code, None, None
     repo = Repository(options.repo)
     handoff = build_handoff(report, repo.resolve("HEAD"), files_digest(repo))
     if options.hosted_scope_reason is None:  # in hosted mode the Runner validates
@@ -60,7 +66,7 @@ def run(options: Options, echo: Callable[[str], None], emit: Callable[[str], Non
     emit(summary)
     echo(f"Hardening summary: {directory / SUMMARY} (test handoff: {directory / HANDOFF}; full report: "
          f"{directory / 'report.md'})")
-    return code
+    return code, report, handoff
 
 
 def build_handoff(report: dict, commit: str, digest: str) -> dict:

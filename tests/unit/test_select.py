@@ -73,3 +73,24 @@ def test_select_exhaustive_target_scope_adds_mutmut_candidates_labelled_as_incid
     assert len(exhaustive.challenged) > len(intent.challenged)
     for p in exhaustive.challenged:
         assert p.mutant.incident and not any(w in p.mutant.incident for w in ("ROR", "AOR", "operator"))
+
+
+def test_hardening_mutates_what_the_confirmed_items_anchor_changed_or_not(build_scenario):
+    from dataclasses import replace
+
+    from elenchus.contract import Anchor, Contract, ContractItem
+    from elenchus.errors import ElenchusError
+    from elenchus.scope import CONFIRMED_INTENT
+
+    item = ContractItem("C1", "clamp keeps values in range", (Anchor("src/batching/core.py", "clamp", (1, 1)),),
+                        "high", "confirmed")
+    open_item = replace(item, id="C2", status="provisional", anchors=(Anchor("src/batching/ratio.py", "ratio", (1, 1)),))
+    with open_session(build_scenario("harden"), None, None) as session:  # the change adds ratio; clamp is old
+        chosen = plan(CONFIRMED_INTENT, session.change, session.base, session.head,
+                      Contract("explicit", "c.json", None, (item, open_item)), 64)
+        assert chosen.challenged and {p.mutant.symbol for p in chosen.challenged} == {"clamp"}
+        assert {p.contract_id for p in chosen.challenged} == {"C1"}
+        gone = replace(item, anchors=(Anchor("src/batching/core.py", "no_such_function", (1, 1)),))
+        with pytest.raises(ElenchusError, match=r"C1 \(src/batching/core.py::no_such_function\) name no function"):
+            plan(CONFIRMED_INTENT, session.change, session.base, session.head,
+                 Contract("explicit", "c.json", None, (gone,)), 64)

@@ -142,3 +142,22 @@ def test_a_search_that_never_tried_the_kind_of_input_the_tests_use_claims_no_equ
     dated = find_witness(project, mutant, samples, (), layout, 2.0, scratch, (), {"shop.tz:describe": 3})
     assert isinstance(dated, NoWitness) and not dated.searched
     assert "made 3 distinct call(s) of it with arguments that are not literals" in dated.reason
+
+
+def test_a_proposed_test_goes_beside_the_test_file_named_after_its_module_in_that_files_style():
+    from elenchus.mutate import Mutant
+    from elenchus.witness import placement_for
+
+    files = {
+        "tests/test_misc.py": "from shop.cart import total\n\ndef test_total():\n    assert total([]) == 0\n",
+        "tests/unit/test_cart.py": "import unittest\n\nclass CartTest(unittest.TestCase):\n    def test_x(self):\n"
+                                   "        pass\n",
+        "tests/test_prices.py": "import pytest\n\ndef test_y():\n    pass\n",
+    }
+    mutant = Mutant.__new__(Mutant)
+    object.__setattr__(mutant, "id", "abcdef0123456789")
+    placed = placement_for(mutant, "shop.cart", sorted(files), files.get)
+    assert placed.path == "tests/unit/test_elenchus_cart_abcdef01.py" and placed.style == "unittest"
+    del files["tests/unit/test_cart.py"]
+    placed = placement_for(mutant, "shop.cart", sorted(files), files.get)  # the one importing the module
+    assert placed.path == "tests/test_elenchus_cart_abcdef01.py" and placed.style == "pytest"
