@@ -124,14 +124,22 @@ def load_contract(repo_root: Path, explicit: str | None = None, change_id: str |
     return None
 
 
-def _readme_mentions(head: Snapshot, name: str) -> list[str]:
-    mentions = []
+def _readmes(head: Snapshot) -> list[tuple[str, list[str]]]:
+    """The README files at Head, split into lines once (a large change asks about thousands of names)."""
+    found = []
     for readme in ("README.md", "README.rst", "README.txt", "README"):
         text = head.read(readme)
-        if not text:
-            continue
-        for line in text.splitlines():
-            if re.search(rf"\b{re.escape(name)}\b", line):
+        if text:
+            found.append((readme, text.splitlines()))
+    return found
+
+
+def _readme_mentions(readmes: list[tuple[str, list[str]]], name: str) -> list[str]:
+    mentions = []
+    pattern = re.compile(rf"\b{re.escape(name)}\b")
+    for readme, lines in readmes:
+        for line in lines:
+            if name in line and pattern.search(line):
                 mentions.append(f"{readme}: {line.strip()[:160]}")
     return mentions[:3]
 
@@ -145,8 +153,8 @@ def _behaviour(fn: ChangedFunction) -> tuple[str, str]:
     return f"`{fn.qualname}` does what its name says: {words}", "name"
 
 
-def _risk(fn: ChangedFunction, source: str) -> str:
-    body = "\n".join(source.splitlines()[fn.start - 1:fn.end])
+def _risk(fn: ChangedFunction, lines: list[str]) -> str:
+    body = "\n".join(lines[fn.start - 1:fn.end])
     lowered = fn.qualname.lower()
     if "raise " in body or any(word in lowered for word in HIGH_RISK_WORDS):
         return "high"
@@ -156,17 +164,21 @@ def _risk(fn: ChangedFunction, source: str) -> str:
 def derive_provisional(change: ChangeSet, head: Snapshot, intent: str | None = None) -> Contract:
     """One provisional item per changed public function or method still present at Head."""
     items = []
+    readmes = _readmes(head)
+    lines: dict[str, list[str]] = {}  # each file split once: a 5 MB module holds tens of thousands of functions
     for fn in change.functions:
         if fn.status == "deleted" or not fn.public:
             continue
         statement, origin = _behaviour(fn)
-        evidence = [f"{origin} of {fn.path}:{fn.start}"] + _readme_mentions(head, fn.qualname.split(".")[-1])
+        if fn.path not in lines:
+            lines[fn.path] = (head.read(fn.path) or "").splitlines()
+        evidence = [f"{origin} of {fn.path}:{fn.start}"] + _readme_mentions(readmes, fn.qualname.split(".")[-1])
         if intent:
             evidence.append(f"request (--intent): {intent}")
         items.append(ContractItem(
             id=f"C{len(items) + 1}", behaviour=statement,
             anchors=(Anchor(fn.path, fn.qualname, (fn.start, fn.end)),),
-            risk=_risk(fn, head.read(fn.path) or ""), status="provisional", evidence=tuple(evidence),
+            risk=_risk(fn, lines[fn.path]), status="provisional", evidence=tuple(evidence),
         ))
     return Contract("provisional-derived", None, None, tuple(items))
 

@@ -73,10 +73,10 @@ def weakened_checks(change: ChangeSet, base: Snapshot, head: Snapshot) -> tuple[
         old = base.read(changed.path) if changed.status != "added" else None
         new = head.read(changed.path) if changed.status != "deleted" else None
         files.append(ChangedFile(changed.path, changed.kind, old, new))
-    if not any(f.kind == "test" for f in files):
-        return ()
+    if not any(f.kind == "test" and f.base_source is not None for f in files):
+        return ()  # a check is weakened only in a test file that existed before the change
     found: dict[tuple[str, str, str], WeakenedCheck] = {}
-    for evidence in find_weakening(files):
+    for evidence in find_weakening(files, production_evidence=False):  # weakened checks live in tests
         if evidence.kind not in TEST_WEAKENINGS or not evidence.test:
             continue
         if change.settings.kind_of(evidence.path) != "test":

@@ -15,6 +15,7 @@ literals), stays a gap, with the reason.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -131,8 +132,10 @@ class NoWitness:
     seconds: float
 
 
+@functools.lru_cache(maxsize=4)
 def _references(source: str) -> dict[str, set[str]]:
-    """{module-level function: the names and attribute names its body reads}."""
+    """{module-level function: the names and attribute names its body reads} (read-only: cached, since
+    every survivor of a module asks, and a large module takes long to parse)."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
