@@ -616,8 +616,18 @@ def _acting_lines(source: str, mutated_source: str) -> tuple[int, ...]:
     A dropped ``if`` acts when its body runs (its test runs on every pass); any other
     dropped statement when it runs. Empty when the mutant drops nothing.
     """
-    matcher = difflib.SequenceMatcher(None, source.splitlines(), mutated_source.splitlines(), autojunk=False)
-    gone = {line for tag, i1, i2, _, _ in matcher.get_opcodes() if tag == "delete" for line in range(i1 + 1, i2 + 1)}
+    old, new = source.splitlines(), mutated_source.splitlines()
+    # A mutant changes one place: compare only between the common head and tail (quadratic
+    # matching of a whole large module would take minutes).
+    start, shortest = 0, min(len(old), len(new))
+    while start < shortest and old[start] == new[start]:
+        start += 1
+    end = 0
+    while end < shortest - start and old[len(old) - 1 - end] == new[len(new) - 1 - end]:
+        end += 1
+    matcher = difflib.SequenceMatcher(None, old[start:len(old) - end], new[start:len(new) - end], autojunk=False)
+    gone = {start + line for tag, i1, i2, _, _ in matcher.get_opcodes() if tag == "delete"
+            for line in range(i1 + 1, i2 + 1)}
     if not gone:
         return ()
     try:
