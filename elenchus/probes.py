@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import functools
 import hashlib
 import json
 import math
@@ -244,10 +245,19 @@ def module_name_for(path: str, root: Path | None = None) -> str:
     return ".".join(parts)
 
 
-def _function_node(source: str, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+@functools.lru_cache(maxsize=1)
+def _module_tree(source: str) -> ast.Module | None:
+    """The code's parsed module, or None when it does not parse. Read-only and cached: one search
+    asks several questions of the same source, and a large module takes seconds to parse."""
     try:
-        tree = ast.parse(source)
+        return ast.parse(source)
     except SyntaxError:
+        return None
+
+
+def _function_node(source: str, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    tree = _module_tree(source)
+    if tree is None:
         return None
     found = None
     for node in tree.body:
@@ -630,9 +640,8 @@ def _acting_lines(source: str, mutated_source: str) -> tuple[int, ...]:
             for line in range(i1 + 1, i2 + 1)}
     if not gone:
         return ()
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
+    tree = _module_tree(source)
+    if tree is None:
         return ()
     acting: set[int] = set()
     for node in ast.walk(tree):
@@ -894,10 +903,16 @@ def _unique(values: Iterable[Any]) -> list[Any]:
     return kept
 
 
-def _constants_on(source: str, first: int, last: int) -> list[Any]:
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
+def _constants_on(source: str, first: int, last: int, mutated: bool = False) -> list[Any]:
+    """``mutated``: a mutant's source, asked once (parsed outside the cache that keeps the code's)."""
+    if mutated:
+        try:
+            tree: ast.Module | None = ast.parse(source)
+        except SyntaxError:
+            tree = None
+    else:
+        tree = _module_tree(source)
+    if tree is None:
         return []
     return [value for node, value in _literal_nodes(tree)
             if node.lineno <= last and (node.end_lineno or node.lineno) >= first]
@@ -908,7 +923,7 @@ def _mutated_constants(source: str, mutant: Mutant) -> list[Any]:
     others of the reference, then the mutant's own."""
     shift = len(mutant.mutated_source.splitlines()) - len(source.splitlines())
     before = _constants_on(source, mutant.line, mutant.end_line)
-    after = _constants_on(mutant.mutated_source, mutant.line, mutant.end_line + shift)
+    after = _constants_on(mutant.mutated_source, mutant.line, mutant.end_line + shift, mutated=True)
 
     def count(values: list[Any], value: Any) -> int:
         return sum(1 for v in values if type(v) is type(value) and v == value)
@@ -929,7 +944,7 @@ def _character_variants(source: str, mutant: Mutant, samples: Sequence[CallSampl
     """
     shift = len(mutant.mutated_source.splitlines()) - len(source.splitlines())
     before = [v for v in _constants_on(source, mutant.line, mutant.end_line) if isinstance(v, str)]
-    after = [v for v in _constants_on(mutant.mutated_source, mutant.line, mutant.end_line + shift)
+    after = [v for v in _constants_on(mutant.mutated_source, mutant.line, mutant.end_line + shift, mutated=True)
              if isinstance(v, str)]
     changed = (set("".join(v for v in before if v not in after)) ^ set("".join(v for v in after if v not in before)))
     characters = sorted(changed - _PATTERN_SYNTAX)

@@ -43,15 +43,18 @@ def test_not_a_git_repository_unknown_revision_and_empty_diff_are_one_line_error
     assert done.returncode == 2 and "empty diff" in done.stderr and "--scope target" in done.stderr
 
 
-def test_unbuilt_subcommands_say_not_implemented_yet():
-    done = run_cli("harden")
-    assert done.returncode == 1 and "is not available yet; `elenchus evaluate --scope target`" in done.stderr
-    assert "internal error" not in done.stderr
+def test_harden_outside_a_repository_or_without_a_confirmed_contract_is_a_one_line_error(tmp_path, build_scenario):
+    done = run_cli("harden", "--repo", str(tmp_path))
+    assert done.returncode == 2 and "not a git repository" in done.stderr
+    done = run_cli("harden", "--repo", str(build_scenario("demo")), env={"ELENCHUS_RUNS_DIR": str(tmp_path / "runs")})
+    assert done.returncode == 3 and "Hardening needs an intent contract with confirmed items" in done.stderr
+    assert "internal error" not in done.stderr and not (tmp_path / "runs").exists()
+    done = run_cli("harden", "--repo", str(tmp_path), "--apply", str(tmp_path / "missing.json"))
+    assert done.returncode == 2 and "cannot read the test handoff" in done.stderr
 
 
 def test_help_lists_the_subcommands_the_spec_names():
     done = run_cli("--help")
     assert done.returncode == 0
-    for name in ("evaluate", "replx", "capture", "host", "validate", "mutants", "config"):
+    for name in ("evaluate", "replx", "capture", "harden", "host", "validate", "mutants", "config"):
         assert name in done.stdout
-    assert "harden" not in done.stdout  # not offered until it is built
