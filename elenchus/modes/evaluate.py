@@ -302,7 +302,7 @@ class Evaluation:
             raise InputGuardError("exhaustive", f"--exhaustive only applies to --scope target, not {answer.option}")
         reuse_key = self._reuse_key(session, answer, contract)
         stored = self.cache.get(reuse_key) if reuse_key is not None else None
-        if stored is not None:
+        if stored is not None and {"report", "sources", "manifest", "runs"} <= stored.keys():
             return self._reused(stored, session)
         plan = plan_mutants(answer.option, session.change, session.base, session.head, contract,
                             options.budget, answer.target, options.exhaustive)
