@@ -187,10 +187,12 @@ def _ask(prompt: str, default: str) -> str:
                                                  "operator catalog (each still reported as an incident).")
 @click.option("--fresh", is_flag=True, help="Rerun everything instead of reusing results measured on the same content.")
 @click.option("--demo", is_flag=True, help="Build the bundled demo project into a temp git repo and evaluate it.")
-@click.option("--runner", type=click.Choice(["warm", "fresh"]), default="warm", show_default=True,
-              help="warm: fork each run from an interpreter that imported pytest and the tests' dependencies once "
-                   "per job slot (a fresh one when that is unsafe, said in the report); fresh: a new interpreter "
-                   "per run.")
+@click.option("--runner", type=click.Choice(["collected", "warm", "fresh"]), default="collected", show_default=True,
+              help="collected: fork each run of selected tests from a pytest session per job slot that imported the "
+                   "project and collected the tests once, with the mutated function's code swapped in (warm when "
+                   "the mutant changes code that runs at import); warm: fork each run from an interpreter that "
+                   "imported pytest and the tests' dependencies once per job slot (a fresh one when that is unsafe, "
+                   "said in the report); fresh: a new interpreter per run.")
 @click.option("--test-selection", type=click.Choice(["coverage", "all"]), default="coverage", show_default=True,
               help="coverage: each mutant runs only the tests that execute its lines (recorded during the "
                    "baseline), and one no test executes is reported not covered without a run; all: every "

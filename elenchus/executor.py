@@ -22,6 +22,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -29,10 +30,10 @@ from typing import Protocol
 from elenchus import sandbox
 from elenchus.cohorts import Cohort
 from elenchus.mutate import Mutant
-from elenchus.run import FRESH, Execution, Launch, Launcher, RunResult, module_loader, run_pytest
+from elenchus.run import (FRESH, KILL_GRACE_SECONDS, WARM_MODULE, Execution, Launch, Launcher, RunResult,
+                          module_loader, pytest_command, run_environment, run_pytest)
 from elenchus.workspace import fresh_copy, remove_tree, verify_unchanged, write_mutant
 
-WARM_MODULE = "_elenchus_warm_worker"
 READY_SECONDS = 120.0  # a worker that has not preloaded by then is given up for fresh interpreters
 REPLY_MARGIN_SECONDS = 30.0  # beyond a run's own timeout and grace, before the worker counts as hung
 
@@ -103,6 +104,35 @@ class WorkerUnavailable(Exception):
     """The warm worker could not take this run; it goes to a fresh interpreter."""
 
 
+class NotCollected(Exception):
+    """A collected session could not take this run or these tests; they run from the warm worker."""
+
+
+class Declined(Exception):
+    """The collected session cannot hold this mutant (it changes code that runs at import)."""
+
+
+@dataclass(slots=True)
+class _Session:
+    """A collected session in one worker, for one cohort and one set of test files."""
+
+    key: tuple
+    workspace: Path
+    requests: int  # our end of the requests pipe
+    replies: int
+    pipes: tuple[Path, Path]
+    buffer: bytes = b""
+    retire: bool = False
+
+
+def _last_line(path: Path) -> str:
+    try:
+        lines = [line.strip() for line in path.read_text(errors="replace").splitlines() if line.strip()]
+    except OSError:
+        return ""
+    return lines[-1][:300] if lines else ""
+
+
 class _Worker:
     """One warm worker in its own sandbox, with a slot directory that holds the current run."""
 
@@ -124,6 +154,7 @@ class _Worker:
                 cwd=self.slot, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
                 start_new_session=True, close_fds=True)
         self._buffer = b""
+        self.session: _Session | None = None
         self.ready = self._reply(time.monotonic() + READY_SECONDS)
         if self.ready is None:
             raise WorkerUnavailable(f"the warm worker did not start ({self._log_tail()})")
@@ -150,9 +181,8 @@ class _Worker:
         line, _, self._buffer = self._buffer.partition(b"\n")
         return json.loads(line)
 
-    def launch(self, command: Sequence[str], workspace: Path, run_dir: Path, env: Mapping[str, str],
-               stdout_path: Path, stderr_path: Path, timeout: float | None, kill_grace: float,
-               python: str) -> Launch:
+    def _send(self, command: Sequence[str], workspace: Path, env: Mapping[str, str], stdout_path: Path,
+              stderr_path: Path, timeout: float | None, kill_grace: float) -> None:
         request = {"code": command[2], "argv": list(command[3:]), "cwd": str(workspace), "env": dict(env),
                    "stdout": str(stdout_path), "stderr": str(stderr_path), "timeout": timeout, "grace": kill_grace}
         try:
@@ -161,6 +191,11 @@ class _Worker:
             self.process.stdin.flush()
         except OSError as error:
             raise WorkerUnavailable(f"the warm worker is gone ({error})") from None
+
+    def launch(self, command: Sequence[str], workspace: Path, run_dir: Path, env: Mapping[str, str],
+               stdout_path: Path, stderr_path: Path, timeout: float | None, kill_grace: float,
+               python: str) -> Launch:
+        self._send(command, workspace, env, stdout_path, stderr_path, timeout, kill_grace)
         wait = (timeout or 3600.0) + kill_grace + REPLY_MARGIN_SECONDS
         answer = self._reply(time.monotonic() + wait)
         if answer is None:
@@ -169,9 +204,91 @@ class _Worker:
             raise WorkerUnavailable(str(answer["error"]))
         return Launch(answer.get("exit_code"), bool(answer.get("timed_out")), answer.get("pid"))
 
+    # -- a collected session (``warm.Collected``): the worker forks it and waits for it to end,
+    #    while the runs go through two pipes in the slot
+
+    def start_session(self, request: RunRequest, key: tuple) -> _Session:
+        """Fork a session that collects ``request``'s tests in a copy of its cohort; raises
+        ``NotCollected`` when it does not get ready within the run's own time limit."""
+        cohort = request.cohort
+        workspace = fresh_copy(cohort.template, self.slot)
+        pipes = (self.slot / "collected-requests", self.slot / "collected-replies")
+        for pipe in pipes:
+            pipe.unlink(missing_ok=True)
+            os.mkfifo(pipe, 0o600)
+        session = _Session(key, workspace, os.open(pipes[0], os.O_RDWR), os.open(pipes[1], os.O_RDWR), pipes)
+        self.session = session
+        tests = list(request.tests)
+        for nodeid in request.deselect:
+            tests += ["--deselect", nodeid]
+        command = pytest_command(self.slot / "collected-records.jsonl", tests, sys.executable,
+                                 disabled_plugins=cohort.disabled_plugins, layout=cohort.layout,
+                                 serve=(str(pipes[0]), str(pipes[1])))
+        self._send(command, workspace, run_environment(workspace, _run_env(), cohort.layout),
+                   self.slot / "collected-stdout.txt", self.slot / "collected-stderr.txt", None, KILL_GRACE_SECONDS)
+        ready = self._answer(session, time.monotonic() + request.timeout)
+        if ready is None or not ready.get("ready") or ready.get("unsafe"):
+            why = (ready or {}).get("unsafe") or "the session that collects the tests did not get ready (" + (
+                _last_line(self.slot / "collected-stderr.txt") or "no message") + ")"
+            self.end_session()
+            raise NotCollected(why)
+        return session
+
+    def ask(self, message: dict, deadline: float) -> dict:
+        """Send one run to the session and wait for its answer; ``NotCollected`` when none comes."""
+        session = self.session
+        assert session is not None
+        try:
+            os.write(session.requests, (json.dumps(message) + "\n").encode())
+        except OSError as error:
+            raise NotCollected(f"the collected session is gone ({error})") from None
+        answer = self._answer(session, deadline)
+        if answer is None:
+            raise NotCollected("the collected session stopped answering (" + (
+                _last_line(self.slot / "collected-stderr.txt") or "no message") + ")")
+        return answer
+
+    def _answer(self, session: _Session, deadline: float) -> dict | None:
+        """The session's next line; None when it ended (the worker answered) or ``deadline`` passed."""
+        stdout = self.process.stdout
+        assert stdout is not None
+        while b"\n" not in session.buffer:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            ready = select.select([session.replies, stdout], [], [], left)[0]
+            if session.replies in ready:
+                chunk = os.read(session.replies, 65536)
+                session.buffer += chunk
+                continue
+            if ready:
+                return None  # the worker speaks only once the session has ended
+        line, _, session.buffer = session.buffer.partition(b"\n")
+        return json.loads(line)
+
+    def end_session(self) -> None:
+        """Let the session end (its requests pipe closes), collect the worker's answer and clean up;
+        ``WorkerUnavailable`` when the worker does not answer."""
+        session, self.session = self.session, None
+        if session is None:
+            return
+        os.close(session.requests)
+        ended = self._reply(time.monotonic() + REPLY_MARGIN_SECONDS)
+        os.close(session.replies)
+        for pipe in session.pipes:
+            pipe.unlink(missing_ok=True)
+        remove_tree(session.workspace)
+        if ended is None:
+            raise WorkerUnavailable(f"the warm worker did not end a collected session ({self._log_tail()})")
+
     def close(self) -> None:
         from elenchus.run import _stop
 
+        if self.session is not None:
+            try:
+                self.end_session()
+            except (OSError, WorkerUnavailable):
+                pass
         if self.process.poll() is None:
             try:
                 assert self.process.stdin is not None
@@ -204,13 +321,46 @@ class _SlotLauncher:
         return self.worker.launch(*args, **kwargs)
 
 
+class _SessionLauncher:
+    """A launcher that hands the run to the worker's collected session."""
+
+    name = "collected"
+
+    def __init__(self, worker: _Worker, request: RunRequest) -> None:
+        self.worker = worker
+        self.request = request
+        self.scratch = worker.slot
+
+    def launch(self, command: Sequence[str], workspace: Path, run_dir: Path, env: Mapping[str, str],
+               stdout_path: Path, stderr_path: Path, timeout: float | None, kill_grace: float,
+               python: str) -> Launch:
+        request, mutant = self.request, self.request.mutant
+        assert mutant is not None and self.worker.session is not None
+        lines = sorted(set(mutant.mutated_lines))
+        message = {"mutant": {"path": mutant.path, "source": mutant.mutated_source},
+                   "select": None if request.select is None else list(request.select), "stop": request.stop,
+                   "trace": {"file": mutant.path, "lines": lines} if lines else None,
+                   "record": str(run_dir / "records.jsonl"), "stdout": str(stdout_path), "stderr": str(stderr_path),
+                   "timeout": timeout, "grace": kill_grace}
+        answer = self.worker.ask(message, time.monotonic() + (timeout or 3600.0) + kill_grace + REPLY_MARGIN_SECONDS)
+        if answer.get("declined"):
+            raise Declined(str(answer["declined"]))
+        self.worker.session.retire = bool(answer.get("retire"))
+        return Launch(answer.get("exit_code"), bool(answer.get("timed_out")), answer.get("pid"))
+
+
 class WarmRunner:
     """Runs forked from warm workers, one worker per job slot; a fresh interpreter when that is unsafe."""
 
     name = "warm"
 
-    def __init__(self, root: Path, slots: int, preload: Sequence[str], project: Sequence[str]) -> None:
+    def __init__(self, root: Path, slots: int, preload: Sequence[str], project: Sequence[str],
+                 collect: bool = True) -> None:
         self.root = root
+        self.collect = collect and hasattr(os, "mkfifo")
+        self._uncollectable: dict[tuple, str] = {}  # (cohort, tests, deselect) -> why not
+        self.collected_runs = 0
+        self.declined: dict[str, int] = {}  # why a mutant was run from the worker instead -> how many
         self.slots = slots
         self.preload = tuple(preload)
         self.project = tuple(project)
@@ -221,6 +371,9 @@ class WarmRunner:
         self._closed = False
         self._lock = threading.Lock()
         self._workers: list[_Worker] = []
+        # Workers start from this one long-lived thread: the sandbox ends a worker when the thread that
+        # started it ends (bubblewrap's --die-with-parent), and the callers' threads end with each batch.
+        self._starter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="elenchus-warm-start")
         self.warm_runs = 0
         self.fresh_runs = 0
 
@@ -237,7 +390,8 @@ class WarmRunner:
             if self._started < self.slots:
                 self._started += 1
                 try:
-                    worker = _Worker(self.root, self._started, self.preload, self.project)
+                    worker = self._starter.submit(_Worker, self.root, self._started, self.preload,
+                                                  self.project).result()
                 except (OSError, WorkerUnavailable, ValueError) as error:
                     self.reason = str(error)
                     return None
@@ -255,6 +409,11 @@ class WarmRunner:
             self.fresh_runs += 1
             return self.fresh.run(request)
         try:
+            result = self._collected(worker, request) if self.collect else None
+            if result is not None:
+                self._idle.put(worker)
+                return result
+            worker.end_session()  # the worker waits on its session: it takes other runs once that ended
             result = run_in(request, worker.slot, _SlotLauncher(worker))
         except WorkerUnavailable as error:
             with self._lock:
@@ -268,6 +427,53 @@ class WarmRunner:
             return self._second_opinion(request, result)
         self.warm_runs += 1
         return result
+
+    def _collected(self, worker: _Worker, request: RunRequest) -> RunResult | None:
+        """``request`` forked from the worker's session that collected its tests, when it can be;
+        None: run it from the worker as usual. Only a run of selected tests qualifies: its mutated
+        lines lie inside a function body and never ran at import or in a fixture."""
+        mutant, cohort = request.mutant, request.cohort
+        if mutant is None or request.select is None or request.cover:
+            return None
+        key = (cohort.digest, request.tests, request.deselect)
+        with self._lock:
+            if key in self._uncollectable:
+                return None
+        try:
+            if worker.session is not None and worker.session.key != key:
+                worker.end_session()
+            if worker.session is None:
+                worker.start_session(request, key)
+            try:
+                result = run_pytest(worker.session.workspace, list(request.tests), request.timeout,
+                                    mutated_file=mutant.path, env=_run_env(), deselect=request.deselect,
+                                    disabled_plugins=cohort.disabled_plugins, layout=cohort.layout,
+                                    mutated_lines=mutant.mutated_lines, select=request.select, stop=request.stop,
+                                    launcher=_SessionLauncher(worker, request))
+            finally:
+                verify_unchanged(cohort.template, cohort.digest)
+        except Declined as declined:
+            with self._lock:
+                reason = str(declined)
+                self.declined[reason] = self.declined.get(reason, 0) + 1
+            return None
+        except (NotCollected, OSError) as error:
+            worker.end_session()
+            self._give_up(key, str(error))
+            return None
+        if result.execution is Execution.INFRASTRUCTURE_ERROR:
+            worker.end_session()
+            self._give_up(key, f"a run forked from the collected session could not run the tests ({result.detail})")
+            return None
+        if worker.session is not None and worker.session.retire:
+            worker.end_session()
+        with self._lock:
+            self.collected_runs += 1
+        return result
+
+    def _give_up(self, key: tuple, reason: str) -> None:
+        with self._lock:
+            self._uncollectable.setdefault(key, reason)
 
     def _second_opinion(self, request: RunRequest, warm: RunResult) -> RunResult:
         """A warm run that could not run the tests is run again in a fresh interpreter. If that one
@@ -285,7 +491,16 @@ class WarmRunner:
     def describe(self) -> str:
         """One line for the report: where the runs happened, and why some did not happen warm."""
         warm = "forked from a warm interpreter per job slot (pytest and the tests' dependencies imported once)"
-        if not self.warm_runs and not self.fresh_runs:
+        if self.collected_runs:
+            reasons = sorted(self.declined.items(), key=lambda item: -item[1])
+            reasons += [(reason, 0) for reason in self._uncollectable.values()]
+            collected = (f"{self.collected_runs} run(s) forked from a pytest session per job slot that had imported "
+                         "the project and collected the tests once (the mutated function's code swapped in)")
+            if self.warm_runs:
+                collected += (f"; {self.warm_runs} forked from a warm interpreter per job slot instead"
+                              + (f", the most common reason: {reasons[0][0]}" if reasons else ""))
+            warm = collected
+        if not self.warm_runs and not self.fresh_runs and not self.collected_runs:
             return "no mutant run was needed"
         if self.reason is None or not self.fresh_runs:
             return warm
@@ -300,3 +515,4 @@ class WarmRunner:
             self._closed = True
         for worker in workers:
             worker.close()
+        self._starter.shutdown(wait=True)

@@ -401,6 +401,7 @@ class Recorder:
         self._collect_excinfo: dict[str, Any] = {}
         self._running: str | None = None
         self._previous_sigterm: Any = None
+        self.exit_when_written = False  # a forked run of a collected session ends once its records are out
 
     # -- a SIGTERM (the runner's timeout) ends the session like Ctrl-C, so the
     #    records of the tests that finished are still written.
@@ -479,6 +480,13 @@ class Recorder:
             for line in lines:
                 handle.write(json.dumps(line, sort_keys=True) + "\n")
         os.replace(partial, self.path)
+        if self.exit_when_written:  # what pytest does after this (unconfigure, two garbage collections) is not needed
+            for stream in (sys.stdout, sys.stderr):
+                try:
+                    stream.flush()
+                except Exception:  # noqa: BLE001
+                    pass
+            os._exit(int(exitstatus))
 
 
 def _sigterm_to_interrupt(signum: int, frame: Any) -> None:
@@ -785,14 +793,59 @@ def _autoloaded(name: str) -> bool:
     return importlib.util.find_spec(name) is not None
 
 
-def run(options: dict[str, Any], argv: list[str]) -> int:
+class Collected:
+    """Keeps the session collected and lets every run be a fork of it (``warm.Collected``).
+
+    ``serve`` answers run requests until they stop (then the session ends having run nothing)
+    and returns, in each forked run, that run's request: the records go to its own file, only
+    its selected tests run, in its order, and pytest's own run loop takes over from there.
+    """
+
+    def __init__(self, context: RunContext, serve: Any) -> None:
+        self.context = context
+        self.serve = serve
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> Any:
+        unsafe = "the tests run in other processes (pytest-xdist)" if self.context.parallel else None
+        request = self.serve(self.context.workspace, unsafe)
+        if request is None:
+            return True
+        self._become(session, request)
+        return None
+
+    def _become(self, session: pytest.Session, request: dict[str, Any]) -> None:
+        config = session.config
+        capture = getattr(config.pluginmanager.getplugin("capturemanager"), "_global_capturing", None)
+        for stream, fd in (("out", 1), ("err", 2)):  # where pytest puts the output back between tests
+            saved = getattr(getattr(capture, stream, None), "targetfd_save", None)
+            if isinstance(saved, int):
+                os.dup2(fd, saved)
+        recorder = config.pluginmanager.get_plugin("elenchus-recorder")
+        if isinstance(recorder, Recorder):
+            recorder.path = Path(request["record"])
+            recorder.exit_when_written = True
+        context = self.context
+        context.stop = bool(request.get("stop"))
+        if request.get("select") is not None:
+            context.select = {key: order for order, key in enumerate(request["select"])}
+            context.pytest_collection_modifyitems(session, config, session.items)
+            session.testscollected = len(session.items)
+        trace = request.get("trace")
+        if trace and trace.get("lines"):
+            context.watch = LineWatch(os.path.join(context.workspace, trace["file"]), trace["lines"])
+            context.watch.start()
+
+
+def run(options: dict[str, Any], argv: list[str], serve: Any = None) -> int:
     """The subprocess entry point: isolate imports, watch the mutated lines, run pytest.
 
     ``options``: ``roots`` (workspace-relative source roots), ``modules`` (the project's
     top-level names), ``trace`` (``{"file": relative path, "lines": [...]}`` or null),
     ``cover`` (relative paths whose lines each test executes are recorded, or null),
     ``select`` (test keys to run, in that order, or null: all collected), ``stop`` (end the
-    run at the first test whose check fails).
+    run at the first test whose check fails). ``serve``: collect, then serve forked runs
+    (``Collected``).
     """
     workspace = os.getcwd()
     removed = isolate_imports(workspace, options.get("roots") or (), options.get("modules") or ())
@@ -812,7 +865,10 @@ def run(options: dict[str, Any], argv: list[str]) -> int:
     elif watch is not None:
         watch.start()
     try:
-        return int(pytest.main(args, plugins=[sys.modules[__name__], context]))
+        plugins: list[Any] = [sys.modules[__name__], context]
+        if serve is not None:
+            plugins.append(Collected(context, serve))
+        return int(pytest.main(args, plugins=plugins))
     finally:
         if watch is not None:
             watch.stop()

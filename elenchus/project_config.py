@@ -47,7 +47,7 @@ DEFAULTS: dict[str, Any] = {
     "scope": "asked in a terminal (current-change recommended); required elsewhere",
     "target": "none", "budget": BUDGET_DEFAULT, "jobs": "the number of CPUs, at most 4",
     "timeout-factor": TIMEOUT_FACTOR_DEFAULT, "search-budget": SEARCH_BUDGET_DEFAULT,
-    "witness-time": WITNESS_TIME_DEFAULT, "fail-on": [], "runner": "warm", "test-selection": "coverage",
+    "witness-time": WITNESS_TIME_DEFAULT, "fail-on": [], "runner": "collected", "test-selection": "coverage",
     "exhaustive": False, "isolation": "auto", "require-isolation": False, "max-memory": MEMORY_MB_DEFAULT,
     "max-processes": PROCESSES_DEFAULT, "max-file-size": FILE_SIZE_MB_DEFAULT,
 }

@@ -51,6 +51,8 @@ TAIL_CHARS = 4000
 #: The plugin is loaded from its file under this private name, so a workspace that
 #: contains its own ``elenchus`` package (Elenchus evaluating itself) cannot shadow it.
 PLUGIN_MODULE = "_elenchus_record_plugin"
+WARM_MODULE = "_elenchus_warm_worker"
+RECODE_MODULE = "_elenchus_recode"
 
 
 # ---------------------------------------------------------------------------
@@ -236,13 +238,17 @@ def module_loader(name: str, path: str) -> str:
     )
 
 
-def _bootstrap_code(options: Mapping[str, Any] | None = None) -> str:
-    return (
-        module_loader(PLUGIN_MODULE, str(Path(_plugin.__file__).resolve()))
-        + "import json\n"
-        f"raise SystemExit(module.run(json.loads({json.dumps(dict(options or {}), sort_keys=True)!r}), "
-        "sys.argv[1:]))\n"
-    )
+def _bootstrap_code(options: Mapping[str, Any] | None = None, serve: tuple[str, str] | None = None) -> str:
+    """Load the plugin and run pytest through it; with ``serve`` (two pipe paths), as a collected
+    session of the warm worker (``warm.Collected``) whose runs are forks of it."""
+    loaded = module_loader(PLUGIN_MODULE, str(Path(_plugin.__file__).resolve())) + "import json\n"
+    options_json = json.dumps(dict(options or {}), sort_keys=True)
+    if serve is None:
+        return loaded + f"raise SystemExit(module.run(json.loads({options_json!r}), sys.argv[1:]))\n"
+    return (loaded + "plugin = module\n"
+            + module_loader(RECODE_MODULE, str(Path(__file__).with_name("recode.py").resolve()))
+            + f"server = sys.modules[{WARM_MODULE!r}].Collected({serve[0]!r}, {serve[1]!r}, module)\n"
+            f"raise SystemExit(plugin.run(json.loads({options_json!r}), sys.argv[1:], serve=server.serve))\n")
 
 
 def _selection(tests: Sequence[str] | None, deselect: Sequence[str]) -> tuple[str, ...]:
@@ -275,8 +281,10 @@ def pytest_command(record_path: Path, tests: Sequence[str] | None, python: str =
                    deselect: Sequence[str] = (), disabled_plugins: Sequence[str] = (),
                    layout: SourceLayout | None = None, mutated_file: str | None = None,
                    mutated_lines: Sequence[int] = (), cover: Sequence[str] = (),
-                   select: Sequence[str] | None = None, stop: bool = False) -> tuple[str, ...]:
-    """The exact argv ``run_pytest`` executes (recorded as the focused test command)."""
+                   select: Sequence[str] | None = None, stop: bool = False,
+                   serve: tuple[str, str] | None = None) -> tuple[str, ...]:
+    """The exact argv ``run_pytest`` executes (recorded as the focused test command); with ``serve``,
+    a collected session's (``_bootstrap_code``)."""
     layout = layout or SourceLayout((ROOT,), ())
     options = {"roots": list(layout.roots), "modules": list(layout.top_level),
                "trace": {"file": mutated_file, "lines": sorted(set(mutated_lines))}
@@ -292,13 +300,14 @@ def pytest_command(record_path: Path, tests: Sequence[str] | None, python: str =
     return (
         python,
         "-c",
-        _bootstrap_code(options),
+        _bootstrap_code(options, serve),
         _plugin.RECORD_OPTION,
         str(record_path),
         "-q",
         "-p",
         "no:cacheprovider",
         "--continue-on-collection-errors",
+        "--tb=native",  # the records come from the exceptions; pytest's own tracebacks parse every test file
         *blocked,
         *selected,
     )
@@ -544,6 +553,17 @@ def run_pytest(
             shutil.rmtree(run_dir, ignore_errors=True)
 
 
+def run_environment(workspace: Path, env: Mapping[str, str] | None, layout: SourceLayout) -> dict[str, str]:
+    """``env`` (default ``os.environ``) without secrets, bytecode writing off, and the workspace's
+    source roots as ``PYTHONPATH``, so the tests and anything they start import the workspace's copy."""
+    run_env = scrub_environment(os.environ if env is None else env)
+    run_env["PYTHONDONTWRITEBYTECODE"] = "1"
+    run_env["PYTHONPATH"] = os.pathsep.join(
+        str(Path(workspace).resolve() / root) if root != ROOT else str(Path(workspace).resolve())
+        for root in layout.roots)
+    return run_env
+
+
 def _run(
     workspace: Path,
     tests: Sequence[str] | None,
@@ -569,11 +589,7 @@ def _run(
     command = pytest_command(record_path, tests, python, disabled_plugins=disabled_plugins, layout=layout,
                              mutated_file=relative_mutant, mutated_lines=mutated_lines, cover=cover,
                              select=select, stop=stop)
-    run_env = scrub_environment(os.environ if env is None else env)
-    run_env["PYTHONDONTWRITEBYTECODE"] = "1"
-    run_env["PYTHONPATH"] = os.pathsep.join(
-        str(Path(workspace).resolve() / root) if root != ROOT else str(Path(workspace).resolve())
-        for root in layout.roots)
+    run_env = run_environment(workspace, env, layout)
 
     started = _now()
     clock = time.monotonic()

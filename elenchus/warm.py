@@ -35,6 +35,10 @@ import traceback
 from typing import Any
 
 
+#: What ``serve`` was told about the sandbox's private places: (keep, wipe), for ``Collected``.
+_PLACES: tuple[list[str], list[str]] = ([], [])
+
+
 def serve(preload: list[str], project: list[str], keep: list[str], wipe: list[str]) -> None:
     """Answer run requests on the original stdin/stdout until stdin closes.
 
@@ -42,6 +46,8 @@ def serve(preload: list[str], project: list[str], keep: list[str], wipe: list[st
     directory and what the sandbox mounts back (never wiped); ``wipe``: directories emptied
     after each run (only given inside a sandbox, where they are private).
     """
+    global _PLACES
+    _PLACES = (list(keep), list(wipe))
     requests = os.fdopen(os.dup(0), "r", encoding="utf-8")
     replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
     null = os.open(os.devnull, os.O_RDWR)
@@ -309,3 +315,119 @@ def _wipe(place: str, keep: list[str]) -> None:
                 os.unlink(path)
             except OSError:
                 pass
+
+
+class Collected:
+    """A pytest session, forked from this worker, that collected its tests once and forks every run.
+
+    The session's run loop (``plugin.Collected``) calls ``serve``. Each request, one JSON line
+    on the ``requests`` pipe, names a mutant and the run's tests and files; the mutant is
+    written into the session's workspace and put into a forked copy of the session
+    (``recode``), which returns from ``serve`` to run the tests; the session waits for it
+    within its timeout, ends its process group, puts the file back and answers on the
+    ``replies`` pipe with ``{"exit_code", "timed_out", "pid", "retire"}`` or ``{"declined":
+    reason}`` (that run is made in a fresh copy instead). The session retires (answers
+    ``retire``, then ends) when a run left the workspace changed.
+    """
+
+    def __init__(self, requests: str, replies: str, recode: Any) -> None:
+        self.requests_path = requests
+        self.replies_path = replies
+        self.recode = recode
+
+    def serve(self, workspace: str, unsafe: str | None) -> dict[str, Any] | None:
+        """The run's request in each forked run; None in the session once it must end."""
+        requests = open(self.requests_path, encoding="utf-8")  # noqa: SIM115 - lives as long as the session
+        replies = open(self.replies_path, "w", encoding="utf-8")  # noqa: SIM115
+        keep, wipe = _PLACES
+        unsafe = unsafe or next((f"collecting the tests left files in {place}" for place in wipe
+                                 if _leftovers(place, keep)), None)
+        _reply(replies, {"ready": True, "unsafe": unsafe})
+        if unsafe:
+            return None
+        state = _tree(workspace)
+        for line in requests:
+            if not line.strip():
+                continue
+            request = json.loads(line)
+            path = os.path.join(workspace, request["mutant"]["path"])
+            try:
+                with open(path, "rb") as handle:
+                    original = handle.read()
+                before = os.stat(path)
+                swaps = self.recode.plan(path, original.decode("utf-8"), request["mutant"]["source"])
+            except (OSError, UnicodeDecodeError) as error:
+                _reply(replies, {"declined": f"the mutated file cannot be read here: {error}"})
+                continue
+            except self.recode.Declined as declined:
+                _reply(replies, {"declined": str(declined)})
+                continue
+            with open(path, "wb") as handle:
+                handle.write(request["mutant"]["source"].encode("utf-8"))
+            sys.stdout.flush()
+            sys.stderr.flush()
+            started = time.monotonic()
+            pid = os.fork()
+            if pid == 0:
+                self._enter(request, (requests, replies))
+                self.recode.apply(swaps)
+                return request
+            timeout = request.get("timeout")
+            exited = _wait(pid, None if timeout is None else started + float(timeout))
+            if exited is None:
+                _terminate(pid, float(request.get("grace") or 1.0))
+            _kill_group(pid, signal.SIGKILL)
+            with open(path, "wb") as handle:
+                handle.write(original)
+            os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+            if wipe:
+                _sweep()
+                for place in wipe:
+                    _wipe(place, keep)
+            retire = _tree(workspace) != state
+            _reply(replies, {"exit_code": exited, "timed_out": exited is None, "pid": pid, "retire": retire})
+            if retire:
+                return None
+        return None
+
+    @staticmethod
+    def _enter(request: dict[str, Any], pipes: tuple[Any, Any]) -> None:
+        """The forked run: a session of its own, its output to its files."""
+        os.setsid()
+        for pipe in pipes:
+            pipe.close()  # this copy only; the session keeps its own
+        out = os.open(request["stdout"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        err = os.open(request["stderr"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        for fd, target in ((out, 1), (err, 2)):
+            os.dup2(fd, target)
+            os.close(fd)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def _tree(root: str) -> dict[str, tuple[int, int, int]]:
+    """Every path under ``root`` with its size, modification time and mode: a run that wrote there shows."""
+    found: dict[str, tuple[int, int, int]] = {}
+    for directory, dirs, files in os.walk(root):
+        for name in dirs + files:
+            path = os.path.join(directory, name)
+            try:
+                stat = os.lstat(path)
+            except OSError:
+                continue
+            found[path] = (stat.st_size, stat.st_mtime_ns, stat.st_mode)
+    return found
+
+
+def _leftovers(place: str, keep: list[str]) -> bool:
+    """Does ``place`` hold anything but the paths down to ``keep``?"""
+    try:
+        entries = os.listdir(place)
+    except OSError:
+        return False
+    for entry in entries:
+        path = os.path.join(place, entry)
+        if path in keep:
+            continue
+        if not any(k.startswith(path + os.sep) for k in keep) or _leftovers(path, keep):
+            return True
+    return False

@@ -49,7 +49,7 @@ if TYPE_CHECKING:  # the regression search and the witnesses load only when a ru
     from elenchus.witness import NoWitness, Witness
 
 FAIL_ON_CHOICES = ("protection-regression", "unprotected", "not-comparable", "inconclusive")
-RUNNERS = ("warm", "fresh")
+RUNNERS = ("collected", "warm", "fresh")
 TEST_SELECTIONS = ("coverage", "all")
 
 
@@ -84,7 +84,8 @@ class Options:
     scope_reason: str | None = None  # why the scope was chosen, when it was not asked (the demo)
     hosted_scope_reason: str | None = None  # hosted mode: the scope is the host's, inherited
     hosted_contract: dict | None = None  # hosted mode: the host's contract, validated by the Runner
-    runner: str = "warm"  # warm: fork each run from a warm interpreter per job slot; fresh: a new one per run
+    runner: str = "collected"  # collected / warm: fork each run from a collected session / a warm interpreter per
+    # job slot; fresh: a new interpreter per run
     test_selection: str = "coverage"  # coverage: only the tests that execute the mutated lines; all: every one
     harden: bool = False  # challenge the confirmed contract items' code; survivors get proposed tests
 
@@ -589,7 +590,8 @@ class Evaluation:
         if self.options.runner == "fresh":
             return FreshProcess(root)
         preload = sorted({name for b in baselines.values() for name in b.third_party})
-        return WarmRunner(root, self.options.jobs, preload, self.layout.top_level)
+        return WarmRunner(root, self.options.jobs, preload, self.layout.top_level,
+                          collect=self.options.runner == "collected")
 
     def _limit(self, baselines: dict[str, Baseline]) -> float:
         """The per-run limit: the timeout factor times the slowest baseline run, plus a constant."""
@@ -630,6 +632,8 @@ class Evaluation:
                 run_dir.append_run({**cached, "run": run_dir.id, "cached": True})
             else:
                 todo.append(job)
+        # Runs of the same cohort and test files one after another: a job slot's collected session serves them all.
+        todo.sort(key=lambda job: (job.cohort.name, job.select is None, job.tests, job.deselect))
         progress = Progress(len(todo), self.options.interactive, self.echo if narrate else None)
         pool = ThreadPoolExecutor(max_workers=self.options.jobs)
         pending: dict = {}

@@ -190,3 +190,64 @@ def test_a_worker_that_dies_mid_run_costs_no_result(cohort, tmp_path):
 def test_run_records_name_the_executor(cohort, tmp_path):
     result = FreshProcess(tmp_path / "scratch").run(RunRequest(cohort, cohort.tests, 60))
     assert json.dumps(result.executor) == '"fresh"'
+
+
+def _selected(cohort: Cohort, mutant: Mutant | None, *names: str, timeout: float = 60) -> RunRequest:
+    keys = tuple(f"tests/test_core.py::{name}" for name in names or ("test_add", "test_starts_clean"))
+    return RunRequest(cohort, ("tests/test_core.py",), timeout, mutant, select=keys)
+
+
+def test_collected_runs_give_the_fresh_verdicts_and_step_aside_for_code_that_runs_at_import(cohort, tmp_path):
+    warm = WarmRunner(tmp_path / "scratch", 1, ["json"], ["pkg"])
+    fresh = FreshProcess(tmp_path / "scratch")
+    at_import = Mutant("default", "pkg/core.py", "add", 1, 1, 5, "f", "intent", "incident", "detect", "",
+                       SOURCE.replace("def add(a, b):", "def add(a, b=1):"), mutated_lines=(1,))
+    try:
+        for mutant, where in ((_mutant("a - b"), "collected"), (_mutant("b + a"), "collected"),
+                              (_mutant("a - b"), "collected"), (at_import, "warm")):
+            request = _selected(cohort, mutant)
+            hot, cold = warm.run(request), fresh.run(request)
+            assert hot.execution is Execution.COMPLETED, hot.stderr_tail
+            assert hot.executor == where, warm.describe()
+            # test_starts_clean fails if an earlier run's module state leaked into this one
+            assert _outcomes(hot) == _outcomes(cold)
+            assert judge(hot, mutant.path).outcome is judge(cold, mutant.path).outcome
+        assert warm.collected_runs == 3 and warm.warm_runs == 1
+        assert "3 run(s) forked from a pytest session per job slot" in warm.describe()
+        assert "the most common reason: the mutant changes code that runs at import" in warm.describe()
+    finally:
+        warm.close()
+    assert not list((tmp_path / "scratch").glob("warm-*")), "a worker's slot was left behind"
+
+
+def test_a_run_that_writes_into_the_workspace_ends_its_collected_session(cohort, tmp_path):
+    (cohort.template / "tests" / "test_core.py").write_text(TESTS + '''
+
+def test_writes_here():
+    mark = Path("left-behind.txt")
+    assert not mark.exists(), "an earlier run's file is still in the workspace"
+    mark.write_text("x")
+    assert add(1, 1) == 2
+''')
+    writing = Cohort(cohort.name, cohort.template, cohort.tests, tree_digest(cohort.template))
+    warm = WarmRunner(tmp_path / "scratch", 1, [], ["pkg"])
+    try:
+        for _ in range(3):
+            result = warm.run(_selected(writing, _mutant("b + a"), "test_writes_here"))
+            assert result.executor == "collected"
+            assert judge(result, "pkg/core.py").outcome is Outcome.SURVIVED, result.records
+    finally:
+        warm.close()
+
+
+def test_a_hanging_collected_run_times_out_naming_the_test_and_the_session_serves_on(cohort, tmp_path):
+    warm = WarmRunner(tmp_path / "scratch", 1, [], ["pkg"])
+    try:
+        result = warm.run(_selected(cohort, _mutant("next(x for x in iter(int, 1) if x)"), "test_add", timeout=3))
+        assert result.executor == "collected" and result.execution is Execution.TIMED_OUT
+        assert result.interrupted_at == "tests/test_core.py::test_add"
+        after = warm.run(_selected(cohort, _mutant("a - b")))
+        assert after.executor == "collected" and judge(after, "pkg/core.py").outcome is Outcome.KILLED
+        assert warm._workers[0].session is not None  # the same session served both
+    finally:
+        warm.close()
