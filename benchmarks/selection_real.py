@@ -1,11 +1,12 @@
-"""Per-test selection and warm workers on real release pairs: same verdicts, and how much faster.
+"""Per-test selection and collected sessions on real release pairs: same verdicts, and how much faster.
 
 For every two-commit repository under ``--repos`` (commit 1 = release N of a PyPI project,
 HEAD = release N+1) the script runs, one after the other, each with a fresh
 ``ELENCHUS_RUNS_DIR`` and ``--fresh``:
 
     elenchus evaluate --repo R --scope current-change --budget B --jobs 2 --fresh --json F
-    elenchus evaluate ... --runner fresh --test-selection all
+    elenchus evaluate ... --runner fresh --test-selection all     (--against all+fresh, the default)
+    elenchus evaluate ... --runner warm                           (--against selection+warm)
 
 and records the wall seconds of both, the median per-run duration from ``runs.jsonl``, the
 count of mutant x cohort pairs decided "not covered" without a run, and, per mutant, both
@@ -34,7 +35,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _common as common  # noqa: E402
 
-CONFIGURATIONS = {"selection+warm": (), "all+fresh": ("--runner", "fresh", "--test-selection", "all")}
+#: The default configuration (per-test selection, runs forked from collected sessions) against a reference.
+REFERENCES = {"all+fresh": ("--runner", "fresh", "--test-selection", "all"),
+              "selection+warm": ("--runner", "warm")}
 PLAIN = {"not-covered": "survived"}
 
 
@@ -77,19 +80,23 @@ def main() -> None:
     parser.add_argument("--budget", type=int, default=16)
     parser.add_argument("--only", action="append")
     parser.add_argument("--out", default="selection_real")
+    parser.add_argument("--against", choices=sorted(REFERENCES), default="all+fresh",
+                        help="the reference configuration the default one is compared with")
     args = parser.parse_args()
+    configurations = {"selection+collected": (), args.against: REFERENCES[args.against]}
+    default, reference = configurations
     repos = sorted(p for d in args.repos for p in d.iterdir() if (p / ".git").exists())
     if args.only:
         repos = [r for r in repos if any(r.name.startswith(o) for o in args.only)]
     pairs = []
     for repo in repos:
         measured = {}
-        for name, extra in CONFIGURATIONS.items():
+        for name, extra in configurations.items():
             print(f"{repo.name}: {name} ...", file=sys.stderr, flush=True)
             measured[name] = _evaluate(repo, args.budget, extra)
-        fast, slow = (_results(measured[n]["report"]) for n in CONFIGURATIONS)
+        fast, slow = (_results(measured[n]["report"]) for n in configurations)
         shared = sorted(fast.keys() & slow.keys())
-        differing = [{"mutant": m, "selection+warm": fast[m], "all+fresh": slow[m]} for m in shared
+        differing = [{"mutant": m, default: fast[m], reference: slow[m]} for m in shared
                      if {k: v for k, v in fast[m].items() if k != "reason"}
                      != {k: v for k, v in slow[m].items() if k != "reason"}]
         pairs.append({
@@ -98,14 +105,15 @@ def main() -> None:
             "mutants_compared": len(shared),
             "only_in_one_run": sorted(fast.keys() ^ slow.keys()),
             "assessments_differing": differing,
-            "assessments": {n: _counts(measured[n]["report"]) for n in CONFIGURATIONS},
-            "speedup_wall": common.rounded(measured["all+fresh"]["wall_seconds"]
-                                           / measured["selection+warm"]["wall_seconds"], 2)
-            if measured["selection+warm"]["wall_seconds"] else None,
+            "assessments": {n: _counts(measured[n]["report"]) for n in configurations},
+            "speedup_wall": common.rounded(measured[reference]["wall_seconds"]
+                                           / measured[default]["wall_seconds"], 2)
+            if measured[default]["wall_seconds"] else None,
         })
         print(json.dumps(pairs[-1]["configurations"], indent=1), file=sys.stderr)
     document = {"benchmark": "selection_real", "measured": common.now_utc(), "machine": common.machine(),
-                "budget": args.budget, "pairs": pairs,
+                "budget": args.budget, "configurations": {n: list(e) for n, e in configurations.items()},
+                "pairs": pairs,
                 "totals": {"mutants_compared": sum(p["mutants_compared"] for p in pairs),
                            "assessments_differing": sum(len(p["assessments_differing"]) for p in pairs)}}
     path = common.write_result(args.out, document)

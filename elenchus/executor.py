@@ -238,15 +238,31 @@ class _Worker:
         """Send one run to the session and wait for its answer; ``NotCollected`` when none comes."""
         session = self.session
         assert session is not None
-        try:
-            os.write(session.requests, (json.dumps(message) + "\n").encode())
-        except OSError as error:
-            raise NotCollected(f"the collected session is gone ({error})") from None
+        self._write(session, (json.dumps(message) + "\n").encode(), deadline)
         answer = self._answer(session, deadline)
         if answer is None:
             raise NotCollected("the collected session stopped answering (" + (
                 _last_line(self.slot / "collected-stderr.txt") or "no message") + ")")
         return answer
+
+    def _write(self, session: _Session, data: bytes, deadline: float) -> None:
+        """Write a request whole; a session that ended or stopped reading (a full pipe) raises
+        ``NotCollected`` instead of blocking for ever."""
+        stdout = self.process.stdout
+        assert stdout is not None
+        os.set_blocking(session.requests, False)
+        while data:
+            left = deadline - time.monotonic()
+            readable, writable, _ = select.select([stdout], [session.requests], [], max(0.0, left))
+            if readable or (not writable and left <= 0):
+                raise NotCollected("the collected session stopped reading its requests")
+            if writable:
+                try:
+                    data = data[os.write(session.requests, data):]
+                except BlockingIOError:
+                    continue
+                except OSError as error:
+                    raise NotCollected(f"the collected session is gone ({error})") from None
 
     def _answer(self, session: _Session, deadline: float) -> dict | None:
         """The session's next line; None when it ended (the worker answered) or ``deadline`` passed."""

@@ -251,3 +251,18 @@ def test_a_hanging_collected_run_times_out_naming_the_test_and_the_session_serve
         assert warm._workers[0].session is not None  # the same session served both
     finally:
         warm.close()
+
+
+def test_a_mutant_larger_than_a_pipe_reaches_its_collected_session(cohort, tmp_path):
+    padding = "".join(f"# line {n} of a long module, beyond what one pipe write holds\n" for n in range(4000))
+    (cohort.template / "pkg" / "core.py").write_text(SOURCE + padding)
+    large = Cohort(cohort.name, cohort.template, cohort.tests, tree_digest(cohort.template))
+    mutant = Mutant("a - b", "pkg/core.py", "add", 2, 2, 5, "f", "intent", "incident", "detect", "",
+                    SOURCE.replace("a + b", "a - b") + padding, mutated_lines=(2,))
+    assert len(mutant.mutated_source) > 200_000
+    warm = WarmRunner(tmp_path / "scratch", 1, [], ["pkg"])
+    try:
+        result = warm.run(_selected(large, mutant, "test_add"))
+        assert result.executor == "collected" and judge(result, "pkg/core.py").outcome is Outcome.KILLED
+    finally:
+        warm.close()
