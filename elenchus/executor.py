@@ -282,14 +282,15 @@ class _Worker:
         line, _, session.buffer = session.buffer.partition(b"\n")
         return json.loads(line)
 
-    def end_session(self) -> None:
+    def end_session(self, wait: bool = True) -> None:
         """Let the session end (its requests pipe closes), collect the worker's answer and clean up;
-        ``WorkerUnavailable`` when the worker does not answer."""
+        ``WorkerUnavailable`` when the worker does not answer. Without ``wait`` (the worker is being
+        stopped anyway) nothing waits for the session's last run."""
         session, self.session = self.session, None
         if session is None:
             return
         os.close(session.requests)
-        ended = self._reply(time.monotonic() + REPLY_MARGIN_SECONDS)
+        ended = self._reply(time.monotonic() + REPLY_MARGIN_SECONDS) if wait else {}
         os.close(session.replies)
         for pipe in session.pipes:
             pipe.unlink(missing_ok=True)
@@ -302,8 +303,8 @@ class _Worker:
 
         if self.session is not None:
             try:
-                self.end_session()
-            except (OSError, WorkerUnavailable):
+                self.end_session(wait=False)
+            except OSError:
                 pass
         if self.process.poll() is None:
             try:
