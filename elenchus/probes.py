@@ -1537,7 +1537,7 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
         + "\n".join([*distinction.imports, *_import_lines(names)])
 
     summary = (f"Guards against: {incident or mutant.incident}\n\n"
-               f"Mutant {mutant.id} ({mutant.family}) at {mutant.path}:{mutant.line} {mutant.changed_intent}. "
+               f"Mutant {mutant.id} at {mutant.path}:{mutant.line} {mutant.changed_intent}. "
                f"For {shown} {code} "
                f"{_narrate(distinction.reference_repr, distinction.reference_exception)}"
                f"{arguments_narrated(distinction, 1)}; the mutant "

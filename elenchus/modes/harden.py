@@ -90,7 +90,8 @@ def build_handoff(report: dict, commit: str, digest: str) -> dict:
                 "verification_runs": [
                     {"on": "reference", "result": "passed", "detail": f"{witness['path']} passed on Head"},
                     {"on": "mutant", "result": "failed at its assertion",
-                     "detail": witness.get("verification") or f"{witness['call']} gave {witness['mutant']}"}],
+                     "detail": (witness.get("verification") or f"{witness['call']} gave {witness['mutant']}")
+                     .replace("passes on the reference", "passes on Head", 1)}],
             })
         else:
             unproven.append({"mutant_id": mutation["id"], "incident": mutation["incident"],
@@ -119,6 +120,11 @@ def _behaviour(report: dict, mutation: dict) -> str:
     return f"{item['id']} ({item['behaviour']})" if item else "the confirmed behaviour of this code"
 
 
+#: Where the contract came from, in words (``Contract.source``).
+_SOURCES = {"socratic": "the repository's intent contract", "explicit": "the contract given with --contract",
+            "provisional-derived": "derived from the change, not confirmed"}
+
+
 def render(report: dict, handoff: dict, handoff_path: Path) -> str:
     """What was challenged, what the tests already catch, and the proposals: in words."""
     contract = report["contract"]
@@ -126,7 +132,8 @@ def render(report: dict, handoff: dict, handoff_path: Path) -> str:
     killed = [m for m in report["mutations"] if comparisons.get(m["id"], {}).get("modified", {}).get("result")
               == "killed"]
     lines = ["# Elenchus hardening", ""]
-    lines.append(f"- Contract: {contract['source']} ({contract['path'] or 'from the host'})")
+    lines.append(f"- Contract: {_SOURCES.get(contract['source'], contract['source'])} "
+                 f"({contract['path'] or 'from the host'})")
     for item in contract["items"]:
         lines.append(f"  - {item['id']} ({item['status']}): {item['behaviour']}")
     lines.append(f"- Head: {handoff['reference']['rev']} (on commit {handoff['reference']['sha'][:10]})")
