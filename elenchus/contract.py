@@ -43,6 +43,11 @@ class ContractItem:
     evidence: tuple[str, ...] = ()
 
 
+#: Where a contract came from (``Contract.source``), in the words a report uses.
+SOURCE_WORDS = {"socratic": "the repository's intent contract", "explicit": "the contract given with --contract",
+                "provisional-derived": "derived from the change, not confirmed"}
+
+
 @dataclass(frozen=True, slots=True)
 class Contract:
     source: str  # explicit | socratic | provisional-derived

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from elenchus.contract import SOURCE_WORDS
 from elenchus.fingerprint import POST_FLIGHT_SENTENCE
 
 SCOPE_LABELS = {
@@ -180,7 +181,8 @@ def render_markdown(report: dict) -> str:
                                        if values else "none"))
     contract = report["contract"]
     kind = "provisional, derived from docstrings, names, README and --intent" \
-        if contract["source"] == "provisional-derived" else f"{contract['source']} ({contract['path']})"
+        if contract["source"] == "provisional-derived" \
+        else f"{SOURCE_WORDS.get(contract['source'], contract['source'])} ({contract['path'] or 'from the host'})"
     lines.append(f"- Intent contract: {kind}")
     for item in contract["items"]:
         lines.append(f"  - {item['id']} ({item['status']}, {item['risk']} risk): {item['behaviour']}")

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
 from elenchus import fingerprint
+from elenchus.contract import SOURCE_WORDS
 from elenchus.errors import Blocked, ElenchusError
 from elenchus.exit_codes import ExitCode
 from elenchus.git import Repository
@@ -120,11 +121,6 @@ def _behaviour(report: dict, mutation: dict) -> str:
     return f"{item['id']} ({item['behaviour']})" if item else "the confirmed behaviour of this code"
 
 
-#: Where the contract came from, in words (``Contract.source``).
-_SOURCES = {"socratic": "the repository's intent contract", "explicit": "the contract given with --contract",
-            "provisional-derived": "derived from the change, not confirmed"}
-
-
 def render(report: dict, handoff: dict, handoff_path: Path) -> str:
     """What was challenged, what the tests already catch, and the proposals: in words."""
     contract = report["contract"]
@@ -132,7 +128,7 @@ def render(report: dict, handoff: dict, handoff_path: Path) -> str:
     killed = [m for m in report["mutations"] if comparisons.get(m["id"], {}).get("modified", {}).get("result")
               == "killed"]
     lines = ["# Elenchus hardening", ""]
-    lines.append(f"- Contract: {_SOURCES.get(contract['source'], contract['source'])} "
+    lines.append(f"- Contract: {SOURCE_WORDS.get(contract['source'], contract['source'])} "
                  f"({contract['path'] or 'from the host'})")
     for item in contract["items"]:
         lines.append(f"  - {item['id']} ({item['status']}): {item['behaviour']}")
