@@ -61,6 +61,9 @@ def test_harden_proposes_a_verified_test_in_the_projects_style_and_apply_writes_
     assert [run["on"] for run in proposal["verification_runs"]] == ["reference", "mutant"]
     assert handoff["apply"] == {"requested": False, "written": []}
     assert "# Elenchus hardening" in done.stdout and "Nothing was written to the repository" in done.stdout
+    # In words a newcomer reads: where the contract came from, and that the test passes on Head.
+    assert "- Contract: the repository's intent contract (" in done.stdout and "socratic (" not in done.stdout
+    assert "- Verified: passes on Head and, on mutant " in done.stdout and "the reference" not in done.stdout
     assert f"elenchus harden --apply {runs}" in done.stdout
 
     # By hand: the test passes on Head and fails on the mutant, at its assertion.
