@@ -197,6 +197,10 @@ def _ask(prompt: str, default: str) -> str:
               help="coverage: each mutant runs only the tests that execute its lines (recorded during the "
                    "baseline), and one no test executes is reported not covered without a run; all: every "
                    "relevant test for each mutant.")
+@click.option("--cluster", metavar="tcp://HOST:PORT",  # or tls:// with Dask's TLS settings
+              help="Run the mutants as tasks of this Dask scheduler's workers (they need the same Python, "
+                   "Elenchus and test dependencies; checked before the first mutant). Needs "
+                   "pip install 'elenchus[distributed]'.")
 @_with(ISOLATION_OPTIONS)
 def evaluate(**params) -> int:
     """Evaluate how well the tests protect the current change (Test Evaluation mode).
@@ -207,16 +211,19 @@ def evaluate(**params) -> int:
     import os
 
     from elenchus import guards
+    from elenchus.cluster import address as cluster_address
     from elenchus.commands import evaluate as command
     from elenchus.errors import InputGuardError
 
-    params, _, _ = _configured(params)
+    params, settings, _ = _configured(params)
+    cluster_from_file = any(s.key == "cluster" and s.origin != "command line" and s.origin != "default"
+                            for s in settings)
     (repo, base, head, scope, target, budget, jobs, timeout_factor, search_budget, witness_time, contract, change_id,
      intent, save, json_path, html_path, sarif_path, resume, fail_on, allow_commands, exhaustive, fresh, demo, runner,
-     test_selection) = (params.pop(name) for name in (
+     test_selection, cluster) = (params.pop(name) for name in (
         "repo", "base", "head", "scope", "target", "budget", "jobs", "timeout_factor", "search_budget", "witness_time",
         "contract", "change_id", "intent", "save", "json_path", "html_path", "sarif_path", "resume", "fail_on",
-        "allow_commands", "exhaustive", "fresh", "demo", "runner", "test_selection"))
+        "allow_commands", "exhaustive", "fresh", "demo", "runner", "test_selection", "cluster"))
     isolation = params
 
     wanted = tuple(v.strip() for v in (fail_on or "").split(",") if v.strip())
@@ -234,6 +241,7 @@ def evaluate(**params) -> int:
         fail_on=wanted, demo=demo,
         allow_commands=tuple(allow_commands), fresh=fresh, exhaustive=exhaustive,
         interactive=sys.stdin.isatty() and sys.stdout.isatty(), runner=runner, test_selection=test_selection,
+        cluster=cluster_address(cluster), cluster_from_file=cluster_from_file,
     )
     for option, path in (("json", json_path), ("html", html_path), ("sarif", sarif_path)):
         _output(option, path)

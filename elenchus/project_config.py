@@ -39,7 +39,7 @@ OPTIONS: dict[str, str] = {
     "search-budget": "search_budget", "witness-time": "witness_time", "fail-on": "fail_on", "runner": "runner",
     "test-selection": "test_selection", "exhaustive": "exhaustive", "isolation": "isolation",
     "require-isolation": "require_isolation", "max-memory": "max_memory", "max-processes": "max_processes",
-    "max-file-size": "max_file_size",
+    "max-file-size": "max_file_size", "cluster": "cluster",
 }
 
 # what applies when neither the command line nor the file sets an option
@@ -49,7 +49,7 @@ DEFAULTS: dict[str, Any] = {
     "timeout-factor": TIMEOUT_FACTOR_DEFAULT, "search-budget": SEARCH_BUDGET_DEFAULT,
     "witness-time": WITNESS_TIME_DEFAULT, "fail-on": [], "runner": "collected", "test-selection": "coverage",
     "exhaustive": False, "isolation": "auto", "require-isolation": False, "max-memory": MEMORY_MB_DEFAULT,
-    "max-processes": PROCESSES_DEFAULT, "max-file-size": FILE_SIZE_MB_DEFAULT,
+    "max-processes": PROCESSES_DEFAULT, "max-file-size": FILE_SIZE_MB_DEFAULT, "cluster": "none: every run here",
 }
 
 # keys that describe the project (``config.load_settings``, ``secrecy.configure``), with their defaults

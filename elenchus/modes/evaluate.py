@@ -45,6 +45,7 @@ from elenchus.workspace import scratch_root
 
 if TYPE_CHECKING:  # the regression search and the witnesses load only when a run needs them (an unchanged
     # rerun reuses its report without them)
+    from elenchus.cluster import ClusterExecutor
     from elenchus.regression import WeakenedCheck
     from elenchus.witness import NoWitness, Witness
 
@@ -88,6 +89,8 @@ class Options:
     # job slot; fresh: a new interpreter per run
     test_selection: str = "coverage"  # coverage: only the tests that execute the mutated lines; all: every one
     harden: bool = False  # challenge the confirmed contract items' code; survivors get proposed tests
+    cluster: str | None = None  # tcp://HOST:PORT of a Dask scheduler: mutant runs become its tasks
+    cluster_from_file: bool = False  # the address came from [tool.elenchus], not the command line
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,6 +253,7 @@ class Evaluation:
         self.found: list[tuple[Mutant, tuple[WeakenedCheck, ...]]] = []  # the regression search's evidence
         self.witnesses: dict[str, Witness | NoWitness] = {}
         self.executor: Executor | None = None
+        self.cluster: ClusterExecutor | None = None  # --cluster: where the mutant runs go
         self.selected = 0  # mutant runs that executed only the tests running the mutated lines
         self.not_covered = 0  # mutant x cohort pairs no test executes: decided without a run
         self.sources: dict[str, str] = {}  # Head text of the files the other report formats show
@@ -318,32 +322,37 @@ class Evaluation:
         self.sites = _production_sites(session.change, plan, session.head)  # reads Head: before it goes
         layout = detect_layout(session.head, session.change.settings)
         self.layout = layout
-        run_dir = self._run_directory(session, answer, plan, tests)
-        self.echo(f"Run directory: {run_dir.path}")
-        baselines: dict[str, Baseline] = {}
-        with scratch_root() as root:
-            existing, modified = build_cohorts(session.change, session.base, session.head, root, tests, layout)
-            cohorts = {"existing": existing, "modified": modified}
-            self.cohorts_same = existing.same_as is not None
-            self._inspect(cohorts)
-            baselines = self._baselines(cohorts, root, plan, mutated_files)
-            self.executor = self._executor(baselines, root)
-            manifest = run_dir.manifest()
-            manifest["baseline"] = {name: _baseline_json(b) for name, b in baselines.items()}
-            run_dir.write_manifest(manifest)
-            if baselines["modified"].usable:  # a red existing cohort only makes its comparisons not comparable
-                try:
-                    self._run_mutants(plan, cohorts, baselines, root, run_dir)
-                    if self.checks and not self.cohorts_same:
-                        self._search(session, contract, plan, cohorts, baselines, root, run_dir)
-                    if not self.cohorts_same:
-                        self._confirm_regressions(plan, cohorts, baselines, root, run_dir)
-                    self._witnesses(session, plan, cohorts, root)
-                except KeyboardInterrupt:
-                    self.interrupted = True
-                    self.notes.append("The run was interrupted (Ctrl-C or a termination signal); mutants not yet run are 'not-run'.")
-                finally:
-                    self.executor.close()
+        self.cluster = self._connect(session)  # before the run directory: a wrong address leaves nothing behind
+        try:
+            run_dir = self._run_directory(session, answer, plan, tests)
+            self.echo(f"Run directory: {run_dir.path}")
+            baselines: dict[str, Baseline] = {}
+            with scratch_root() as root:
+                existing, modified = build_cohorts(session.change, session.base, session.head, root, tests, layout)
+                cohorts = {"existing": existing, "modified": modified}
+                self.cohorts_same = existing.same_as is not None
+                self._inspect(cohorts)
+                baselines = self._baselines(cohorts, root, plan, mutated_files)
+                self.executor = self._executor(baselines, root)
+                manifest = run_dir.manifest()
+                manifest["baseline"] = {name: _baseline_json(b) for name, b in baselines.items()}
+                run_dir.write_manifest(manifest)
+                if baselines["modified"].usable:  # a red existing cohort only makes its comparisons not comparable
+                    try:
+                        self._run_mutants(plan, cohorts, baselines, root, run_dir)
+                        if self.checks and not self.cohorts_same:
+                            self._search(session, contract, plan, cohorts, baselines, root, run_dir)
+                        if not self.cohorts_same:
+                            self._confirm_regressions(plan, cohorts, baselines, root, run_dir)
+                        self._witnesses(session, plan, cohorts, root)
+                    except KeyboardInterrupt:
+                        self.interrupted = True
+                        self.notes.append("The run was interrupted (Ctrl-C or a termination signal); mutants not yet run are 'not-run'.")
+                    finally:
+                        self.executor.close()
+        finally:
+            if self.cluster is not None:
+                self.cluster.close()  # once more when the baselines stopped the run before any mutant: a no-op
         concerns = self._quality(session, tests, baselines)  # reads the snapshots: before they are removed
         self.sources = self._sources(session, plan)
         changes = session.close()
@@ -586,12 +595,30 @@ class Evaluation:
                             "selection": selection.reason})
 
     def _executor(self, baselines: dict[str, Baseline], root: Path) -> Executor:
-        """Warm workers preloaded with what the baselines imported from site-packages, unless asked otherwise."""
-        if self.options.runner == "fresh":
-            return FreshProcess(root)
+        """Warm workers preloaded with what the baselines imported from site-packages, unless asked otherwise;
+        with ``--cluster``, mutant runs go to the cluster's workers (which run them the same way)."""
         preload = sorted({name for b in baselines.values() for name in b.third_party})
-        return WarmRunner(root, self.options.jobs, preload, self.layout.top_level,
-                          collect=self.options.runner == "collected")
+        local: Executor = FreshProcess(root) if self.options.runner == "fresh" else WarmRunner(
+            root, self.options.jobs, preload, self.layout.top_level, collect=self.options.runner == "collected")
+        if self.cluster is None:
+            return local
+        self.cluster.attach(local, self.options.runner, tuple(preload), tuple(self.layout.top_level))
+        return self.cluster
+
+    def _connect(self, session: Session) -> ClusterExecutor | None:
+        """The cluster of ``--cluster``, connected and its workers checked before any baseline."""
+        if self.options.cluster is None:
+            return None
+        from elenchus.cluster import ClusterExecutor, unconfirmed_address
+
+        if self.options.cluster_from_file:
+            unconfirmed_address(self.options.cluster, session.base.read("pyproject.toml") if session.base else None)
+
+        self.echo(f"Cluster: connecting to the Dask scheduler at {self.options.cluster} and checking its workers...")
+        cluster = ClusterExecutor(self.options.cluster)
+        self.echo(f"Cluster: {cluster.parallelism} worker thread(s) with the same Python, Elenchus and installed "
+                  "packages as this machine; the mutant runs go there.")
+        return cluster
 
     def _limit(self, baselines: dict[str, Baseline]) -> float:
         """The per-run limit: the timeout factor times the slowest baseline run, plus a constant."""
@@ -635,7 +662,7 @@ class Evaluation:
         # Runs of the same cohort and test files one after another: a job slot's collected session serves them all.
         todo.sort(key=lambda job: (job.cohort.name, job.select is None, job.tests, job.deselect))
         progress = Progress(len(todo), self.options.interactive, self.echo if narrate else None)
-        pool = ThreadPoolExecutor(max_workers=self.options.jobs)
+        pool = ThreadPoolExecutor(max_workers=self._parallelism())
         pending: dict = {}
         first_limits: dict[str, float] = {}
 
@@ -679,6 +706,14 @@ class Evaluation:
             pool.shutdown(wait=True, cancel_futures=True)
             progress.close()
         return finished
+
+    def _parallelism(self) -> int:
+        """Runs in flight at once: the job slots here, or every worker thread of the cluster."""
+        from elenchus.cluster import ClusterExecutor
+
+        if isinstance(self.executor, ClusterExecutor):
+            return self.executor.parallelism
+        return self.options.jobs
 
     def _run_key(self, job: _Job) -> str:
         return self.cache.key("run", job.cohort.digest, job.tests, job.deselect, job.mutant.path,
@@ -964,7 +999,9 @@ class Evaluation:
         return report
 
     def _runner_text(self) -> str:
-        if isinstance(self.executor, WarmRunner):
+        from elenchus.cluster import ClusterExecutor
+
+        if isinstance(self.executor, (WarmRunner, ClusterExecutor)):
             return self.executor.describe()
         return "a fresh interpreter per run" + (" (--runner fresh)" if self.options.runner == "fresh" else "")
 
@@ -1085,7 +1122,10 @@ class Evaluation:
 
 
 # Options that only say where the report goes or which findings fail the command: the same evaluation.
-_OUTPUT_ONLY = frozenset({"json_path", "html_path", "sarif_path", "save", "fail_on", "interactive", "demo"})
+# Options that change no result: where the report goes, when to fail, and where the runs happen (a cluster
+# runs them exactly as this machine would, which is checked before its first run).
+_OUTPUT_ONLY = frozenset({"json_path", "html_path", "sarif_path", "save", "fail_on", "interactive", "demo",
+                          "cluster"})
 _REPEATABLE = frozenset({Outcome.KILLED, Outcome.SURVIVED, Outcome.NOT_COVERED, Outcome.TIMEOUT})
 
 

@@ -38,3 +38,5 @@ def test_config_problems_name_the_key():
     assert key == "colour" and "unknown key 'colour'" in detail and "allow-command" not in detail
     key, detail = schemas.config_problem({"allow-network": True})
     assert key == "allow-network" and "--allow-network on the command line" in detail
+    assert schemas.config_problem({"cluster": "tcp://scheduler.internal:8786"}) is None
+    assert schemas.config_problem({"cluster": "scheduler.internal:8786"})[0] == "cluster"
