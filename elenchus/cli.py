@@ -71,7 +71,7 @@ def validate(kind: str, file: str) -> int:
 SCOPE_OPTION = click.option("--scope", metavar="SCOPE",
                             help="current-change (recommended), changed-tests or target; asked when omitted.")
 TARGET_OPTION = click.option("--target", metavar="PATH", help="Module, file or directory for --scope target (. = all).")
-BUDGET_OPTION = click.option("--budget", metavar="N", help="Mutants to challenge, 1..256 (default 16).")
+BUDGET_OPTION = click.option("--budget", metavar="N", help="Mutants to challenge, 1..16384 (default 16).")
 CONTRACT_OPTIONS = (
     click.option("--contract", metavar="PATH", help="Intent contract JSON (default: .socratic/intent-contract.json)."),
     click.option("--change-id", metavar="ID", help="Pick .socratic/contracts/ID.json."),

@@ -32,7 +32,7 @@ from elenchus.cohorts import Cohort
 from elenchus.mutate import Mutant
 from elenchus.run import (FRESH, KILL_GRACE_SECONDS, WARM_MODULE, Execution, Launch, Launcher, RunResult,
                           module_loader, pytest_command, run_environment, run_pytest)
-from elenchus.workspace import fresh_copy, remove_tree, verify_unchanged, write_mutant
+from elenchus.workspace import fresh_copy, place_test, remove_tree, verify_unchanged, write_mutant
 
 READY_SECONDS = 120.0  # a worker that has not preloaded by then is given up for fresh interpreters
 REPLY_MARGIN_SECONDS = 30.0  # beyond a run's own timeout and grace, before the worker counts as hung
@@ -50,6 +50,7 @@ class RunRequest:
     cover: tuple[str, ...] = ()
     select: tuple[str, ...] | None = None  # test keys (coverage_map.Selection), None: all collected
     stop: bool = False  # end at the first failed check
+    extra: tuple[tuple[str, str], ...] = ()  # (path, text) of test files written into the copy: a probe
 
 
 class Executor(Protocol):
@@ -73,6 +74,8 @@ def run_in(request: RunRequest, parent: Path, launcher: Launcher = FRESH) -> Run
     try:
         if mutant is not None:
             write_mutant(workspace, mutant.path, mutant.mutated_source)
+        for path, text in request.extra:
+            place_test(workspace, path, text)
         argv = list(request.tests)
         for nodeid in request.deselect:
             argv += ["--deselect", nodeid]

@@ -59,7 +59,7 @@ import sys
 import tempfile
 import textwrap
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from enum import StrEnum
@@ -85,7 +85,7 @@ from elenchus.run import (
     run_pytest,
     scrub_environment,
 )
-from elenchus.workspace import fresh_copy, remove_tree, scratch_root, write_mutant
+from elenchus.workspace import fresh_copy, place_test, remove_tree, scratch_root, write_mutant
 
 # Hypothesis keeps caches under its home directory, by default `.hypothesis/` in the current
 # directory: the user's repository. Elenchus's own temporary directory takes them instead.
@@ -326,22 +326,6 @@ def _scratch(scratch: Path | None) -> Iterator[Path]:
     else:
         with scratch_root() as root:
             yield root
-
-
-def _place(workspace: Path, relpath: str, source: str) -> Path:
-    """Write ``source`` at ``workspace/relpath`` (a new test file, or replacing one)."""
-    rel = PurePosixPath(Path(relpath).as_posix())
-    if rel.is_absolute() or ".." in rel.parts or not rel.parts or rel.suffix != ".py":
-        raise ValueError(f"a probe path must be a relative .py path inside the project, got {relpath!r}")
-    target = workspace.joinpath(*rel.parts)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    root = workspace.resolve()
-    if root not in target.parent.resolve().parents and target.parent.resolve() != root:
-        raise ValueError(f"probe path {relpath!r} leaves the workspace through a symlink")
-    if target.is_symlink():
-        target.unlink()
-    target.write_text(source, encoding="utf-8")
-    return target
 
 
 class _Driver:
@@ -1655,7 +1639,7 @@ def _run_in_copy(template: Path, probe_path: str, probe_source: str, selector: s
     try:
         if mutant is not None:
             write_mutant(workspace, mutant.path, mutant.mutated_source)
-        _place(workspace, probe_path, probe_source)
+        place_test(workspace, probe_path, probe_source)
         return run_pytest(workspace, [selector], timeout, mutated_file=mutant.path if mutant else None,
                           layout=layout, disabled_plugins=disabled_plugins)
     finally:
@@ -1702,22 +1686,32 @@ def _kill(result: RunResult) -> tuple[TestRecord | None, str]:
     return None, "passes on the mutant, so it does not detect it"
 
 
+#: How a probe is run for its verification: (its path, its source, the mutant or None for the code,
+#: the time limit) -> the result of pytest running it in a fresh copy of the code.
+ProbeRun = Callable[[str, str, "Mutant | None", float], RunResult]
+
+
 def verify_probe(reference_dir: Path, probe: Probe, mutant: Mutant, *, timeout: float = PROBE_TIMEOUT,
                  scratch: Path | None = None, layout: SourceLayout | None = None,
-                 disabled_plugins: Sequence[str] = ()) -> ProbeCheck:
+                 disabled_plugins: Sequence[str] = (), run: ProbeRun | None = None) -> ProbeCheck:
     """Accept ``probe`` only if it touches no private name, passes on a fresh copy of the
-    reference, and fails at its assertion on a fresh copy with ``mutant`` applied."""
+    reference, and fails at its assertion on a fresh copy with ``mutant`` applied.
+
+    ``run`` runs it (an evaluation's warm workers, say); by default a fresh interpreter in a copy
+    under ``scratch``."""
     private = private_names_in(probe.source)
     if private:
         return ProbeCheck(False, f"touches private names: {', '.join(private)}; a probe may use only public API")
-    with _scratch(scratch) as root:
-        reference = _run_in_copy(reference_dir, probe.path, probe.source, probe.path, root, timeout,
-                                 layout=layout, disabled_plugins=disabled_plugins)
-        problem = _reference_problem(reference)
+    with ExitStack() as stack:
+        if run is None:
+            root = stack.enter_context(_scratch(scratch))
+
+            def run(path: str, source: str, changed: Mutant | None, limit: float) -> RunResult:
+                return _run_in_copy(reference_dir, path, source, path, root, limit, changed, layout, disabled_plugins)
+        problem = _reference_problem(run(probe.path, probe.source, None, timeout))
         if problem is not None:
             return ProbeCheck(False, problem)
-        record, why = _kill(_run_in_copy(reference_dir, probe.path, probe.source, probe.path, root,
-                                         timeout, mutant, layout, disabled_plugins))
+        record, why = _kill(run(probe.path, probe.source, mutant, timeout))
     if record is None:
         return ProbeCheck(False, f"passes on the reference but {why} (mutant {mutant.id})")
     return ProbeCheck(True, f"passes on the reference and, on mutant {mutant.id}, {why}", (mutant.id,))
@@ -1768,7 +1762,7 @@ def run_probe(workspace_dir: Path, probe: Probe, *, timeout: float = PROBE_TIMEO
     with _scratch(scratch) as root:
         workspace = fresh_copy(Path(workspace_dir), root)
         try:
-            _place(workspace, probe.path, probe.source)
+            place_test(workspace, probe.path, probe.source)
             # The whole file, not the node id: a module that no longer imports must come back
             # as a collection error, not as pytest's "not found" usage error.
             result = run_pytest(workspace, [probe.path], timeout)

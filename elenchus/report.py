@@ -12,6 +12,7 @@ from collections import Counter
 
 from elenchus.contract import SOURCE_WORDS
 from elenchus.fingerprint import POST_FLIGHT_SENTENCE
+from elenchus.guards import BUDGET_RANGE
 
 SCOPE_LABELS = {
     "current-change": "Current change: existing and modified tests",
@@ -135,8 +136,9 @@ def _not_challenged(report: dict) -> list[str]:
     lines = [f"{len(items)} more incident(s) ranked below the {budget} challenged were not run, so whether the "
              "tests catch them is unknown. The riskiest:"]
     lines += [f"- {item['incident']} ({_where(item['location'])})" for item in items[:3]]
-    lines.append(f"To challenge them, raise the budget: `--budget {min(256, (budget or 0) + len(items))}` (at most "
-                 "256), or `budget` under [tool.elenchus] in pyproject.toml; `elenchus mutants` lists every one.")
+    most = BUDGET_RANGE[1]
+    lines.append(f"To challenge them, raise the budget: `--budget {min(most, (budget or 0) + len(items))}` (at most "
+                 f"{most}), or `budget` under [tool.elenchus] in pyproject.toml; `elenchus mutants` lists every one.")
     return lines
 
 

@@ -20,15 +20,17 @@ import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from elenchus import probes
 from elenchus.cohorts import Cohort
+from elenchus.executor import Executor
 from elenchus.layout import SourceLayout
 from elenchus.mutate import Mutant
+from elenchus.run import RunResult
 from elenchus.snapshot import Snapshot
 
 _ORIGINS = {"recorded": "calls the tests made", "boundary": "the mutated constants and their neighbours",
@@ -196,18 +198,49 @@ def _describe(search: probes.InputSearch) -> str:
     return f"{search.inputs} input(s) ({tried})" if tried else "no input"
 
 
-def find_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Sequence[probes.CallSample]],
-                 test_literals: Sequence[Any], layout: SourceLayout, time_budget: float,
-                 scratch: Path | None = None, disabled_plugins: Sequence[str] = (),
-                 unrecorded: Mapping[str, int] | None = None, placement: Placement | None = None) -> Witness | NoWitness:
-    """A verified witness for ``mutant`` in the code at ``reference_dir``, or why there is none.
+@dataclass(slots=True)
+class _Progress:
+    """How far one survivor's search got; it crosses between the search processes and the verifying one."""
+
+    next_target: int = 0  # the target function to search next
+    inputs: int = 0
+    seconds: float = 0.0  # spent searching and verifying so far
+    searched: bool = False  # some input was compared
+    unkept: bool = False  # some input differed, but its test was not kept
+    notes: list[str] = field(default_factory=list)
+    described: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A call that tells the mutant apart, with its test written but not yet verified."""
+
+    probe: probes.Probe
+    origin: str
+    original: str  # what the code gives, narrated
+    changed: str  # what the mutant gives, narrated
+    misfit: str | None
+    progress: _Progress
+
+
+#: Verifies a written test against one mutant (``probes.verify_probe`` with a way to run it).
+Verify = Callable[[probes.Probe, Mutant], probes.ProbeCheck]
+
+
+def search_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Sequence[probes.CallSample]],
+                   test_literals: Sequence[Any], layout: SourceLayout, time_budget: float,
+                   scratch: Path | None = None, unrecorded: Mapping[str, int] | None = None,
+                   placement: Placement | None = None, progress: _Progress | None = None) -> Candidate | NoWitness:
+    """The next call that tells ``mutant`` apart, its test written (``settle`` verifies it), or why
+    there is none; ``progress`` resumes a search whose last candidate was not kept.
 
     ``samples`` are the recorded calls by ``"module:function"``; ``unrecorded`` counts the
     distinct calls whose arguments were not literals: when they outnumber the recorded
-    ones, a search that found nothing has not tried the tests' own kind of input. The search of every target function shares
-    ``time_budget`` seconds; verifying a found input is extra.
+    ones, a search that found nothing has not tried the tests' own kind of input. The
+    search of every target function shares ``time_budget`` seconds, verifying included.
     """
     started = time.monotonic()
+    progress = progress or _Progress()
     source = (Path(reference_dir) / mutant.path).read_text(encoding="utf-8", errors="replace")
     module = layout.module_name(mutant.path)
     targets = targets_for(source, mutant)
@@ -216,28 +249,27 @@ def find_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Sequ
             f"`{mutant.symbol}` is not a public module-level function and no public function of "
             f"{mutant.path} calls it")
         return NoWitness(False, f"no witness was searched: {where}", 0, round(time.monotonic() - started, 3))
-    inputs, notes, searched, unkept = 0, [], False, False
-    described: list[str] = []
-    for symbol in targets:
-        remaining = time_budget - (time.monotonic() - started)
+    for index in range(progress.next_target, len(targets)):
+        symbol = targets[index]
+        remaining = time_budget - progress.seconds - (time.monotonic() - started)
         if remaining <= 0:
             break
         search = probes.search_input(reference_dir, mutant, samples.get(f"{module}:{symbol}", ()),
                                      test_literals=test_literals, time_budget=remaining, scratch=scratch,
                                      symbol=symbol, module=module, roots=layout.roots)
-        inputs += search.inputs
+        progress.inputs += search.inputs
         if not search.searched:
-            notes.append(f"`{symbol}`: {search.reason}")
+            progress.notes.append(f"`{symbol}`: {search.reason}")
             continue
         skipped = (unrecorded or {}).get(f"{module}:{symbol}", 0)
         recorded = len(samples.get(f"{module}:{symbol}", ()))
         if search.distinction is None and skipped > recorded:  # the tests' own kind of input was never tried
-            notes.append(f"`{symbol}`: the tests made {skipped} distinct call(s) of it with arguments that are not "
-                         f"literals (objects such as dates), which the search cannot try, and only {recorded} it "
-                         "could")
+            progress.notes.append(
+                f"`{symbol}`: the tests made {skipped} distinct call(s) of it with arguments that are not literals "
+                f"(objects such as dates), which the search cannot try, and only {recorded} it could")
             continue
-        searched = True
-        described.append(f"`{symbol}`: {_describe(search)}")
+        progress.searched = True
+        progress.described.append(f"`{symbol}`: {_describe(search)}")
         if search.distinction is None:
             continue
         found = search.distinction
@@ -249,31 +281,88 @@ def find_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Sequ
         if wrong is not None:  # the test's docstring tells what the call shows, not the misfitting sentence
             probe = probes.write_probe(mutant, found, module, function=symbol, witness=True,
                                        incident=_account(probe.input_repr, original, changed), **placed)
-        check = probes.verify_probe(reference_dir, probe, mutant, scratch=scratch, layout=layout,
-                                    disabled_plugins=disabled_plugins)
-        if check.accepted:
-            return Witness(probe.input_repr, original, changed, probe.source, found.origin,
-                           round(time.monotonic() - started, 3), wrong, probe.path if placement else None,
-                           probe.test_nodeid if placement else None, check.reason)
-        unkept = True  # it differs: not equivalent, whatever the other targets show
-        notes.append(f"`{probe.input_repr}` differs, but its test was not kept: {check.reason}")
-    seconds = round(time.monotonic() - started, 3)
-    if not searched or unkept:  # nothing compared, or a difference no kept test shows: it stays a gap
-        lead = "no witness was found, so it stays a gap" if inputs else "no witness was searched"
-        return NoWitness(False, f"{lead}: " + "; ".join(notes), inputs, seconds)
-    tried = "; ".join(described + notes)
+        progress.next_target = index + 1
+        progress.seconds += time.monotonic() - started
+        return Candidate(probe, found.origin, original, changed, wrong, progress)
+    progress.next_target = len(targets)
+    progress.seconds += time.monotonic() - started
+    seconds = round(progress.seconds, 3)
+    if not progress.searched or progress.unkept:  # nothing compared, or a difference no kept test shows: a gap
+        lead = "no witness was found, so it stays a gap" if progress.inputs else "no witness was searched"
+        return NoWitness(False, f"{lead}: " + "; ".join(progress.notes), progress.inputs, seconds)
+    tried = "; ".join(progress.described + progress.notes)
     return NoWitness(True, f"likely equivalent: no input told it apart (tried {tried}; {seconds:.1f} s)",
-                     inputs, seconds)
+                     progress.inputs, seconds)
+
+
+def settle(candidate: Candidate, check: probes.ProbeCheck, seconds: float, placed: bool) -> Witness | _Progress:
+    """The witness, when ``check`` (its verification, which took ``seconds``) kept the candidate's test;
+    else the search's progress, to go on with the next target function."""
+    progress, probe = candidate.progress, candidate.probe
+    progress.seconds += seconds
+    if check.accepted:
+        return Witness(probe.input_repr, candidate.original, candidate.changed, probe.source, candidate.origin,
+                       round(progress.seconds, 3), candidate.misfit, probe.path if placed else None,
+                       probe.test_nodeid if placed else None, check.reason)
+    progress.unkept = True  # it differs: not equivalent, whatever the other targets show
+    progress.notes.append(f"`{probe.input_repr}` differs, but its test was not kept: {check.reason}")
+    return progress
+
+
+def find_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Sequence[probes.CallSample]],
+                 test_literals: Sequence[Any], layout: SourceLayout, time_budget: float,
+                 scratch: Path | None = None, disabled_plugins: Sequence[str] = (),
+                 unrecorded: Mapping[str, int] | None = None, placement: Placement | None = None,
+                 verify: Verify | None = None) -> Witness | NoWitness:
+    """A verified witness for ``mutant`` in the code at ``reference_dir``, or why there is none
+    (``search_witness`` and ``settle`` in turn). ``verify`` checks each written test; by default in
+    fresh interpreters."""
+    if verify is None:
+        verify = functools.partial(_verify_fresh, reference_dir, scratch, layout, tuple(disabled_plugins))
+    progress = None
+    while True:
+        found = search_witness(reference_dir, mutant, samples, test_literals, layout, time_budget, scratch,
+                               unrecorded, placement, progress)
+        if isinstance(found, NoWitness):
+            return found
+        started = time.monotonic()
+        settled = settle(found, verify(found.probe, mutant), time.monotonic() - started, placement is not None)
+        if isinstance(settled, Witness):
+            return settled
+        progress = settled
+
+
+def _verify_fresh(reference_dir: Path, scratch: Path | None, layout: SourceLayout, disabled_plugins: tuple[str, ...],
+                  probe: probes.Probe, mutant: Mutant) -> probes.ProbeCheck:
+    return probes.verify_probe(reference_dir, probe, mutant, scratch=scratch, layout=layout,
+                               disabled_plugins=disabled_plugins)
+
+
+def verifier(cohort: Cohort, executor: Executor) -> Verify:
+    """Verification through an evaluation's own runs: each test runs in a fresh copy of ``cohort``
+    (with the mutant, or without), the way that evaluation runs its mutants (a warm worker's fork,
+    a fresh interpreter, a cluster's worker)."""
+    from elenchus.executor import RunRequest
+
+    def run(path: str, source: str, changed: Mutant | None, limit: float) -> RunResult:
+        return executor.run(RunRequest(cohort, (path,), limit, changed, extra=((path, source),)))
+
+    def verify(probe: probes.Probe, mutant: Mutant) -> probes.ProbeCheck:
+        return probes.verify_probe(cohort.template, probe, mutant, run=run)
+
+    return verify
 
 
 def witness_survivors(survivors: Sequence[Mutant], cohort: Cohort, head: Snapshot, layout: SourceLayout,
-                      time_budget: float, jobs: int, scratch: Path,
-                      placed: bool = False) -> dict[str, Witness | NoWitness]:
+                      time_budget: float, jobs: int, scratch: Path, placed: bool = False,
+                      executor: Executor | None = None) -> dict[str, Witness | NoWitness]:
     """A witness (or why there is none) for each survivor, against the cohort's current tests.
 
     One run of the cohort's tests records the calls they make to the functions the
     witnesses will call; the searches then run ``jobs`` at a time. ``placed`` (hardening):
     each test is written and verified where it would go, in the nearest test file's style.
+    With ``executor`` (the evaluation's), each written test is verified through its runs, in
+    this process, while the searches go on in theirs.
     """
     wanted = set()
     for mutant in survivors:
@@ -285,26 +374,72 @@ def witness_survivors(survivors: Sequence[Mutant], cohort: Cohort, head: Snapsho
                                   scratch=scratch, disabled_plugins=cohort.disabled_plugins, unrecorded=unrecorded) \
         if wanted and cohort.tests else {}
     literals = probes.literals_in([(cohort.template / t).read_text(errors="replace") for t in cohort.tests])
-    arguments = (samples, literals, layout, time_budget, scratch, cohort.disabled_plugins, unrecorded)
     placements = {mutant.id: placement_for(mutant, layout.module_name(mutant.path) or "", cohort.tests, head.read)
                   if placed and layout.module_name(mutant.path) else None for mutant in survivors}
+    verify = verifier(cohort, executor) if executor is not None else None
     if jobs == 1 or len(survivors) == 1:
-        return {mutant.id: _searched(cohort.template, mutant, *arguments, placements[mutant.id])
+        arguments = (samples, literals, layout, time_budget, scratch, cohort.disabled_plugins, unrecorded)
+        return {mutant.id: _searched(cohort.template, mutant, *arguments, placements[mutant.id], verify)
                 for mutant in survivors}
+    search = functools.partial(_hunted, cohort.template, samples=samples, literals=literals, layout=layout,
+                               time_budget=time_budget, scratch=scratch, disabled_plugins=cohort.disabled_plugins,
+                               unrecorded=unrecorded, verify_here=verify is None)
+    found: dict[str, Witness | NoWitness] = {}
     # Processes, not threads: CPython 3.11 can fail building ASTs (ast.parse, literal_eval)
     # in two threads at once ("AST constructor recursion depth mismatch").
     with ProcessPoolExecutor(max_workers=min(jobs, len(survivors)),
-                             mp_context=multiprocessing.get_context("spawn")) as pool:
-        futures = {mutant.id: pool.submit(_searched, cohort.template, mutant, *arguments, placements[mutant.id])
-                   for mutant in survivors}
-        found: dict[str, Witness | NoWitness] = {}
-        for mutant_id, future in futures.items():
-            try:
-                found[mutant_id] = future.result()
-            except Exception as error:  # noqa: BLE001 - a worker that died: that survivor stays a gap
-                found[mutant_id] = NoWitness(False, "no witness was searched: the search stopped on an internal "
-                                                    f"error ({type(error).__name__}: {error})", 0, 0.0)
-        return found
+                             mp_context=multiprocessing.get_context("spawn")) as pool, \
+            ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="elenchus-verify") as checks:
+        pending: dict[Future, Mutant] = {pool.submit(search, mutant, placements[mutant.id]): mutant
+                                         for mutant in survivors}
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                mutant = pending.pop(future)
+                outcome = _outcome(future)
+                if isinstance(outcome, Candidate):  # its test is verified here, through the evaluation's runs
+                    assert verify is not None
+                    pending[checks.submit(_checked, outcome, mutant, verify, placements[mutant.id] is not None)] = \
+                        mutant
+                elif isinstance(outcome, _Progress):  # that test was not kept: the search goes on
+                    pending[pool.submit(search, mutant, placements[mutant.id], outcome)] = mutant
+                else:
+                    found[mutant.id] = outcome
+    return found
+
+
+def _outcome(future: Future) -> Witness | NoWitness | Candidate | _Progress:
+    """A search's or a verification's result; one that broke leaves its survivor a gap, saying why."""
+    try:
+        return future.result()
+    except Exception as error:  # noqa: BLE001 - a worker that died: that survivor stays a gap
+        return NoWitness(False, "no witness was searched: the search stopped on an internal error "
+                                f"({type(error).__name__}: {error})", 0, 0.0)
+
+
+def _hunted(reference_dir: Path, mutant: Mutant, placement: Placement | None, progress: _Progress | None = None, *,
+            samples: Mapping[str, Sequence[probes.CallSample]], literals: Sequence[Any], layout: SourceLayout,
+            time_budget: float, scratch: Path, disabled_plugins: Sequence[str], unrecorded: Mapping[str, int],
+            verify_here: bool) -> Witness | NoWitness | Candidate:
+    """One search process's part: the whole search with fresh verification (``verify_here``), else the
+    search up to its next candidate."""
+    if verify_here:
+        return _searched(reference_dir, mutant, samples, literals, layout, time_budget, scratch, disabled_plugins,
+                         unrecorded, placement)
+    started = time.monotonic()
+    try:
+        return search_witness(reference_dir, mutant, samples, literals, layout, time_budget, scratch, unrecorded,
+                              placement, progress)
+    except Exception as error:  # noqa: BLE001 - one survivor's search must not lose the evaluation
+        return _broken(error, started)
+
+
+def _checked(candidate: Candidate, mutant: Mutant, verify: Verify, placed: bool) -> Witness | _Progress | NoWitness:
+    started = time.monotonic()
+    try:
+        return settle(candidate, verify(candidate.probe, mutant), time.monotonic() - started, placed)
+    except Exception as error:  # noqa: BLE001 - a verification that broke leaves the survivor a gap
+        return _broken(error, started)
 
 
 def _searched(reference_dir: Path, mutant: Mutant, *arguments: Any) -> Witness | NoWitness:
@@ -313,5 +448,9 @@ def _searched(reference_dir: Path, mutant: Mutant, *arguments: Any) -> Witness |
     try:
         return find_witness(reference_dir, mutant, *arguments)
     except Exception as error:  # noqa: BLE001 - one survivor's search must not lose the evaluation
-        return NoWitness(False, f"no witness was searched: the search stopped on an internal error "
-                                f"({type(error).__name__}: {error})", 0, round(time.monotonic() - started, 3))
+        return _broken(error, started)
+
+
+def _broken(error: Exception, started: float) -> NoWitness:
+    return NoWitness(False, f"no witness was searched: the search stopped on an internal error "
+                            f"({type(error).__name__}: {error})", 0, round(time.monotonic() - started, 3))

@@ -65,6 +65,23 @@ def fresh_copy(template: Path, into_parent: Path) -> Path:
     return destination
 
 
+def place_test(workspace: Path, relpath: str, source: str) -> Path:
+    """Write the test file ``source`` at ``workspace/relpath`` (a new file, or replacing one): a probe
+    or a proposed test that a run executes beside the project's own tests."""
+    rel = PurePosixPath(Path(relpath).as_posix())
+    if rel.is_absolute() or ".." in rel.parts or not rel.parts or rel.suffix != ".py":
+        raise WorkspaceError(f"a test path must be a relative .py path inside the project, got {relpath!r}")
+    target = workspace.joinpath(*rel.parts)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    root = workspace.resolve()
+    if root not in target.parent.resolve().parents and target.parent.resolve() != root:
+        raise WorkspaceError(f"test path {relpath!r} leaves the workspace through a symlink")
+    if target.is_symlink():
+        target.unlink()
+    target.write_text(source, encoding="utf-8")
+    return target
+
+
 def _inside(workspace: Path, relpath: str | os.PathLike[str]) -> Path:
     rel = PurePosixPath(Path(relpath).as_posix())
     if rel.is_absolute() or ".." in rel.parts or not rel.parts:

@@ -556,13 +556,15 @@ class Evaluation:
                 if selection is not None and not selection.covered:
                     self._not_covered(planned.mutant, name, run_dir, selection)
                     continue
+                # Only the existing cohort's runs need every test that catches a mutant (the regression
+                # search and its confirmations read them); elsewhere the first failed check is the kill.
+                stop = name == "modified"
                 if selection is None or selection.tests is None:
-                    jobs.append(_Job(planned.mutant, cohort, cohort.tests, baseline.deselect))
+                    jobs.append(_Job(planned.mutant, cohort, cohort.tests, baseline.deselect, stop=stop))
                     continue
                 self.selected += 1
                 jobs.append(_Job(planned.mutant, cohort, selection.files, baseline.deselect,
-                                 select=selection.tests, stop=name == "modified" and not self.cohorts_same,
-                                 limit=self._selected_limit(baseline, selection.tests)))
+                                 select=selection.tests, stop=stop, limit=self._selected_limit(baseline, selection.tests)))
         self._run_jobs(jobs, root, run_dir, self._limit(baselines))
 
     def _selection(self, mutant: Mutant, baseline: Baseline, cohort: Cohort) -> Selection | None:
@@ -862,7 +864,7 @@ class Evaluation:
                       f"apart from the code (up to {self.options.witness_time:g} s each)...")
             self.witnesses = witness_survivors(survivors, cohorts["modified"], session.head, self.layout,
                                                self.options.witness_time, self.options.jobs, root,
-                                               placed=self.options.harden)
+                                               placed=self.options.harden, executor=self.executor)
 
     # -- report ----------------------------------------------------------------------
 

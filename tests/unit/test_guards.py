@@ -6,21 +6,21 @@ from elenchus.errors import InputGuardError
 from tests.conftest import run_cli
 
 
-@pytest.mark.parametrize("raw", ["0", "-1", "abc", "1.5", "257", ""])
-def test_budget_guard_rejects_values_outside_1_to_256(raw):
+@pytest.mark.parametrize("raw", ["0", "-1", "abc", "1.5", "16385", ""])
+def test_budget_guard_rejects_values_outside_1_to_16384(raw):
     with pytest.raises(InputGuardError, match="input guard 'budget' fired"):
         guards.budget(raw)
 
 
 def test_guards_accept_defaults_and_bounds():
-    assert guards.budget(None) == 16 and guards.budget("1") == 1 and guards.budget("256") == 256
+    assert guards.budget(None) == 16 and guards.budget("1") == 1 and guards.budget("16384") == 16384
     assert guards.jobs(None, 2) == 2 and guards.jobs("64", 2) == 64
     assert guards.timeout_factor(None) == 3.0 and guards.timeout_factor("0.5") == 0.5
 
 
 @pytest.mark.parametrize("option, value, guard", [
     ("--budget", "0", "budget"), ("--budget", "-3", "budget"), ("--budget", "x", "budget"),
-    ("--budget", "500", "budget"), ("--jobs", "0", "jobs"), ("--jobs", "2.5", "jobs"), ("--jobs", "65", "jobs"),
+    ("--budget", "20000", "budget"), ("--jobs", "0", "jobs"), ("--jobs", "2.5", "jobs"), ("--jobs", "65", "jobs"),
     ("--timeout-factor", "0", "timeout-factor"), ("--timeout-factor", "-1", "timeout-factor"),
     ("--timeout-factor", "nan", "timeout-factor"), ("--timeout-factor", "1000", "timeout-factor"),
     ("--fail-on", "everything", "fail-on"), ("--target", "src", "target"),

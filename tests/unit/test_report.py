@@ -91,7 +91,7 @@ def test_incidents_beyond_the_budget_are_a_count_with_the_riskiest_and_how_to_ra
     assert [line for line in text.splitlines() if line.startswith("- ")] == [
         f"- incident number {rank} happens ({location['path']}:{location['line']}"
         + (f" in `{location['symbol']}`" if location.get("symbol") else "") + ")" for rank in (1, 2, 3)]
-    assert f"`--budget {min(256, limit + 30)}`" in text and "[tool.elenchus]" in text
+    assert f"`--budget {min(16384, limit + 30)}`" in text and "[tool.elenchus]" in text
 
 
 def test_incidents_that_read_the_same_get_headings_told_apart_by_location():

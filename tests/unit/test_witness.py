@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import textwrap
+from dataclasses import replace
 
 import pytest
 
@@ -161,3 +162,67 @@ def test_a_proposed_test_goes_beside_the_test_file_named_after_its_module_in_tha
     del files["tests/unit/test_cart.py"]
     placed = placement_for(mutant, "shop.cart", sorted(files), files.get)  # the one importing the module
     assert placed.path == "tests/test_elenchus_cart_abcdef01.py" and placed.style == "pytest"
+
+
+RATIO = "def ratio(part, whole):\n    if whole == 0:\n        return 0.0\n    return part / whole\n"
+
+
+def _ratio_cohort(tmp_path):
+    from elenchus.cohorts import Cohort
+    from elenchus.layout import SourceLayout
+    from elenchus.workspace import tree_digest
+
+    template = tmp_path / "template"
+    (template / "shop").mkdir(parents=True)
+    (template / "shop" / "__init__.py").write_text("")
+    (template / "shop" / "calc.py").write_text(RATIO)
+    (template / "tests").mkdir()
+    (template / "tests" / "test_calc.py").write_text("from shop.calc import ratio\n\n\ndef test_half():\n"
+                                                     "    assert ratio(1, 2) == 0.5\n")
+    layout = SourceLayout((".",), ("shop",))
+    return Cohort("modified", template, ("tests/test_calc.py",), tree_digest(template), layout=layout), layout
+
+
+def _guard_dropped():
+    from elenchus.mutate import Mutant
+
+    mutated = RATIO.replace("    if whole == 0:\n        return 0.0\n", "")
+    return Mutant(id="d" * 12, path="shop/calc.py", symbol="ratio", line=2, end_line=3, col=5, family="dropped-guard",
+                  changed_intent="the zero guard is gone", incident="`ratio` divides by zero",
+                  expected_detection="assert ratio(1, 0) == 0.0", diff="", mutated_source=mutated, mutated_lines=(2, 3))
+
+
+@pytest.mark.parametrize("runner", ["warm", "fresh"])
+def test_a_witness_verified_through_the_evaluations_runs_is_the_one_verified_in_fresh_interpreters(tmp_path, runner):
+    from elenchus.executor import FreshProcess, WarmRunner
+    from elenchus.witness import Candidate, NoWitness, find_witness, search_witness, settle, verifier
+
+    cohort, layout = _ratio_cohort(tmp_path)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    mutant = _guard_dropped()
+    executor = WarmRunner(scratch, 1, ["json"], ["shop"], collect=False) if runner == "warm" else FreshProcess(scratch)
+    try:
+        verify = verifier(cohort, executor)
+        through = find_witness(cohort.template, mutant, {}, (0, 1, 2), layout, 10.0, scratch, verify=verify)
+        alone = find_witness(cohort.template, mutant, {}, (0, 1, 2), layout, 10.0, scratch)
+        assert isinstance(through, Witness) and isinstance(alone, Witness), (through, alone)
+        assert (through.call, through.original, through.mutant, through.test) == \
+               (alone.call, alone.original, alone.mutant, alone.test)
+        assert through.original == "0.0" and through.mutant == "raise ZeroDivisionError"
+        assert "fails at its assertion" in through.verification
+        if runner == "warm":
+            assert executor.warm_runs == 2 and executor.fresh_runs == 0, executor.reason  # code, then mutant
+
+        # A test that does not catch the mutant is not kept: the survivor stays a gap, saying why.
+        candidate = search_witness(cohort.template, mutant, {}, (0, 1, 2), layout, 10.0, scratch)
+        assert isinstance(candidate, Candidate)
+        harmless = replace(candidate.probe, source="from shop.calc import ratio\n\n\ndef test_it():\n"
+                                                   "    assert ratio(1, 2) == 0.5\n")
+        settled = settle(replace(candidate, probe=harmless), verify(harmless, mutant), 0.1, False)
+        assert not isinstance(settled, Witness) and settled.unkept
+        assert "passes on the mutant, so it does not detect it" in settled.notes[-1]
+        rest = search_witness(cohort.template, mutant, {}, (0, 1, 2), layout, 10.0, scratch, progress=settled)
+        assert isinstance(rest, NoWitness) and not rest.searched and "differs, but its test was not kept" in rest.reason
+    finally:
+        executor.close()
