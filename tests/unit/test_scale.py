@@ -155,7 +155,7 @@ def test_every_generated_mutant_sits_in_code_that_has_its_familys_cues():
 
 def test_a_lazy_plan_windows_a_module_too_short_to_be_windowed_for_a_small_change(tmp_path, monkeypatch):
     base = snapshot(tmp_path / "base", "base", {"pkg/__init__.py": ""})
-    head = snapshot(tmp_path / "head", "head", {"pkg/__init__.py": "", "pkg/generated.py": generated_module(1_500)})
+    head = snapshot(tmp_path / "head", "head", {"pkg/__init__.py": "", "pkg/generated.py": generated_module(300)})
     assert head.read("pkg/generated.py").count("\n") < mutate.WINDOW_LINES
     change = discover.discover(base, head)
     windows: list[int] = []
