@@ -37,7 +37,7 @@ from elenchus.report import render_markdown
 from elenchus.reporting import outputs
 from elenchus.mutate import Mutant
 from elenchus.guards import SEARCH_BUDGET_DEFAULT, WITNESS_TIME_DEFAULT
-from elenchus.run import Outcome, TestOutcome, Verdict, judge, timeout_for
+from elenchus.run import Execution, Outcome, TestOutcome, Verdict, judge, timeout_for
 from elenchus.scope import CONFIRMED_INTENT, ScopeAnswer, resolve_scope
 from elenchus.select import Plan, Planned, names_by_test, plan as plan_mutants, risk_score
 from elenchus.session import Session, open_session
@@ -186,11 +186,14 @@ def _cohort_outcome(verdict: Verdict | None) -> dict:
     return outcome
 
 
-def _baseline_json(baseline: Baseline) -> dict:
-    return {"status": baseline.status, "failing_tests": list(baseline.failing_tests),
-            "flaky_tests": list(baseline.flaky_tests), "reduced_scope": baseline.reduced_scope,
-            "duration_seconds": round(baseline.duration, 3) if baseline.duration is not None else None,
-            "reason": baseline.reason}
+def _baseline_json(baseline: Baseline, untraced: float | None = None) -> dict:
+    found = {"status": baseline.status, "failing_tests": list(baseline.failing_tests),
+             "flaky_tests": list(baseline.flaky_tests), "reduced_scope": baseline.reduced_scope,
+             "duration_seconds": round(baseline.duration, 3) if baseline.duration is not None else None,
+             "reason": baseline.reason}
+    if untraced is not None:
+        found["untraced_seconds"] = round(untraced, 3)
+    return found
 
 
 def _parse_error(source: str | None) -> str | None:
@@ -244,6 +247,7 @@ class Evaluation:
         self.verdicts: dict[tuple[str, str], Verdict] = {}
         self.interrupted = False
         self.cohorts_same = False
+        self.untraced: dict[str, float | None] = {}  # cohort -> its relevant tests' seconds without line coverage
         self.base_unavailable: str | None = None
         self.report: dict | None = None
         self.cache = ResultCache(enabled=not options.fresh)
@@ -498,8 +502,10 @@ class Evaluation:
 
     def _baselines(self, cohorts: dict[str, Cohort], root: Path, plan: Plan,
                    mutated_files: tuple[str, ...]) -> dict[str, Baseline]:
+        """Each cohort's baseline; the two run at once when two jobs are allowed (they share nothing)."""
         baselines: dict[str, Baseline] = {}
         cover = mutated_files if self.options.test_selection == "coverage" else ()
+        measure: list[tuple[str, str, bool]] = []  # (cohort, cache key, set aside red tests)
         for name in ("modified", "existing"):
             cohort = cohorts[name]
             if name == "existing" and self.base_unavailable:
@@ -508,9 +514,8 @@ class Evaluation:
                                            "clone?), so the pre-change tests are unavailable")
                 self.echo("Baseline, existing: blocked (the Base is unavailable)")
                 continue
-            if cohort.same_as and cohort.same_as in baselines:
-                baselines[name] = replace(baselines[cohort.same_as], cohort=name)
-                continue
+            if cohort.same_as:
+                continue  # it shares the baseline of the cohort it is the same as
             set_aside = name == "existing" and self.options.set_aside_red_existing
             key = self.cache.key("baseline", cohort.digest, cohort.tests, [p.mutant.id for p in plan.challenged],
                                  set_aside, cover)
@@ -525,18 +530,27 @@ class Evaluation:
                 self.echo(f"Baseline, {name}: {baselines[name].status} (reused: same content and installed "
                           "packages as an earlier run; pass --fresh to run it again)")
                 continue
-            self.echo(f"Baseline: running the {name} tests ({len(cohort.tests)} file(s)) without any mutant...")
-            baselines[name] = establish(cohort, root, _observes(plan.challenged, cohort), set_aside, cover)
-            if baselines[name].status in ("green", "flaky", "baseline-red", "not-comparable"):
-                b = baselines[name]
-                self.cache.put(key, {"cohort": b.cohort, "status": b.status, "failing_tests": list(b.failing_tests),
-                                     "flaky_tests": list(b.flaky_tests), "reduced_scope": b.reduced_scope,
-                                     "duration": b.duration, "reason": b.reason, "empty": b.empty,
-                                     "excluded": list(b.excluded),
-                                     "coverage": b.coverage.to_json() if b.coverage else None,
-                                     "third_party": list(b.third_party)})
-            self.echo(f"Baseline, {name}: {baselines[name].status}"
-                      + (f" ({baselines[name].reason})" if baselines[name].reason else ""))
+            measure.append((name, key, set_aside))
+            self.echo(f"Baseline: running the {name} tests ({len(cohorts[name].tests)} file(s)) without any mutant...")
+
+        def established(item: tuple[str, str, bool]) -> Baseline:
+            name, _, set_aside = item
+            return establish(cohorts[name], root, _observes(plan.challenged, cohorts[name]), set_aside, cover)
+
+        with ThreadPoolExecutor(max_workers=max(1, min(len(measure), self.options.jobs))) as pool:
+            for (name, key, _), b in zip(measure, pool.map(established, measure)):
+                baselines[name] = b
+                if b.status in ("green", "flaky", "baseline-red", "not-comparable"):
+                    self.cache.put(key, {"cohort": b.cohort, "status": b.status, "failing_tests": list(b.failing_tests),
+                                         "flaky_tests": list(b.flaky_tests), "reduced_scope": b.reduced_scope,
+                                         "duration": b.duration, "reason": b.reason, "empty": b.empty,
+                                         "excluded": list(b.excluded),
+                                         "coverage": b.coverage.to_json() if b.coverage else None,
+                                         "third_party": list(b.third_party)})
+                self.echo(f"Baseline, {name}: {b.status}" + (f" ({b.reason})" if b.reason else ""))
+        for name, cohort in cohorts.items():
+            if cohort.same_as and cohort.same_as in baselines and name not in baselines:
+                baselines[name] = replace(baselines[cohort.same_as], cohort=name)
         return baselines
 
     def _run_mutants(self, plan: Plan, cohorts: dict[str, Cohort], baselines: dict[str, Baseline],
@@ -564,7 +578,8 @@ class Evaluation:
                     continue
                 self.selected += 1
                 jobs.append(_Job(planned.mutant, cohort, selection.files, baseline.deselect,
-                                 select=selection.tests, stop=stop, limit=self._selected_limit(baseline, selection.tests)))
+                                 select=selection.tests, stop=stop,
+                                 limit=self._selected_limit(baseline, selection.tests)))
         self._run_jobs(jobs, root, run_dir, self._limit(baselines))
 
     def _selection(self, mutant: Mutant, baseline: Baseline, cohort: Cohort) -> Selection | None:
@@ -647,9 +662,11 @@ class Evaluation:
                   narrate: bool = True) -> dict[str, Verdict]:
         """Run ``jobs`` in parallel; store each verdict under (mutant id, cohort name) and return them by job key.
 
-        A run that hits its limit gets one more, with double that limit or ``limit`` (the limit for
-        every relevant test) if that is longer, before it counts as a timeout. Kills, survivals and
-        timeouts are cached; an inconclusive run is measured again next time.
+        A run that hits its limit gets one more before it counts as a timeout: with double that limit, or
+        the limit for every relevant test if that is longer (``limit``, from the baseline, which ran with
+        line coverage on; for a run of selected tests, the same factor applied to what every relevant
+        test takes without it, measured once per cohort when a first run times out). Kills, survivals
+        and timeouts are cached; an inconclusive run is measured again next time.
         """
         finished: dict[str, Verdict] = {}
         todo: list[_Job] = []
@@ -667,11 +684,24 @@ class Evaluation:
         pool = ThreadPoolExecutor(max_workers=self._parallelism())
         pending: dict = {}
         first_limits: dict[str, float] = {}
+        waiting: dict[str, list[tuple[_Job, float]]] = {}  # cohort -> selected runs to retry once it is timed
+        executor = self.executor or FreshProcess(root)
 
         def submit(job: _Job, timeout: float, attempt: int) -> None:
             request = RunRequest(job.cohort, job.tests, timeout, job.mutant, job.deselect, (), job.select, job.stop)
-            future = pool.submit((self.executor or FreshProcess(root)).run, request)
-            pending[future] = (job, timeout, attempt)
+            pending[pool.submit(executor.run, request)] = (job, timeout, attempt)
+
+        def retry(job: _Job, timeout: float) -> None:
+            """The second run of a timed-out one; a run of selected tests waits for its cohort to be timed."""
+            name = job.cohort.name
+            if job.select is None or name in self.untraced:
+                submit(job, max(timeout * 2, self._retry_limit(job, limit)), 2)
+            elif name in waiting:
+                waiting[name].append((job, timeout))
+            else:
+                waiting[name] = [(job, timeout)]
+                timing = RunRequest(job.cohort, job.cohort.tests, limit, None, job.deselect)
+                pending[pool.submit(executor.run, timing)] = (None, name, 0)
 
         try:
             for job in todo:
@@ -681,6 +711,12 @@ class Evaluation:
                 for future in done:
                     job, timeout, attempt = pending.pop(future)
                     result = future.result()
+                    if job is None:  # every relevant test of a cohort, timed without line coverage
+                        name = timeout
+                        self.untraced[name] = result.duration if result.execution is Execution.COMPLETED else None
+                        for held, first in waiting.pop(name):
+                            submit(held, max(first * 2, self._retry_limit(held, limit)), 2)
+                        continue
                     verdict = judge(result, job.mutant.path)
                     record = _run_record(run_dir.id, job.mutant.id, job.cohort.name, result, verdict)
                     record.update(attempt=attempt, selection=job.selection)
@@ -689,7 +725,7 @@ class Evaluation:
                         # A loaded machine is not a hang, and a mutant may slow its selected tests a lot
                         # before one fails: the second run may take as long as every relevant test could.
                         first_limits[job.key] = timeout
-                        submit(job, max(timeout * 2, limit), 2)
+                        retry(job, timeout)
                         continue
                     if verdict.outcome is Outcome.TIMEOUT:
                         verdict = replace(verdict, reason=f"no result within {first_limits.get(job.key, limit):g} s, "
@@ -708,6 +744,12 @@ class Evaluation:
             pool.shutdown(wait=True, cancel_futures=True)
             progress.close()
         return finished
+
+    def _retry_limit(self, job: _Job, limit: float) -> float:
+        """How long every relevant test may take: ``limit`` (from the line-traced baseline), or for a run of
+        selected tests the timeout factor applied to the cohort's untraced time, when it was measured."""
+        seconds = self.untraced.get(job.cohort.name) if job.select is not None else None
+        return limit if seconds is None else min(limit, timeout_for(seconds, self.options.timeout_factor))
 
     def _parallelism(self) -> int:
         """Runs in flight at once: the job slots here, or every worker thread of the cluster."""
@@ -969,7 +1011,7 @@ class Evaluation:
             },
             "contract": {"source": contract.source, "provisional": contract.provisional, "path": contract.path,
                          "items": contract.to_json()["items"]},
-            "baseline": {name: _baseline_json(b) for name, b in baselines.items()},
+            "baseline": {name: _baseline_json(b, self.untraced.get(name)) for name, b in baselines.items()},
             "budget": {"limit": self.options.budget, "source": "explicit" if self.options.budget_explicit else "default"},
             "execution": {"test_command": "pytest " + " ".join(tests) + " (with the Elenchus recorder plugin)",
                           "isolation": "a fresh copy of the cohort snapshot per run, outside the working tree; "
