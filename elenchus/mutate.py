@@ -356,20 +356,35 @@ def generate_exhaustive(path: str, source: str) -> tuple[tuple[Mutant, ...], tup
     rejection rules (arid, invalid, equivalent, duplicate) apply to all of them.
     See references/mutmut-evaluation.md.
     """
+    return drafts_and_exhaustive(path, source, family=False)[2:]
+
+
+def drafts_and_exhaustive(path: str, source: str, family: bool = True) -> tuple[
+        tuple[Draft, ...], tuple[Rejected, ...], tuple[Mutant, ...], tuple[Rejected, ...]]:
+    """``FileMutator(path, source).drafts(None)`` (unless not ``family``: empty) and
+    ``generate_exhaustive(path, source)`` from one parse and one family search, each mutated
+    text made, compiled and diffed once."""
     operators = _mutmut_operators()
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as error:
-        return (), (_unparseable(path, error),)
+        return (), ((_unparseable(path, error),) if family else ()), (), (_unparseable(path, error),)
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)  # freshly parsed: nothing to protect
     view = SourceView(wrapper)
     positions = wrapper.resolve(PositionProvider)
     splicer = _Splicer(source, view, positions)
+    shapes = _Shapes(source, splicer)
+    checked: dict[str, list] = {}
+    found, failures = _family_sites(path, wrapper)
+    family_made: tuple[Draft, ...] = ()
+    family_refused: tuple[Rejected, ...] = ()
+    if family:
+        family_made, rejected = _build(path, source, wrapper, iter(found), None, _WholeFile(), splicer, checked)
+        family_refused = (*failures, *rejected)
 
     intent_sites: dict[str, Site] = {}
-    found, failures = _family_sites(path, wrapper)
     for site in found:
-        intent_sites.setdefault(_shape(splicer.apply(site)), site)
+        intent_sites.setdefault(shapes.of(site), site)
 
     sites: list[Site] = []
     unlabelled: list[Rejected] = []
@@ -389,7 +404,7 @@ def generate_exhaustive(path: str, source: str) -> tuple[tuple[Mutant, ...], tup
             for mutated in produced:
                 candidate = Site(family="", target=node, replacement=mutated, anchor=node,
                                  changed_intent="", incident="", expected_detection="")
-                known = intent_sites.get(_shape(splicer.apply(candidate)))
+                known = intent_sites.get(shapes.of(candidate))
                 labelled = _relabel(candidate, known) if known else _label(view, node, mutated)
                 if labelled is not None:
                     sites.append(labelled)
@@ -399,9 +414,9 @@ def generate_exhaustive(path: str, source: str) -> tuple[tuple[Mutant, ...], tup
                     line=_range(view, positions, node).start.line, family="", changed_intent="",
                     reason=(f"unlabelled: no incident sentence for changing `{view.code(node)}` "
                             f"to `{view.code(mutated)}`")))
-    drafts, rejected = _build(path, source, wrapper, iter(sites), None, _WholeFile())
+    drafts, rejected = _build(path, source, wrapper, iter(sites), None, _WholeFile(), splicer, checked)
     ordered = sorted((*rejected, *unlabelled), key=lambda r: (r.line, r.family, r.reason))
-    return tuple(d.mutant(source) for d in drafts), (*failures, *ordered)
+    return family_made, family_refused, tuple(d.mutant(source) for d in drafts), (*failures, *ordered)
 
 
 # ---------------------------------------------------------------------------- pipeline
@@ -516,14 +531,19 @@ def _build(
     sites: Iterator[Site],
     spans: Sequence[FunctionSpan] | None,
     place: _WholeFile | _InWindow,
+    splicer: _Splicer | None = None,
+    checked: dict[str, list] | None = None,
 ) -> tuple[tuple[Draft, ...], tuple[Rejected, ...]]:
-    """Candidates of ``source`` (the file, or a window of it that ``place`` maps back)."""
+    """Candidates of ``source`` (the file, or a window of it that ``place`` maps back).
+    ``splicer``: one already made for this ``wrapper`` and ``source``, with what it has applied;
+    ``checked``: what earlier builds of the same ``source`` and ``place`` found for each mutated text."""
+    checked = {} if checked is None else checked
     module = wrapper.module
     view = SourceView(wrapper)
     positions = wrapper.resolve(PositionProvider)
     shift = place.delta
     original_code, original_error = _compile(source, path, shift)
-    splicer = _Splicer(source, view, positions)
+    splicer = splicer or _Splicer(source, view, positions)
 
     candidates = []
     for site in sites:
@@ -551,8 +571,11 @@ def _build(
         if mutated_source == source:
             outcomes.append(reject("equivalent: the edit leaves the source text unchanged"))
             continue
-        mutated_code, error = _compile(mutated_source, path, shift)
-        if mutated_code is None:
+        if mutated_source not in checked:  # (the same text from two sites: compiled once)
+            code, error = _compile(mutated_source, path, shift)
+            checked[mutated_source] = [code is not None, error, _fingerprint(code) if code is not None else None, None]
+        compiled, error, program, diff = checked[mutated_source]
+        if not compiled:
             outcomes.append(reject(f"invalid: the mutated file does not compile ({error})"))
             continue
         if original_print is None:
@@ -560,7 +583,6 @@ def _build(
                 f"invalid: the original file does not compile ({original_error}), so the "
                 f"mutant cannot be compared with it"))
             continue
-        program = _fingerprint(mutated_code)
         if program == original_print:
             outcomes.append(reject("equivalent: compiles to the same code as the original"))
             continue
@@ -569,6 +591,8 @@ def _build(
             outcomes.append(reject("internal: the edit reached outside the statement it was made in"))
             continue
         programs.setdefault(program, []).append(len(outcomes))
+        if diff is None:
+            diff = checked[mutated_source][3] = place.diff(path, source, mutated_source, edit)
         outcomes.append(Draft(
             id=_mutant_id(path, candidate, module.code_for_node(site.anchor)),
             path=path,
@@ -580,7 +604,7 @@ def _build(
             changed_intent=site.changed_intent,
             incident=site.incident,
             expected_detection=site.expected_detection,
-            diff=place.diff(path, source, mutated_source, edit),
+            diff=diff,
             in_changed_lines=candidate.changed,
             mutated_lines=place.watched(view, positions, site, source, mutated_source),
             edit=edit,
@@ -719,6 +743,7 @@ def _edited_lines(before: str, after: str,
     lines: set[int] = set()
     matcher = difflib.SequenceMatcher(None, old[head:len(old) - tail], new[head:len(new) - tail], autojunk=False)
     runnable: dict[int, set[int]] | None = None
+    functions: list[ast.FunctionDef | ast.AsyncFunctionDef] | None = None
     for tag, _, _, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             continue
@@ -726,8 +751,9 @@ def _edited_lines(before: str, after: str,
         if j2 > j1:
             lines.update(range(j1 + 1, j2 + 1))
             continue
-        runnable = _runnable_by_scope(after) if runnable is None else runnable
-        holder = _scope_of(after, j1)
+        functions = _functions(after) if functions is None else functions  # (parsed once per text)
+        runnable = _runnable_by_scope(after, functions) if runnable is None else runnable
+        holder = _scope_of(after, j1, functions)
         scope = next((lines_in for first, lines_in in runnable.items() if first == holder), None)
         if scope is not None and holder == 0 and module_gap is not None:
             lines.update(module_gap(j1, scope))
@@ -748,19 +774,23 @@ def _functions(source: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
     return [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
 
 
-def _scope_of(source: str, line: int) -> int:
-    """The first line of the innermost function holding ``line`` (0: module level)."""
-    holding = [f for f in _functions(source) if f.lineno <= line <= (f.end_lineno or f.lineno)]
+def _scope_of(source: str, line: int,
+              functions: list[ast.FunctionDef | ast.AsyncFunctionDef] | None = None) -> int:
+    """The first line of the innermost function holding ``line`` (0: module level);
+    ``functions``: ``_functions(source)``, if already known."""
+    functions = _functions(source) if functions is None else functions
+    holding = [f for f in functions if f.lineno <= line <= (f.end_lineno or f.lineno)]
     return max((f.lineno for f in holding), default=0)
 
 
-def _runnable_by_scope(source: str) -> dict[int, set[int]]:
+def _runnable_by_scope(source: str,
+                       functions: list[ast.FunctionDef | ast.AsyncFunctionDef] | None = None) -> dict[int, set[int]]:
     """{first line of a function (0: module level): the lines of its own code that report line events}."""
     try:
         code = compile(source, "<mutant>", "exec", dont_inherit=True)
     except (SyntaxError, ValueError):
         return {}
-    functions = _functions(source)
+    functions = _functions(source) if functions is None else functions
     headers = {f.lineno for f in functions} | {d.lineno for f in functions for d in f.decorator_list}
     # A code object starts at its first decorator; a scope is named by its `def` line.
     def_line = {min([f.lineno, *(d.lineno for d in f.decorator_list)]): f.lineno for f in functions}
@@ -806,13 +836,17 @@ class _OneEdit(cst.CSTTransformer):
     the block footer), so comments outside the edited node stay byte-identical.
     """
 
-    def __init__(self, target: cst.CSTNode, replacement: cst.CSTNode | cst.RemovalSentinel) -> None:
+    def __init__(self, target: cst.CSTNode, replacement: cst.CSTNode | cst.RemovalSentinel,
+                 path: frozenset[int] | None = None) -> None:
         super().__init__()
         self.target = target
         self.replacement = replacement
+        self.path = path  # ids of the target's ancestors: only they can hold it (None: visit everything)
 
     def on_visit(self, node: cst.CSTNode) -> bool:
-        return node is not self.target  # nothing below the target needs visiting
+        # Nothing below the target needs visiting, nor any subtree off the path to it: such a
+        # subtree is left as it is, the same object, so it prints as before.
+        return node is not self.target and (self.path is None or id(node) in self.path)
 
     def on_leave(  # type: ignore[override]  # one replacement may change the node's type
         self, original_node: cst.CSTNode, updated_node: cst.CSTNode
@@ -839,16 +873,17 @@ class _OneEdit(cst.CSTTransformer):
         return updated.with_changes(footer=[*lines, *updated.footer])
 
 
-def _apply(module: cst.Module, site: Site) -> str:
-    """The whole file with ``site`` applied (slow path: regenerates every node)."""
-    return module.visit(_OneEdit(site.target, site.replacement)).code
+def _apply(module: cst.Module, site: Site, path: frozenset[int] | None = None) -> str:
+    """The whole file with ``site`` applied (slow path: prints every node)."""
+    return module.visit(_OneEdit(site.target, site.replacement, path)).code
 
 
 class _Splicer:
-    """Applies sites by regenerating only the enclosing function and splicing its text.
+    """Applies sites by regenerating only the enclosing statement and splicing its text.
 
-    Regenerating a whole module per mutant costs O(file) libcst work; the enclosing
-    function is usually a small fraction. The splice is verified: the function's
+    Regenerating a whole module per mutant costs O(file) libcst work; the statement
+    holding the edit (for a removal, the enclosing function, whose block loses a
+    statement) is usually a small fraction. The splice is verified: the unit's
     original text, generated with the indentation of its enclosing blocks, must sit
     exactly at its position in the source, or the slow path is used instead.
     """
@@ -862,18 +897,37 @@ class _Splicer:
         for text in source.splitlines(keepends=True):
             self.line_offsets.append(self.line_offsets[-1] + len(text))
         self._units: dict[int, tuple[int, str, tuple[str, ...]] | None] = {}
+        self._applied: dict[tuple[int, int], tuple[cst.CSTNode, object, str]] = {}
 
     def apply(self, site: Site) -> str:
-        unit = self._unit(site.target)
+        key = (id(site.target), id(site.replacement))  # the text depends on these two alone
+        if key not in self._applied:  # (the entry holds both nodes, so their ids stay theirs)
+            self._applied[key] = (site.target, site.replacement, self._apply(site))
+        return self._applied[key][2]
+
+    def _apply(self, site: Site) -> str:
+        path = frozenset(id(node) for node in self.view.ancestors(site.target))
+        unit = self._unit(site.target) if site.replacement is REMOVE else self._statement(site.target)
         found = self._locate_unit(unit) if unit is not None else None
         if unit is None or found is None:
-            return _apply(self.module, site)
+            return _apply(self.module, site, path)
         offset, original_text, indents = found
-        edited = unit.visit(_OneEdit(site.target, site.replacement))
+        edited = unit.visit(_OneEdit(site.target, site.replacement, path))
         if not isinstance(edited, cst.CSTNode):
-            return _apply(self.module, site)
+            return _apply(self.module, site, path)
         new_text = self._codegen(edited, indents)
         return self.source[:offset] + new_text + self.source[offset + len(original_text):]
+
+    def _statement(self, target: cst.CSTNode) -> cst.CSTNode | None:
+        """The innermost statement of a block (or of the module) holding ``target``."""
+        parent = self.view.parent(target)
+        if parent is None or isinstance(parent, cst.Module):
+            return None
+        for node in self.view.ancestors(target):
+            if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)) \
+                    and isinstance(self.view.parent(node), (cst.IndentedBlock, cst.Module)):
+                return node
+        return None
 
     def _unit(self, target: cst.CSTNode) -> cst.CSTNode | None:
         """The innermost function around ``target``, else its top-level statement."""
@@ -1151,6 +1205,114 @@ def _shape(source: str) -> str:
         return ast.dump(ast.parse(source))
     except SyntaxError:
         return source
+
+
+class _Shapes:
+    """``_shape`` of what ``splicer`` makes of sites, computed from the site's unit alone.
+
+    A module's ``ast.dump`` is the dump of everything around a statement (``before``), the
+    statement's dump, then the rest (``after``). A site's unit (``_Splicer._unit``: a function,
+    or a top-level statement) is whole lines at the indentation of its enclosing blocks, and
+    the mutated file differs from the source only there (checked), so its new text
+    parses (under one ``if 1:`` per enclosing block) to the statements the whole mutated file
+    would hold there: its shape is ``before`` + their dumps + ``after``, the very string
+    ``_shape`` returns. Anything else (a file printed whole, a unit that is not whole lines,
+    a text that does not parse on its own) takes ``_shape`` itself.
+    """
+
+    _MARK = "\0elenchus-unit\0"
+
+    def __init__(self, source: str, splicer: _Splicer) -> None:
+        self.source = source
+        self.splicer = splicer
+        self.tree: ast.Module | None = None
+        if "\0" not in source and "barry_as_FLUFL" not in source and not _ODD_BREAKS.search(source):
+            try:
+                self.tree = ast.parse(source)
+            except (SyntaxError, ValueError):
+                self.tree = None
+        self.dump = ast.dump(self.tree) if self.tree is not None else ""
+        self._frames: dict[int, tuple[str, str, str, int, int, int] | None] = {}
+
+    def of(self, site: Site) -> str:
+        mutated = self.splicer.apply(site)
+        unit = self.splicer._unit(site.target) if self.tree is not None else None
+        frame = self._frame(unit) if unit is not None else None
+        if frame is None:
+            return _shape(mutated)
+        before, after, header, depth, offset, end = frame
+        tail = len(self.source) - end
+        if not (mutated.startswith(self.source[:offset]) and mutated.endswith(self.source[end:])) \
+                or len(mutated) < offset + tail:
+            return _shape(mutated)  # the edit reached outside the unit
+        new_text = mutated[offset:len(mutated) - tail]
+        if not (new_text.endswith("\n") or tail == 0):
+            return _shape(mutated)
+        dumped = self._statements(header + new_text, depth)
+        return _shape(mutated) if dumped is None else before + dumped + after
+
+    @staticmethod
+    def _statements(text: str, depth: int) -> str | None:
+        """The dumps of the statements ``text`` holds under ``depth`` headers, joined as a list's."""
+        try:
+            tree: ast.AST = ast.parse(text)
+        except (SyntaxError, ValueError):
+            return None
+        body = tree.body  # type: ignore[attr-defined]
+        for _ in range(depth):
+            if len(body) != 1 or not isinstance(body[0], ast.If):
+                return None
+            body = body[0].body
+        return ", ".join(ast.dump(statement) for statement in body) if body else None
+
+    def _frame(self, unit: cst.CSTNode) -> tuple[str, str, str, int, int, int] | None:
+        key = id(unit)  # (the splicer's unit table keeps the unit alive)
+        if key not in self._frames:
+            self._frames[key] = self._find_frame(unit)
+        return self._frames[key]
+
+    def _find_frame(self, unit: cst.CSTNode) -> tuple[str, str, str, int, int, int] | None:
+        assert self.tree is not None
+        found = self.splicer._locate_unit(unit)
+        if found is None:
+            return None
+        offset, text, indents = found
+        end = offset + len(text)
+        if not (offset == 0 or self.source[offset - 1] == "\n") or not (text.endswith("\n") or end == len(self.source)):
+            return None
+        first = self.source.count("\n", 0, offset) + 1
+        last = self.source.count("\n", 0, end - 1) + 1
+        header = "".join("".join(indents[:k]) + "if 1:\n" for k in range(len(indents)))
+        # The statements the unit is: a run of one body list lying within its lines.
+        for holder in ast.walk(self.tree):
+            for field in ("body", "orelse", "finalbody"):
+                body = getattr(holder, field, None)
+                if not isinstance(body, list):
+                    continue
+                run = [i for i, statement in enumerate(body) if isinstance(statement, ast.stmt)
+                       and first <= min([statement.lineno,
+                                         *(d.lineno for d in getattr(statement, "decorator_list", ()))])
+                       and (statement.end_lineno or statement.lineno) <= last]
+                if not run:
+                    continue
+                i, j = run[0], run[-1] + 1
+                if run != list(range(i, j)):
+                    return None
+                kept, marker = body[i:j], ast.Expr(ast.Name(id=self._MARK, ctx=ast.Load()))
+                body[i:j] = [marker]
+                try:
+                    marked = ast.dump(self.tree)
+                finally:
+                    body[i:j] = kept
+                mark = ast.dump(marker)
+                if marked.count(mark) != 1:
+                    return None
+                before, after = marked.split(mark)
+                original = self._statements(header + text, len(indents))
+                if original is None or before + original + after != self.dump:
+                    return None  # the unit's text alone does not give the file's statements
+                return before, after, header, len(indents), offset, end
+        return None
 
 
 def _relabel(candidate: Site, known: Site) -> Site:

@@ -38,7 +38,7 @@ from elenchus.mutate import (
     FunctionSpan,
     Mutant,
     Rejected,
-    generate_exhaustive,
+    drafts_and_exhaustive,
 )
 from elenchus.scope import CONFIRMED_INTENT, SCOPES
 from elenchus.snapshot import Snapshot
@@ -590,12 +590,13 @@ def plan(scope: str, change: ChangeSet, base: Snapshot, head: Snapshot, contract
         mutator = planner.mutator(path)
         source = mutator.source
         if spans is None:
-            made, refused = mutator.drafts(None)
             if exhaustive and scope == "target":  # add what mutmut's catalog reaches and no family does
+                made, refused, extra, extra_refused = drafts_and_exhaustive(path, source)
                 known = {d.edit for d in made}
-                extra, extra_refused = generate_exhaustive(path, source)
                 made += tuple(_as_draft(m, source) for m in extra if (0, len(source), m.mutated_source) not in known)
                 refused += tuple(r for r in extra_refused if not r.reason.startswith("duplicate:"))
+            else:
+                made, refused = mutator.drafts(None)
             accounted: Sequence[FunctionSpan] = ()
         elif not lazy:
             made, refused = mutator.drafts(spans)
