@@ -33,6 +33,7 @@ class Selection:
     tests: tuple[str, ...] | None  # test keys, likeliest killers first; None: the whole relevant set
     files: tuple[str, ...]  # the test files holding them
     reason: str
+    ran: bool = False  # the baseline run executed the mutated lines (so a run need not trace them again)
 
     @property
     def covered(self) -> bool:
@@ -83,14 +84,14 @@ class CoverageMap:
         if not lines <= _function_body_lines(source):
             return Selection(None, (), "the mutated code is not inside a function body")
         if lines & self.shared.get(mutant.path, frozenset()):
-            return Selection(None, (), "the mutated lines run at import or in a fixture shared by tests")
+            return Selection(None, (), "the mutated lines run at import or in a fixture shared by tests", True)
         tests = {key for number in lines for key in self.lines.get(mutant.path, {}).get(number, ())}
         if not tests:
             return Selection((), (), "no test executes the mutated lines")
         kills = kills or {}
         ordered = tuple(sorted(tests, key=lambda k: (-kills.get(k, 0), self.durations.get(k, 0.0), k)))
         files = tuple(sorted({self.files[k] for k in ordered}))
-        return Selection(ordered, files, f"the {len(ordered)} test(s) that execute the mutated lines")
+        return Selection(ordered, files, f"the {len(ordered)} test(s) that execute the mutated lines", True)
 
     def to_json(self) -> dict:
         return {"lines": {p: {str(n): list(t) for n, t in per.items()} for p, per in self.lines.items()},

@@ -51,6 +51,7 @@ class RunRequest:
     select: tuple[str, ...] | None = None  # test keys (coverage_map.Selection), None: all collected
     stop: bool = False  # end at the first failed check
     extra: tuple[tuple[str, str], ...] = ()  # (path, text) of test files written into the copy: a probe
+    watch: bool = True  # trace whether the mutated lines run (a cost; needless where the baseline's coverage says)
 
 
 class Executor(Protocol):
@@ -81,7 +82,8 @@ def run_in(request: RunRequest, parent: Path, launcher: Launcher = FRESH) -> Run
             argv += ["--deselect", nodeid]
         return run_pytest(workspace, argv, request.timeout, mutated_file=mutant.path if mutant else None,
                           env=_run_env(), disabled_plugins=cohort.disabled_plugins, layout=cohort.layout,
-                          mutated_lines=mutant.mutated_lines if mutant else (), cover=request.cover,
+                          mutated_lines=mutant.mutated_lines if mutant and request.watch else (),
+                          cover=request.cover,
                           select=request.select, stop=request.stop, launcher=launcher)
     finally:
         remove_tree(workspace)
@@ -356,7 +358,7 @@ class _SessionLauncher:
                python: str) -> Launch:
         request, mutant = self.request, self.request.mutant
         assert mutant is not None and self.worker.session is not None
-        lines = sorted(set(mutant.mutated_lines))
+        lines = sorted(set(mutant.mutated_lines)) if request.watch else []
         message = {"mutant": {"path": mutant.path, "source": mutant.mutated_source},
                    "select": None if request.select is None else list(request.select), "stop": request.stop,
                    "trace": {"file": mutant.path, "lines": lines} if lines else None,
@@ -468,7 +470,8 @@ class WarmRunner:
                 result = run_pytest(worker.session.workspace, list(request.tests), request.timeout,
                                     mutated_file=mutant.path, env=_run_env(), deselect=request.deselect,
                                     disabled_plugins=cohort.disabled_plugins, layout=cohort.layout,
-                                    mutated_lines=mutant.mutated_lines, select=request.select, stop=request.stop,
+                                    mutated_lines=mutant.mutated_lines if request.watch else (),
+                                    select=request.select, stop=request.stop,
                                     launcher=_SessionLauncher(worker, request))
             finally:
                 verify_unchanged(cohort.template, cohort.digest)

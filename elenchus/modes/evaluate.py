@@ -115,6 +115,7 @@ class _Job:
     select: tuple[str, ...] | None = None  # test keys that execute the mutated lines; None: all of ``tests``
     stop: bool = False  # end at the first failed check (where every catching test need not be known)
     limit: float | None = None  # seconds for the selected tests; None: the limit for every relevant test
+    covered: bool = False  # the baseline's line coverage saw the mutated lines run: no need to trace them again
 
     @property
     def key(self) -> str:
@@ -574,12 +575,13 @@ class Evaluation:
                 # search and its confirmations read them); elsewhere the first failed check is the kill.
                 stop = name == "modified"
                 if selection is None or selection.tests is None:
-                    jobs.append(_Job(planned.mutant, cohort, cohort.tests, baseline.deselect, stop=stop))
+                    jobs.append(_Job(planned.mutant, cohort, cohort.tests, baseline.deselect, stop=stop,
+                                     covered=selection is not None and selection.ran))
                     continue
                 self.selected += 1
                 jobs.append(_Job(planned.mutant, cohort, selection.files, baseline.deselect,
                                  select=selection.tests, stop=stop,
-                                 limit=self._selected_limit(baseline, selection.tests)))
+                                 limit=self._selected_limit(baseline, selection.tests), covered=True))
         self._run_jobs(jobs, root, run_dir, self._limit(baselines))
 
     def _selection(self, mutant: Mutant, baseline: Baseline, cohort: Cohort) -> Selection | None:
@@ -688,7 +690,8 @@ class Evaluation:
         executor = self.executor or FreshProcess(root)
 
         def submit(job: _Job, timeout: float, attempt: int) -> None:
-            request = RunRequest(job.cohort, job.tests, timeout, job.mutant, job.deselect, (), job.select, job.stop)
+            request = RunRequest(job.cohort, job.tests, timeout, job.mutant, job.deselect, (), job.select, job.stop,
+                                 watch=not job.covered)
             pending[pool.submit(executor.run, request)] = (job, timeout, attempt)
 
         def retry(job: _Job, timeout: float) -> None:
@@ -718,6 +721,9 @@ class Evaluation:
                             submit(held, max(first * 2, self._retry_limit(held, limit)), 2)
                         continue
                     verdict = judge(result, job.mutant.path)
+                    if verdict.outcome is Outcome.SURVIVED and job.covered:
+                        verdict = replace(verdict, reason=f"{verdict.reason} although the mutated line ran in the "
+                                                          "baseline run")
                     record = _run_record(run_dir.id, job.mutant.id, job.cohort.name, result, verdict)
                     record.update(attempt=attempt, selection=job.selection)
                     run_dir.append_run(record)
