@@ -218,7 +218,7 @@ def _statement_check(chain: list[ast.stmt], line: int) -> str | None:
     return None
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=256)
 def _statements_of(path: str) -> tuple[ast.stmt, ...] | None:
     try:
         with open(path, "rb") as handle:
@@ -699,13 +699,18 @@ class RunContext:
         self.stop = stop
         self.keys: dict[str, str] = {}
         self.session: pytest.Session | None = None
+        self.forked = False  # a run forked from a collected session (``Collected``)
+        self._key_of: dict[str, str] = {}  # nodeid -> test key, kept across the forks of a collected session
 
     def test_key(self, item: pytest.Item) -> str:
         """``path::name`` with the path relative to the workspace: the same whatever pytest's rootdir."""
-        path = getattr(item, "path", None)
-        relative = Path(os.path.relpath(path, self.workspace)).as_posix() if path else item.nodeid
-        _, sep, name = item.nodeid.partition("::")
-        return f"{relative}::{name}" if sep else relative
+        found = self._key_of.get(item.nodeid)
+        if found is None:
+            path = getattr(item, "path", None)
+            relative = Path(os.path.relpath(path, self.workspace)).as_posix() if path else item.nodeid
+            _, sep, name = item.nodeid.partition("::")
+            found = self._key_of[item.nodeid] = f"{relative}::{name}" if sep else relative
+        return found
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config,
@@ -762,7 +767,8 @@ class RunContext:
             "mutated_lines_executed": None if self.parallel else executed,
             "modules": modules,
             "import_isolation": self.removed,
-            "third_party": None if self.parallel else _third_party(self.names),
+            # (a forked run imported nothing its session had not: only a baseline's answer is used)
+            "third_party": None if self.parallel or self.forked else _third_party(self.names),
         }
         if self.cover is not None:
             self.cover.stop()
@@ -808,6 +814,11 @@ class Collected:
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> Any:
         unsafe = "the tests run in other processes (pytest-xdist)" if self.context.parallel else None
+        for item in session.items:  # worked out once here, not again in every forked run
+            self.context.test_key(item)
+            path = getattr(item, "path", None)
+            if path is not None:
+                _statements_of(os.path.abspath(str(path)))
         request = self.serve(self.context.workspace, unsafe)
         if request is None:
             return True
@@ -826,6 +837,7 @@ class Collected:
             recorder.path = Path(request["record"])
             recorder.exit_when_written = True
         context = self.context
+        context.forked = True
         context.stop = bool(request.get("stop"))
         if request.get("select") is not None:
             context.select = {key: order for order, key in enumerate(request["select"])}

@@ -307,7 +307,7 @@ def pytest_command(record_path: Path, tests: Sequence[str] | None, python: str =
         "-p",
         "no:cacheprovider",
         "--continue-on-collection-errors",
-        "--tb=native",  # the records come from the exceptions; pytest's own tracebacks parse every test file
+        "--tb=line",  # the records come from the exceptions; pytest's own tracebacks cost more than many tests
         *blocked,
         *selected,
     )
