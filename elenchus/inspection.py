@@ -10,6 +10,7 @@ a comment saying "this is safe" authorizes nothing.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -112,18 +113,20 @@ class _Scanner(cst.CSTVisitor):
                 self._add(node, "destructive", f"`{name}` runs {joined.strip()!r}")
 
 
-def scan_source(path: str, source: str) -> list[Finding]:
+@functools.lru_cache(maxsize=256)
+def scan_source(path: str, source: str) -> tuple[Finding, ...]:
+    """Findings in one file (kept: the two cohorts share most of their test files)."""
     try:
         wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
     except cst.ParserSyntaxError:
-        return []
+        return ()
     scanner = _Scanner(path, Path(path).name == "conftest.py")
     wrapper.visit(scanner)
     findings = list(scanner.findings)
     if scanner.network_import is not None and scanner.remote_urls and not scanner.is_conftest:
         findings.append(Finding(path, scanner.remote_urls[0], "network",
                                 "imports a network client and names a remote address"))
-    return findings
+    return tuple(findings)
 
 
 def inspect_tree(root: Path, tests: tuple[str, ...]) -> tuple[Finding, ...]:
