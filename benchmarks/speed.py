@@ -58,6 +58,7 @@ interpreter of a venv with mutmut 3 and pytest (default: this interpreter).
 Run (about 45 min on 2 vCPUs; (b) and its reruns are most of it)::
 
     python benchmarks/speed.py [--only a,b,c,d] [--label before] [--out FILE]
+        [--target-budget N] [--target-exhaustive] [--change-budget N]
         [--elenchus-python PY] [--elenchus-path CHECKOUT] [--mutmut-python PY]
         [--download-dir DIR] [--work-dir DIR] [--idle-busy-below 0.25] [--idle-max-wait 900]
 
@@ -101,6 +102,7 @@ BENCHMARKS = Path(__file__).resolve().parent
 ISODATE = ("isodate", "0.7.2", "src/isodate/duration.py")
 MORE_ITERTOOLS = ("more-itertools", "10.7.0", "10.8.0")
 TARGET_BUDGET = 256
+TARGET_EXHAUSTIVE = False  # (a) with --exhaustive: mutmut's catalog as well, so as many mutants as mutmut's or more
 CHANGE_BUDGET = 16
 JOBS = 2
 BARE_REPEAT = 3
@@ -464,7 +466,7 @@ def figure_a(tools: Tools, scratch: Path, downloads: Path) -> dict:
     built = build_isodate(scratch, downloads)
     repo = built["path"]
     arguments = ["--repo", str(repo), "--scope", "target", "--target", target, "--budget", str(TARGET_BUDGET),
-                 "--jobs", str(JOBS), "--fresh"]
+                 "--jobs", str(JOBS), "--fresh", *(["--exhaustive"] if TARGET_EXHAUSTIVE else [])]
     elenchus = evaluate(tools, arguments, scratch / "elenchus-runs", scratch)
     tests = elenchus.get("selected_tests") or []
     mutmut = run_mutmut(tools, repo, scratch / "mutmut-head", {"production_files": [target]}, tests, restrict=False) \
@@ -664,7 +666,7 @@ def print_summary(document: dict) -> None:
 
 
 def main() -> int:
-    global TARGET_BUDGET, CHANGE_BUDGET
+    global TARGET_BUDGET, CHANGE_BUDGET, TARGET_EXHAUSTIVE
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", default="a,b,c,d", help="comma-separated subset of a,b,c,d (default: all); "
                         "c and d use the evaluations of a and b from the same invocation")
@@ -680,6 +682,8 @@ def main() -> int:
     parser.add_argument("--max-test-sets", type=int, default=MAX_TEST_SETS,
                         help=f"(c): time at most this many distinct test sets per evaluation (default {MAX_TEST_SETS})")
     parser.add_argument("--target-budget", type=int, default=TARGET_BUDGET, help=f"(a)'s --budget (default {TARGET_BUDGET})")
+    parser.add_argument("--target-exhaustive", action="store_true",
+                        help="(a) with --exhaustive (mutmut's catalog too): the same or more mutants than mutmut's")
     parser.add_argument("--change-budget", type=int, default=CHANGE_BUDGET, help=f"(b)'s --budget (default {CHANGE_BUDGET})")
     parser.add_argument("--idle-busy-below", type=float, default=IDLE["busy_below"],
                         help="before each measured command wait until the CPUs are less busy than this fraction "
@@ -696,7 +700,7 @@ def main() -> int:
     if args.elenchus_path:
         args.elenchus_path = str(Path(args.elenchus_path).resolve())
     bare = args.bare_python or list(dict.fromkeys([args.elenchus_python, args.mutmut_python]))
-    TARGET_BUDGET, CHANGE_BUDGET = args.target_budget, args.change_budget
+    TARGET_BUDGET, CHANGE_BUDGET, TARGET_EXHAUSTIVE = args.target_budget, args.change_budget, args.target_exhaustive
     IDLE.update(busy_below=args.idle_busy_below, max_wait=args.idle_max_wait)
     tools = Tools(args.elenchus_python, args.elenchus_path, args.mutmut_python, bare)
 
@@ -718,7 +722,8 @@ def main() -> int:
         "mutmut_environment": {"python": tools.mutmut_python, **tool_versions(tools.mutmut_python, work)},
         "elenchus_environment": tool_versions(tools.elenchus_python, work),
         "load_average_at_start": load_at_start,
-        "settings": {"jobs": JOBS, "target_budget": TARGET_BUDGET, "change_budget": CHANGE_BUDGET,
+        "settings": {"jobs": JOBS, "target_budget": TARGET_BUDGET, "target_exhaustive": TARGET_EXHAUSTIVE,
+                     "change_budget": CHANGE_BUDGET,
                      "bare_repeat": BARE_REPEAT, "max_test_sets": args.max_test_sets, "only": sorted(only),
                      "idle_wait": dict(IDLE)},
         "figures": {},
