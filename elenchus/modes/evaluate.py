@@ -669,8 +669,8 @@ class Evaluation:
         A run that hits its limit gets one more before it counts as a timeout: with double that limit, or
         the limit for every relevant test if that is longer (``limit``, from the baseline, which ran with
         line coverage on; for a run of selected tests, the same factor applied to what every relevant
-        test takes without it, measured once per cohort when a first run times out). Kills, survivals
-        and timeouts are cached; an inconclusive run is measured again next time.
+        test takes without it, measured once per cohort when a first run times out). What the same
+        content gives again is cached (``_REPEATABLE``); an inconclusive run is measured again next time.
         """
         finished: dict[str, Verdict] = {}
         todo: list[_Job] = []
@@ -739,7 +739,7 @@ class Evaluation:
                         verdict = replace(verdict, reason=f"no result within {first_limits.get(job.key, limit):g} s, "
                                                           f"nor within {timeout:g} s when run again; {verdict.reason}")
                     self.verdicts[(job.mutant.id, job.cohort.name)] = finished[job.key] = verdict
-                    if verdict.outcome in (Outcome.KILLED, Outcome.SURVIVED, Outcome.TIMEOUT):
+                    if verdict.outcome in _REPEATABLE:
                         # A timeout is stored once it held twice, the second time with the longer limit:
                         # an unchanged rerun does not wait for an endless loop again.
                         self.cache.put(self._run_key(job), {**record, "reason": verdict.reason})
@@ -1178,7 +1178,11 @@ class Evaluation:
 # runs them exactly as this machine would, which is checked before its first run).
 _OUTPUT_ONLY = frozenset({"json_path", "html_path", "sarif_path", "save", "fail_on", "interactive", "demo",
                           "cluster"})
-_REPEATABLE = frozenset({Outcome.KILLED, Outcome.SURVIVED, Outcome.NOT_COVERED, Outcome.TIMEOUT})
+# What a run ends with that the same content and environment give again: stored and reused. (A run that is
+# not comparable failed only in collection, import or setup, with a mutant the baseline had no such failure
+# without; an inconclusive one may have been the machine or a flaky test, and is measured again.)
+_REPEATABLE = frozenset({Outcome.KILLED, Outcome.SURVIVED, Outcome.NOT_COVERED, Outcome.TIMEOUT,
+                         Outcome.NOT_COMPARABLE})
 
 
 def run(options: Options, echo: Callable[[str], None], ask: Callable[[str, str], str],

@@ -1,6 +1,7 @@
 """End to end: the real CLI on fixture repositories, real pytest subprocesses, real reports."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -205,16 +206,25 @@ def test_evaluate_repeated_on_the_same_change_reruns_nothing_unless_fresh(build_
     repo = build_scenario("demo")
     runs = tmp_path / "runs"
     args = ("evaluate", "--repo", str(repo), "--scope", "current-change", "--budget", "3")
+    seen: set[Path] = set()
+
+    def made() -> Path:
+        """The run directory the last evaluation made (names sort by the second only: two in one second
+        would not sort in the order they were made)."""
+        [new] = set(runs.iterdir()) - seen
+        seen.add(new)
+        return new
+
     first = run_cli(*args, env={"ELENCHUS_RUNS_DIR": str(runs)})
     assert first.returncode == 0, first.stderr
-    oldest = sorted(runs.iterdir())[0]
+    oldest = made()
     first_report = json.loads((oldest / "report.json").read_text())
     first_records = [json.loads(line) for line in (oldest / "runs.jsonl").read_text().splitlines()]
     # Exactly the same evaluation: the whole report is reused, nothing runs, in a run directory of its own.
     second = run_cli(*args, env={"ELENCHUS_RUNS_DIR": str(runs)})
     assert second.returncode == first.returncode, second.stderr
     assert f"Unchanged since run {oldest.name}" in second.stderr and "Baseline" not in second.stderr
-    newest = sorted(runs.iterdir())[-1]
+    newest = made()
     assert newest != oldest and json.loads((newest / "manifest.json").read_text())["reused_from"] == oldest.name
     second_report = json.loads((newest / "report.json").read_text())
     assert second_report["comparisons"] == first_report["comparisons"]
@@ -234,7 +244,7 @@ def test_evaluate_repeated_on_the_same_change_reruns_nothing_unless_fresh(build_
     # What the cache keeps: kills, survivals and timeouts that held twice (never a not-covered pair: it did not run).
     settled = {(r["mutant_id"], r["cohort"]) for r in first_records
                if r["outcome"] in ("killed", "survived") or (r["outcome"] == "timeout" and r["attempt"] == 2)}
-    latest = sorted(runs.iterdir())[-1]
+    latest = made()
     records = [json.loads(line) for line in (latest / "runs.jsonl").read_text().splitlines()]
     assert settled and records
     first_seen = [(r["mutant_id"], r["cohort"], r["outcome"], r["attempt"]) for r in first_records]
