@@ -27,6 +27,7 @@ from typing import Any
 
 from elenchus import probes
 from elenchus.cohorts import Cohort
+from elenchus.coverage_map import CoverageMap
 from elenchus.executor import Executor
 from elenchus.layout import SourceLayout
 from elenchus.mutate import Mutant
@@ -355,24 +356,31 @@ def verifier(cohort: Cohort, executor: Executor) -> Verify:
 
 def witness_survivors(survivors: Sequence[Mutant], cohort: Cohort, head: Snapshot, layout: SourceLayout,
                       time_budget: float, jobs: int, scratch: Path, placed: bool = False,
-                      executor: Executor | None = None) -> dict[str, Witness | NoWitness]:
+                      executor: Executor | None = None,
+                      coverage: CoverageMap | None = None) -> dict[str, Witness | NoWitness]:
     """A witness (or why there is none) for each survivor, against the cohort's current tests.
 
     One run of the cohort's tests records the calls they make to the functions the
-    witnesses will call; the searches then run ``jobs`` at a time. ``placed`` (hardening):
-    each test is written and verified where it would go, in the nearest test file's style.
-    With ``executor`` (the evaluation's), each written test is verified through its runs, in
-    this process, while the searches go on in theirs.
+    witnesses will call (only the tests that run those functions, when the baseline's
+    ``coverage`` says which); the searches then run ``jobs`` at a time. ``placed``
+    (hardening): each test is written and verified where it would go, in the nearest test
+    file's style. With ``executor`` (the evaluation's), each written test is verified through
+    its runs, in this process, while the searches go on in theirs.
     """
     wanted = set()
+    spans: dict[str, set[int]] = {}  # file -> lines of the functions the witnesses will call
     for mutant in survivors:
         module = layout.module_name(mutant.path)
         if module is not None:
-            wanted |= {(module, name) for name in targets_for(head.read(mutant.path) or "", mutant)}
+            source = head.read(mutant.path) or ""
+            names = targets_for(source, mutant)
+            wanted |= {(module, name) for name in names}
+            spans.setdefault(mutant.path, set()).update(_lines_of(source, names))
     unrecorded: dict[str, int] = {}
-    samples = probes.record_calls(cohort.template, cohort.tests, sorted(wanted), roots=layout.roots,
-                                  scratch=scratch, disabled_plugins=cohort.disabled_plugins, unrecorded=unrecorded) \
-        if wanted and cohort.tests else {}
+    callers = _callers(cohort, coverage, spans) if cohort.tests else ()
+    samples = probes.record_calls(cohort.template, callers, sorted(wanted), roots=layout.roots, scratch=scratch,
+                                  disabled_plugins=cohort.disabled_plugins, unrecorded=unrecorded) \
+        if wanted and callers else {}
     literals = probes.literals_in([(cohort.template / t).read_text(errors="replace") for t in cohort.tests])
     placements = {mutant.id: placement_for(mutant, layout.module_name(mutant.path) or "", cohort.tests, head.read)
                   if placed and layout.module_name(mutant.path) else None for mutant in survivors}
@@ -406,6 +414,31 @@ def witness_survivors(survivors: Sequence[Mutant], cohort: Cohort, head: Snapsho
                 else:
                     found[mutant.id] = outcome
     return found
+
+
+def _lines_of(source: str, names: Sequence[str]) -> set[int]:
+    """The lines of the module-level functions ``names`` in ``source``."""
+    wanted, found = set(names), set()
+    for node in _module_statements(source):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in wanted:
+            found.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+    return found
+
+
+#: Above this share of the cohort's tests, recording runs the test files as they are.
+_NARROWED_SHARE = 0.5
+
+
+def _callers(cohort: Cohort, coverage: CoverageMap | None, spans: Mapping[str, set[int]]) -> tuple[str, ...]:
+    """What the recording run runs: the tests that executed a line of a function the witnesses will call
+    (by the baseline's coverage, as node ids; none when no test did), else the cohort's test files. A test
+    that calls one of them runs its lines; running the others would only record nothing, slowly."""
+    if coverage is None or any(lines & coverage.shared.get(path, frozenset()) for path, lines in spans.items()):
+        return cohort.tests  # calls made at import or by a shared fixture: only a whole run records them
+    keys = {key for path, lines in spans.items() for line in lines
+            for key in coverage.lines.get(path, {}).get(line, ())}
+    nodeids = tuple(sorted(nodeid for nodeid, key in coverage.keys.items() if key in keys))
+    return cohort.tests if len(nodeids) > _NARROWED_SHARE * len(coverage.keys) else nodeids
 
 
 def _outcome(future: Future) -> Witness | NoWitness | Candidate | _Progress:

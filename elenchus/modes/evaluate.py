@@ -349,7 +349,7 @@ class Evaluation:
                             self._search(session, contract, plan, cohorts, baselines, root, run_dir)
                         if not self.cohorts_same:
                             self._confirm_regressions(plan, cohorts, baselines, root, run_dir)
-                        self._witnesses(session, plan, cohorts, root)
+                        self._witnesses(session, plan, cohorts, root, baselines["modified"].coverage)
                     except KeyboardInterrupt:
                         self.interrupted = True
                         self.notes.append("The run was interrupted (Ctrl-C or a termination signal); mutants not yet run are 'not-run'.")
@@ -897,7 +897,8 @@ class Evaluation:
                     "this mutant in one run of the current tests and failed in another: flaky, so no protection "
                     "is claimed lost")
 
-    def _witnesses(self, session: Session, plan: Plan, cohorts: dict[str, Cohort], root: Path) -> None:
+    def _witnesses(self, session: Session, plan: Plan, cohorts: dict[str, Cohort], root: Path,
+                   coverage: CoverageMap | None) -> None:
         """Look for a call that tells each survivor apart from the code (a mutant that the old
         tests caught but the current ones miss needs none: the old test is its witness)."""
         from elenchus.witness import witness_survivors
@@ -914,7 +915,8 @@ class Evaluation:
                       f"apart from the code (up to {self.options.witness_time:g} s each)...")
             self.witnesses = witness_survivors(survivors, cohorts["modified"], session.head, self.layout,
                                                self.options.witness_time, self.options.jobs, root,
-                                               placed=self.options.harden, executor=self.executor)
+                                               placed=self.options.harden, executor=self.executor,
+                                               coverage=coverage)
 
     # -- report ----------------------------------------------------------------------
 

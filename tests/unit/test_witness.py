@@ -226,3 +226,22 @@ def test_a_witness_verified_through_the_evaluations_runs_is_the_one_verified_in_
         assert isinstance(rest, NoWitness) and not rest.searched and "differs, but its test was not kept" in rest.reason
     finally:
         executor.close()
+
+
+def test_calls_are_recorded_from_the_tests_that_run_the_functions_a_witness_will_call(tmp_path):
+    from elenchus.cohorts import Cohort
+    from elenchus.coverage_map import CoverageMap
+    from elenchus.witness import _callers, _lines_of
+
+    source = "def total(items):\n    return sum(items)\n\n\ndef ratio(part, whole):\n    return part / whole\n"
+    assert _lines_of(source, ["ratio"]) == {5, 6}
+    keys = {f"tests/test_m.py::test_{n}": f"tests/test_m.py::test_{n}" for n in range(6)}
+    lines = {"m.py": {2: tuple(keys.values())[:4], 6: ("tests/test_m.py::test_5",)}}
+    coverage = CoverageMap(lines, {}, {}, {k: "tests/test_m.py" for k in keys.values()}, keys)
+    cohort = Cohort("modified", tmp_path, ("tests/test_m.py",), "0" * 64)
+    assert _callers(cohort, coverage, {"m.py": {5, 6}}) == ("tests/test_m.py::test_5",)  # only its caller runs
+    assert _callers(cohort, coverage, {"m.py": {1, 2}}) == ("tests/test_m.py",)  # most tests: the files as they are
+    assert _callers(cohort, coverage, {"m.py": {9}}) == ()  # no test runs it: nothing to record
+    assert _callers(cohort, None, {"m.py": {5, 6}}) == ("tests/test_m.py",)  # no coverage: every test
+    shared = CoverageMap(lines, {"m.py": frozenset({6})}, {}, coverage.files, keys)
+    assert _callers(cohort, shared, {"m.py": {5, 6}}) == ("tests/test_m.py",)  # run at import: a whole run sees it
