@@ -534,7 +534,7 @@ class Evaluation:
                           "packages as an earlier run; pass --fresh to run it again)")
                 continue
             measure.append((name, key, set_aside))
-            self.echo(f"Baseline: running the {name} tests ({len(cohorts[name].tests)} file(s)) without any mutant...")
+            self.echo(f"Baseline: running the {name} tests ({len(cohort.tests)} file(s)) without any mutant...")
 
         def established(item: tuple[str, str, bool]) -> Baseline:
             name, _, set_aside = item
@@ -544,7 +544,8 @@ class Evaluation:
             for (name, key, _), b in zip(measure, pool.map(established, measure)):
                 baselines[name] = b
                 if b.status in ("green", "flaky", "baseline-red", "not-comparable"):
-                    self.cache.put(key, {"cohort": b.cohort, "status": b.status, "failing_tests": list(b.failing_tests),
+                    self.cache.put(key, {"cohort": b.cohort, "status": b.status,
+                                         "failing_tests": list(b.failing_tests),
                                          "flaky_tests": list(b.flaky_tests), "reduced_scope": b.reduced_scope,
                                          "duration": b.duration, "reason": b.reason, "empty": b.empty,
                                          "excluded": list(b.excluded),
@@ -689,6 +690,7 @@ class Evaluation:
         pending: dict = {}
         first_limits: dict[str, float] = {}
         waiting: dict[str, list[tuple[_Job, float]]] = {}  # cohort -> selected runs to retry once it is timed
+        timings: dict = {}  # future -> cohort: every relevant test of it, run without line coverage
         executor = self.executor or FreshProcess(root)
 
         def submit(job: _Job, timeout: float, attempt: int) -> None:
@@ -705,23 +707,25 @@ class Evaluation:
                 waiting[name].append((job, timeout))
             else:
                 waiting[name] = [(job, timeout)]
-                timing = RunRequest(job.cohort, job.cohort.tests, limit, None, job.deselect)
-                pending[pool.submit(executor.run, timing)] = (None, name, 0)
+                self.echo(f"Timing the {name} tests without line coverage, for the second run of a mutant that "
+                          "timed out...")
+                timings[pool.submit(executor.run, RunRequest(job.cohort, job.cohort.tests, limit, None,
+                                                              job.deselect))] = name
 
         try:
             for job in todo:
                 submit(job, job.limit or limit, 1)
-            while pending:
-                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            while pending or timings:
+                done, _ = wait([*pending, *timings], return_when=FIRST_COMPLETED)
                 for future in done:
-                    job, timeout, attempt = pending.pop(future)
-                    result = future.result()
-                    if job is None:  # every relevant test of a cohort, timed without line coverage
-                        name = timeout
+                    if future in timings:
+                        name, result = timings.pop(future), future.result()
                         self.untraced[name] = result.duration if result.execution is Execution.COMPLETED else None
                         for held, first in waiting.pop(name):
                             submit(held, max(first * 2, self._retry_limit(held, limit)), 2)
                         continue
+                    job, timeout, attempt = pending.pop(future)
+                    result = future.result()
                     verdict = judge(result, job.mutant.path)
                     if verdict.outcome is Outcome.SURVIVED and job.covered:
                         verdict = replace(verdict, reason=f"{verdict.reason} although the mutated line ran in the "
@@ -745,7 +749,7 @@ class Evaluation:
                         self.cache.put(self._run_key(job), {**record, "reason": verdict.reason})
                     progress.advance(job.mutant.incident, verdict.outcome.value)
         except BaseException:
-            for future in pending:
+            for future in [*pending, *timings]:
                 future.cancel()
             raise
         finally:

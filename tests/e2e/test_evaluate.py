@@ -107,7 +107,8 @@ def test_evaluate_endless_loop_mutant_times_out_within_its_bound_and_leaves_no_p
     # a second run may take at least as long as every relevant test could (timed without line coverage
     # when a run of selected tests timed out): a slow kill is not lost
     untraced = report["baseline"]["modified"].get("untraced_seconds")
-    least = bound if untraced is None else min(bound, 1 * untraced + 5.0)
+    assert untraced is not None and "Timing the modified tests without line coverage" in done.stderr
+    least = min(bound, 1 * untraced + 5.0)
     assert all(r["timeout"] >= least - 0.01 for r in timed if r["attempt"] == 2)
     for mutation in timeouts:  # each was given a second run with double the limit before it counted
         attempts = sorted(r["attempt"] for r in timed if r["mutant_id"] == mutation["id"] and r["cohort"] == "modified")
