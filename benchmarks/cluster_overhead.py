@@ -99,8 +99,8 @@ def verdicts(evaluation: dict) -> dict[str, str]:
 
 def summary(evaluation: dict) -> dict:
     keep = ("command", "exit_code", "wall_seconds", "mutants_challenged", "runs", "runs_measured",
-            "median_run_seconds", "sum_run_seconds", "phases_seconds", "run_outcomes", "assessments", "baseline",
-            "isolation", "error")
+            "median_run_seconds", "mean_run_seconds", "sum_run_seconds", "phases_seconds", "run_outcomes",
+            "assessments", "baseline", "isolation", "error")
     return {key: evaluation.get(key) for key in keep if key in evaluation}
 
 
@@ -139,7 +139,8 @@ def main() -> int:
         here, there = verdicts(local), verdicts(remote)
         span_local = (local.get("phases_seconds") or {}).get("mutant_runs_first_start_to_last_end")
         span_cluster = (remote.get("phases_seconds") or {}).get("mutant_runs_first_start_to_last_end")
-        runs = remote.get("runs_measured") or 0
+        # runs that ran: a mutant no test executes is decided without one (not-covered)
+        runs = sum(n for key, n in (remote.get("run_outcomes") or {}).items() if not key.endswith(":not-covered"))
         report = json.loads((Path(remote["run_directory"]) / "report.json").read_text()) \
             if remote.get("run_directory") else {}
         document.update({
@@ -155,7 +156,8 @@ def main() -> int:
             "mutant_runs_span_seconds": {"local": span_local, "cluster": span_cluster},
             "overhead_per_run_seconds": common.rounded(
                 2 * (span_cluster - span_local) / runs, 4) if span_local and span_cluster and runs else None,
-            "overhead_per_run_note": "2 x (cluster span - local span) / runs: two runs are in flight on each side",
+            "overhead_per_run_note": "2 x (cluster span - local span) / runs that ran (not-covered mutants need "
+                                     "none): two runs are in flight on each side",
             "empty_task_roundtrip": trips,
             "wall_ratio_cluster_to_local": speed.ratio(remote.get("wall_seconds"), local.get("wall_seconds")),
         })
