@@ -369,6 +369,7 @@ def witness_survivors(survivors: Sequence[Mutant], cohort: Cohort, head: Snapsho
     """
     wanted = set()
     spans: dict[str, set[int]] = {}  # file -> lines of the functions the witnesses will call
+    searchable: list[Mutant] = []  # (a survivor no public function reaches is answered here, at once)
     for mutant in survivors:
         module = layout.module_name(mutant.path)
         if module is not None:
@@ -376,6 +377,8 @@ def witness_survivors(survivors: Sequence[Mutant], cohort: Cohort, head: Snapsho
             names = targets_for(source, mutant)
             wanted |= {(module, name) for name in names}
             spans.setdefault(mutant.path, set()).update(_lines_of(source, names))
+            if names:
+                searchable.append(mutant)
     unrecorded: dict[str, int] = {}
     callers = _callers(cohort, coverage, spans) if cohort.tests else ()
     samples = probes.record_calls(cohort.template, callers, sorted(wanted), roots=layout.roots, scratch=scratch,
@@ -385,21 +388,23 @@ def witness_survivors(survivors: Sequence[Mutant], cohort: Cohort, head: Snapsho
     placements = {mutant.id: placement_for(mutant, layout.module_name(mutant.path) or "", cohort.tests, head.read)
                   if placed and layout.module_name(mutant.path) else None for mutant in survivors}
     verify = verifier(cohort, executor) if executor is not None else None
-    if jobs == 1 or len(survivors) == 1:
-        arguments = (samples, literals, layout, time_budget, scratch, cohort.disabled_plugins, unrecorded)
-        return {mutant.id: _searched(cohort.template, mutant, *arguments, placements[mutant.id], verify)
-                for mutant in survivors}
+    arguments = (samples, literals, layout, time_budget, scratch, cohort.disabled_plugins, unrecorded)
+    pooled = {m.id for m in searchable} if jobs > 1 and len(searchable) > 1 else set()
+    alone = [mutant for mutant in survivors if mutant.id not in pooled]
+    found: dict[str, Witness | NoWitness] = {
+        mutant.id: _searched(cohort.template, mutant, *arguments, placements[mutant.id], verify) for mutant in alone}
+    if len(found) == len(survivors):  # (one search, or one job: no process pool to start)
+        return found
     search = functools.partial(_hunted, cohort.template, samples=samples, literals=literals, layout=layout,
                                time_budget=time_budget, scratch=scratch, disabled_plugins=cohort.disabled_plugins,
                                unrecorded=unrecorded, verify_here=verify is None)
-    found: dict[str, Witness | NoWitness] = {}
     # Processes, not threads: CPython 3.11 can fail building ASTs (ast.parse, literal_eval)
     # in two threads at once ("AST constructor recursion depth mismatch").
-    with ProcessPoolExecutor(max_workers=min(jobs, len(survivors)),
+    with ProcessPoolExecutor(max_workers=min(jobs, len(searchable)),
                              mp_context=multiprocessing.get_context("spawn")) as pool, \
             ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="elenchus-verify") as checks:
         pending: dict[Future, Mutant] = {pool.submit(search, mutant, placements[mutant.id]): mutant
-                                         for mutant in survivors}
+                                         for mutant in searchable}
         while pending:
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:
