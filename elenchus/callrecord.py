@@ -63,6 +63,7 @@ from typing import Any
 
 CALLS_OPTION = "--elenchus-calls"
 TARGET_OPTION = "--elenchus-calls-target"
+TESTS_ONLY_OPTION = "--elenchus-calls-tests-only"
 
 #: Calls kept per target, after de-duplication.
 MAX_SAMPLES = 50
@@ -194,6 +195,13 @@ def pytest_addoption(parser: Any) -> None:
         default=[],
         help="a function whose calls are recorded (repeatable)",
     )
+    group.addoption(
+        TESTS_ONLY_OPTION,
+        dest="elenchus_calls_tests_only",
+        action="store_true",
+        default=False,
+        help="record from the first test on, not while the tests are collected (faster; misses calls made at import)",
+    )
 
 
 def parse_target(text: str) -> tuple[str, str]:
@@ -213,14 +221,18 @@ def pytest_configure(config: Any) -> None:
     worker = getattr(config, "workerinput", None)
     if worker is not None:
         path = f"{path}.{worker.get('workerid', 'worker')}"
-    config.pluginmanager.register(CallRecorder(Path(path), targets), "elenchus-call-recorder")
+    recorder = CallRecorder(Path(path), targets, config.getoption("elenchus_calls_tests_only", False))
+    config.pluginmanager.register(recorder, "elenchus-call-recorder")
 
 
 class CallRecorder:
-    """Notes the literal arguments of target calls from session start to session finish."""
+    """Notes the literal arguments of target calls from session start (or, ``tests_only``, from the end
+    of collection: a module the size of a whole suite is then not imported under the hook) to session
+    finish."""
 
-    def __init__(self, path: Path, targets: Sequence[tuple[str, str]]) -> None:
+    def __init__(self, path: Path, targets: Sequence[tuple[str, str]], tests_only: bool = False) -> None:
         self.path = path
+        self.tests_only = tests_only
         # qualname -> module name -> "module:qualname"
         self._wanted: dict[str, dict[str, str]] = {}
         for module, qualname in targets:
@@ -235,15 +247,23 @@ class CallRecorder:
     # hooks
 
     def pytest_sessionstart(self, session: Any) -> None:
-        self._previous = (sys.getprofile(), getattr(threading, "getprofile", lambda: None)())
-        threading.setprofile(self._profile)
-        sys.setprofile(self._profile)
+        if not self.tests_only:
+            self.start()
+
+    def pytest_collection_finish(self, session: Any) -> None:
+        if self.tests_only:
+            self.start()
 
     def pytest_sessionfinish(self, session: Any, exitstatus: Any) -> None:
         self.stop()
         self.write()
 
     # recording
+
+    def start(self) -> None:
+        self._previous = (sys.getprofile(), getattr(threading, "getprofile", lambda: None)())
+        threading.setprofile(self._profile)
+        sys.setprofile(self._profile)
 
     def stop(self) -> None:
         if self._previous is None:

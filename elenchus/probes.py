@@ -481,8 +481,10 @@ def record_calls(
     roots: Sequence[str] = (),
     disabled_plugins: Sequence[str] = (),
     unrecorded: dict[str, int] | None = None,
+    tests_only: bool = False,
 ) -> dict[str, list[CallSample]]:
-    """The literal arguments each target received while ``tests`` ran on the reference.
+    """The literal arguments each target received while ``tests`` ran on the reference
+    (``tests_only``: while the tests ran, not while they were collected and imported).
 
     ``unrecorded``, when given, receives how many calls of each target had arguments
     that are not literals (they could not be recorded, nor tried again).
@@ -511,6 +513,8 @@ def record_calls(
                 callrecord.CALLS_OPTION, str(out)]
         for key in keys:
             argv += [callrecord.TARGET_OPTION, key]
+        if tests_only:
+            argv.append(callrecord.TESTS_ONLY_OPTION)
         argv += ["-q", "-p", "no:cacheprovider", *(f"-pno:{name}" for name in disabled_plugins), *tests]
         env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
         if roots:  # the workspace's own source roots, never the user's checkout

@@ -368,7 +368,7 @@ def witness_survivors(survivors: Sequence[Mutant], cohort: Cohort, head: Snapsho
     its runs, in this process, while the searches go on in theirs.
     """
     wanted = set()
-    spans: dict[str, set[int]] = {}  # file -> lines of the functions the witnesses will call
+    spans: dict[tuple[str, str], set[int]] = {}  # (file, function) -> body lines of a function a witness will call
     searchable: list[Mutant] = []  # (a survivor no public function reaches is answered here, at once)
     for mutant in survivors:
         module = layout.module_name(mutant.path)
@@ -376,14 +376,15 @@ def witness_survivors(survivors: Sequence[Mutant], cohort: Cohort, head: Snapsho
             source = head.read(mutant.path) or ""
             names = targets_for(source, mutant)
             wanted |= {(module, name) for name in names}
-            spans.setdefault(mutant.path, set()).update(_lines_of(source, names))
+            for name in names:
+                spans.setdefault((mutant.path, name), _lines_of(source, [name]))
             if names:
                 searchable.append(mutant)
     unrecorded: dict[str, int] = {}
     callers = _callers(cohort, coverage, spans) if cohort.tests else ()
     samples = probes.record_calls(cohort.template, callers, sorted(wanted), roots=layout.roots, scratch=scratch,
-                                  disabled_plugins=cohort.disabled_plugins, unrecorded=unrecorded) \
-        if wanted and callers else {}
+                                  disabled_plugins=cohort.disabled_plugins, unrecorded=unrecorded,
+                                  tests_only=callers != cohort.tests) if wanted and callers else {}
     literals = probes.literals_in([(cohort.template / t).read_text(errors="replace") for t in cohort.tests])
     placements = {mutant.id: placement_for(mutant, layout.module_name(mutant.path) or "", cohort.tests, head.read)
                   if placed and layout.module_name(mutant.path) else None for mutant in survivors}
@@ -422,26 +423,35 @@ def witness_survivors(survivors: Sequence[Mutant], cohort: Cohort, head: Snapsho
 
 
 def _lines_of(source: str, names: Sequence[str]) -> set[int]:
-    """The lines of the module-level functions ``names`` in ``source``."""
+    """The body lines of the module-level functions ``names`` in ``source`` (not the ``def`` line and its
+    decorators, which run at import: only a call runs the body)."""
     wanted, found = set(names), set()
     for node in _module_statements(source):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in wanted:
-            found.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in wanted and node.body:
+            found.update(range(node.body[0].lineno, (node.end_lineno or node.lineno) + 1))
     return found
 
 
 #: Above this share of the cohort's tests, recording runs the test files as they are.
 _NARROWED_SHARE = 0.5
+#: Tests recorded per function a witness will call: the fastest that run it (a few tests give the calls
+#: worth trying; recording slows every call, and one slow test took most of a recording run).
+CALLERS_PER_FUNCTION = 8
 
 
-def _callers(cohort: Cohort, coverage: CoverageMap | None, spans: Mapping[str, set[int]]) -> tuple[str, ...]:
-    """What the recording run runs: the tests that executed a line of a function the witnesses will call
-    (by the baseline's coverage, as node ids; none when no test did), else the cohort's test files. A test
-    that calls one of them runs its lines; running the others would only record nothing, slowly."""
-    if coverage is None or any(lines & coverage.shared.get(path, frozenset()) for path, lines in spans.items()):
+def _callers(cohort: Cohort, coverage: CoverageMap | None,
+             spans: Mapping[tuple[str, str], set[int]]) -> tuple[str, ...]:
+    """What the recording run runs: for each function the witnesses will call, the fastest tests that
+    executed its body (by the baseline's coverage, as node ids; none when no test did), else the cohort's
+    test files. A test that calls a function runs its body; running the others would only record nothing,
+    slowly. (Node ids are chosen only when none of those lines ran at import: the recording then starts
+    with the tests.)"""
+    if coverage is None or any(lines & coverage.shared.get(path, frozenset()) for (path, _), lines in spans.items()):
         return cohort.tests  # calls made at import or by a shared fixture: only a whole run records them
-    keys = {key for path, lines in spans.items() for line in lines
-            for key in coverage.lines.get(path, {}).get(line, ())}
+    keys: set[str] = set()
+    for (path, _), lines in spans.items():
+        running = {key for line in lines for key in coverage.lines.get(path, {}).get(line, ())}
+        keys.update(sorted(running, key=lambda k: (coverage.durations.get(k, 0.0), k))[:CALLERS_PER_FUNCTION])
     nodeids = tuple(sorted(nodeid for nodeid, key in coverage.keys.items() if key in keys))
     return cohort.tests if len(nodeids) > _NARROWED_SHARE * len(coverage.keys) else nodeids
 

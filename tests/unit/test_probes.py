@@ -124,6 +124,17 @@ def test_record_calls_counts_the_distinct_calls_whose_arguments_are_not_literals
     assert unrecorded == {"shop.days:later": 2}
 
 
+def test_record_calls_from_the_tests_only_leaves_out_the_calls_made_while_collecting(tmp_path):
+    source = "def later(day, n=1):\n    return day\n"
+    tests = ("from shop.days import later\n\nTABLE = [later(7)]\n\n\ndef test_later():\n    assert later(5) == 5\n\n\n"
+             "def test_other():\n    assert later(6) == 6\n")
+    root = make_project(tmp_path / "days", "days", source, tests)
+    every = probes.record_calls(root, ["tests/test_days.py"], [("shop.days", "later")])
+    assert sorted(s.args_repr for s in every["shop.days:later"]) == [("5", "1"), ("6", "1"), ("7", "1")]
+    chosen = probes.record_calls(root, ["tests/test_days.py::test_later"], [("shop.days", "later")], tests_only=True)
+    assert [s.args_repr for s in chosen["shop.days:later"]] == [("5", "1")]  # not the import's, not test_other's
+
+
 def test_record_calls_drops_repeated_and_non_literal_calls(tmp_path):
     root = make_project(tmp_path / "limits", "limits", LIMITS, LIMITS_TESTS)
     samples = probes.record_calls(root, ["tests"], [("shop.limits", "clamp"), ("shop.limits", "absent")])

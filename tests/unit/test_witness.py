@@ -228,20 +228,24 @@ def test_a_witness_verified_through_the_evaluations_runs_is_the_one_verified_in_
         executor.close()
 
 
-def test_calls_are_recorded_from_the_tests_that_run_the_functions_a_witness_will_call(tmp_path):
+def test_calls_are_recorded_from_the_fastest_tests_that_run_the_functions_a_witness_will_call(tmp_path):
     from elenchus.cohorts import Cohort
     from elenchus.coverage_map import CoverageMap
-    from elenchus.witness import _callers, _lines_of
+    from elenchus.witness import CALLERS_PER_FUNCTION, _callers, _lines_of
 
     source = "def total(items):\n    return sum(items)\n\n\ndef ratio(part, whole):\n    return part / whole\n"
-    assert _lines_of(source, ["ratio"]) == {5, 6}
-    keys = {f"tests/test_m.py::test_{n}": f"tests/test_m.py::test_{n}" for n in range(6)}
-    lines = {"m.py": {2: tuple(keys.values())[:4], 6: ("tests/test_m.py::test_5",)}}
-    coverage = CoverageMap(lines, {}, {}, {k: "tests/test_m.py" for k in keys.values()}, keys)
+    assert _lines_of(source, ["ratio"]) == {6}  # its body: the `def` line runs at import, not when called
+    count = 4 * CALLERS_PER_FUNCTION
+    keys = {f"tests/test_m.py::test_{n}": f"tests/test_m.py::test_{n}" for n in range(count)}
+    ordered = list(keys.values())
+    durations = {key: float(count - n) for n, key in enumerate(ordered)}  # the later, the faster
+    lines = {"m.py": {2: tuple(ordered[:3 * CALLERS_PER_FUNCTION]), 6: (ordered[-1],)}}
+    coverage = CoverageMap(lines, {}, durations, {k: "tests/test_m.py" for k in ordered}, keys)
     cohort = Cohort("modified", tmp_path, ("tests/test_m.py",), "0" * 64)
-    assert _callers(cohort, coverage, {"m.py": {5, 6}}) == ("tests/test_m.py::test_5",)  # only its caller runs
-    assert _callers(cohort, coverage, {"m.py": {1, 2}}) == ("tests/test_m.py",)  # most tests: the files as they are
-    assert _callers(cohort, coverage, {"m.py": {9}}) == ()  # no test runs it: nothing to record
-    assert _callers(cohort, None, {"m.py": {5, 6}}) == ("tests/test_m.py",)  # no coverage: every test
-    shared = CoverageMap(lines, {"m.py": frozenset({6})}, {}, coverage.files, keys)
-    assert _callers(cohort, shared, {"m.py": {5, 6}}) == ("tests/test_m.py",)  # run at import: a whole run sees it
+    assert _callers(cohort, coverage, {("m.py", "ratio"): {6}}) == (ordered[-1],)  # only its caller runs
+    fastest = _callers(cohort, coverage, {("m.py", "total"): {2}})  # many callers: the fastest few
+    assert sorted(fastest) == sorted(ordered[2 * CALLERS_PER_FUNCTION:3 * CALLERS_PER_FUNCTION])
+    assert _callers(cohort, coverage, {("m.py", "other"): {9}}) == ()  # no test runs it: nothing to record
+    assert _callers(cohort, None, {("m.py", "ratio"): {6}}) == ("tests/test_m.py",)  # no coverage: every test
+    shared = CoverageMap(lines, {"m.py": frozenset({6})}, durations, coverage.files, keys)
+    assert _callers(cohort, shared, {("m.py", "ratio"): {6}}) == ("tests/test_m.py",)  # run at import: a whole run
