@@ -10,7 +10,7 @@ seconds from the first to the last mutant run (against the same span locally), w
 beyond the local path, and, separately, the round trip of an empty Dask task from one client thread
 (``--roundtrips`` of them, median): the scheduler's own share of that per-run cost.
 
-``references/scale-out.md`` builds its model of 1, 10 and 100 workers from these figures.
+``benchmarks/scale_model.py`` builds a model of 1, 10 and 100 workers from these figures (``references/scale-out.md``).
 """
 
 from __future__ import annotations
@@ -98,7 +98,8 @@ def verdicts(evaluation: dict) -> dict[str, str]:
 
 
 def summary(evaluation: dict) -> dict:
-    keep = ("command", "exit_code", "wall_seconds", "mutants_challenged", "runs", "runs_measured",
+    keep = ("command", "exit_code", "wall_seconds", "mutants_challenged", "mutants_beyond_budget",
+            "mutants_rejected", "runs", "runs_measured",
             "median_run_seconds", "mean_run_seconds", "sum_run_seconds", "phases_seconds", "run_outcomes",
             "assessments", "baseline", "isolation", "error")
     return {key: evaluation.get(key) for key in keep if key in evaluation}

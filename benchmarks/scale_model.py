@@ -26,6 +26,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
 GUARDS = HERE.parent / "elenchus" / "guards.py"
+SPEED = "speed_exhaustive.json"  # the latest side-by-side speed figures (more-itertools' runs, fresh pytest times)
 WORKERS = (1, 10, 100)
 inputs: dict[str, dict] = {}
 assumptions: dict[str, dict] = {}
@@ -73,7 +74,7 @@ def profile(file: str, at: str, local: str, counts: tuple[str, str], warmup: str
                                                        "witness_search", "after_last_run_until_report"))
     beyond, rejected = (read(counts[0], f"{counts[1]}.mutants_{key}") for key in ("beyond_budget", "rejected"))
     survivors, record = get("assessments.unprotected"), get("baseline.modified.seconds")
-    timeout = get("run_seconds_by_outcome").get("timeout") if file == "speed.json" else None
+    timeout = (get("run_seconds_by_outcome") or {}).get("timeout") if file == SPEED else None
     return {
         "runs_per_mutant": runs / mutants,
         "run_median": here("median_run_seconds"),
@@ -87,7 +88,7 @@ def profile(file: str, at: str, local: str, counts: tuple[str, str], warmup: str
         "recording": record,
         "witness_per_survivor": max(0.0, witness - record) * jobs_of(get("command")) / survivors,
         "cohorts": len({key.split(":")[0] for key in outcomes}),
-        "warmup": read("speed.json", warmup),
+        "warmup": read(SPEED, warmup),
         "archive_bytes": read(file, archive) if archive else None,
     }
 
@@ -122,8 +123,9 @@ def main() -> int:
     upload = assume("client_upload_bytes_per_second", 125e6, "1 Gbit/s: each cohort archive is scattered from the "
                     "client to every worker once (Client.scatter(broadcast=True))")
     assume("recording_run_seconds", "baseline.modified.seconds of the profile", "a witness search starts with one "
-           "run of the modified cohort's tests recording calls; assumed to cost one baseline run")
-    assume("warmup_seconds", "speed.json figures.c.*.fresh_pytest_median_seconds[0]", "a worker thread's first run "
+           "run of the tests that reach the searched functions, recording calls; assumed to cost at most one "
+           "baseline run (all of the modified cohort's tests, with line coverage on)")
+    assume("warmup_seconds", f"{SPEED} figures.c.*.fresh_pytest_median_seconds[0]", "a worker thread's first run "
            "unpacks the archive and starts its warm interpreter and collected session; a fresh pytest that also "
            "runs every test of the files is taken as an upper bound, paid once (threads warm up side by side)")
     assume("planning_linear_in_candidates", True, "planning seconds grow with the candidates planned (challenged, "
@@ -142,10 +144,9 @@ def main() -> int:
     }.items()}
 
     profiles = {
-        "isodate": profile(co, "cluster", "local", ("speed.json", "figures.a.elenchus"),
+        "isodate": profile(co, "cluster", "local", (co, "cluster"),
                            "figures.c.a.fresh_pytest_median_seconds.0", "repository.cohort_archive_bytes"),
-        "more-itertools": profile("speed.json", "figures.b.elenchus", "figures.b.elenchus",
-                                  ("speed.json", "figures.b.elenchus"),
+        "more-itertools": profile(SPEED, "figures.b.elenchus", "figures.b.elenchus", (SPEED, "figures.b.elenchus"),
                                   "figures.c.b.fresh_pytest_median_seconds.0", None),
     }
 
