@@ -88,7 +88,8 @@ def test_harden_proposes_a_verified_test_in_the_projects_style_and_apply_writes_
     assert again.returncode == 0, again.stderr
     comparison = next(c for c in report["comparisons"] if c["mutation_id"] == proposal["id"])
     assert comparison["modified"]["result"] == "killed"
-    assert comparison["modified"]["kill"]["test"].startswith(proposal["path"])
+    # The run stops at its first failed test, and the other written test may catch this mutant too.
+    assert comparison["modified"]["kill"]["test"].split("::")[0] in written
     assert handoff["probes"] == [] and handoff["unproven"] == []
 
 
