@@ -34,6 +34,7 @@ class Selection:
     files: tuple[str, ...]  # the test files holding them
     reason: str
     ran: bool = False  # the baseline run executed the mutated lines (so a run need not trace them again)
+    first: tuple[str, ...] = ()  # with the whole set: the tests seen executing the lines, to run before the rest
 
     @property
     def covered(self) -> bool:
@@ -81,15 +82,26 @@ class CoverageMap:
     def select(self, mutant: Mutant, source: str, kills: Mapping[str, int] | None = None) -> Selection:
         """The tests that execute ``mutant``'s lines in ``source`` (its file at Head)."""
         lines = set(range(mutant.line, mutant.end_line + 1)) | set(mutant.mutated_lines)
+        executed = self.lines.get(mutant.path, {})
+        tests = {key for number in lines for key in executed.get(number, ())}
+        kills = kills or {}
+
+        def likeliest(keys: set[str]) -> tuple[str, ...]:
+            return tuple(sorted(keys, key=lambda k: (-kills.get(k, 0), self.durations.get(k, 0.0), k)))
+
+        ordered = likeliest(tests)
+        # With the whole set, the tests seen executing the lines go first (for a signature, default or
+        # decorator: those that run the function's body): a run that stops at its first kill ends
+        # sooner, and no test is left out (a change at import can rename or add tests).
         if not lines <= _function_body_lines(source):
-            return Selection(None, (), "the mutated code is not inside a function body")
+            callers = {key for number in _bodies_behind(source, frozenset(lines)) for key in executed.get(number, ())}
+            return Selection(None, (), "the mutated code is not inside a function body",
+                             first=ordered or likeliest(callers))
         if lines & self.shared.get(mutant.path, frozenset()):
-            return Selection(None, (), "the mutated lines run at import or in a fixture shared by tests", True)
-        tests = {key for number in lines for key in self.lines.get(mutant.path, {}).get(number, ())}
+            return Selection(None, (), "the mutated lines run at import or in a fixture shared by tests", True,
+                             first=ordered)
         if not tests:
             return Selection((), (), "no test executes the mutated lines")
-        kills = kills or {}
-        ordered = tuple(sorted(tests, key=lambda k: (-kills.get(k, 0), self.durations.get(k, 0.0), k)))
         files = tuple(sorted({self.files[k] for k in ordered}))
         return Selection(ordered, files, f"the {len(ordered)} test(s) that execute the mutated lines", True)
 
@@ -103,6 +115,27 @@ class CoverageMap:
         return cls({p: {int(n): tuple(t) for n, t in per.items()} for p, per in data["lines"].items()},
                    {p: frozenset(n) for p, n in data["shared"].items()}, dict(data["durations"]),
                    dict(data["files"]), dict(data["keys"]))
+
+
+@functools.lru_cache(maxsize=64)
+def _headers(source: str) -> tuple[tuple[int, int, range], ...]:
+    """Per function: the first and last line of its header (decorators, signature, defaults), and its body's lines."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return ()
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            body = node.body[0].lineno
+            found.append((start, body - 1, range(body, (node.end_lineno or body) + 1)))
+    return tuple(found)
+
+
+def _bodies_behind(source: str, lines: frozenset[int]) -> range:
+    """The body lines of the function whose header holds one of ``lines`` (headers never overlap); empty: none."""
+    return next((body for start, end, body in _headers(source) if any(start <= n <= end for n in lines)), range(0))
 
 
 @functools.lru_cache(maxsize=64)

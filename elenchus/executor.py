@@ -49,9 +49,10 @@ class RunRequest:
     deselect: tuple[str, ...] = ()
     cover: tuple[str, ...] = ()
     select: tuple[str, ...] | None = None  # test keys (coverage_map.Selection), None: all collected
-    stop: bool = False  # end at the first failed check
+    stop: bool = False  # end at the first test that surely caught the mutant
     extra: tuple[tuple[str, str], ...] = ()  # (path, text) of test files written into the copy: a probe
     watch: bool = True  # trace whether the mutated lines run (a cost; needless where the baseline's coverage says)
+    first: tuple[str, ...] = ()  # without ``select``: test keys to run before the others (order only)
 
 
 class Executor(Protocol):
@@ -83,8 +84,8 @@ def run_in(request: RunRequest, parent: Path, launcher: Launcher = FRESH) -> Run
         return run_pytest(workspace, argv, request.timeout, mutated_file=mutant.path if mutant else None,
                           env=_run_env(), disabled_plugins=cohort.disabled_plugins, layout=cohort.layout,
                           mutated_lines=mutant.mutated_lines if mutant and request.watch else (),
-                          cover=request.cover,
-                          select=request.select, stop=request.stop, launcher=launcher)
+                          cover=request.cover, select=request.select, first=request.first,
+                          stop=request.stop, launcher=launcher)
     finally:
         remove_tree(workspace)
         verify_unchanged(cohort.template, cohort.digest)

@@ -63,8 +63,12 @@ FAILURE_KINDS = (
     "timeout",
 )
 
-#: Failures that are a check's own verdict: with ``stop`` the first of them ends the run.
+#: Failures that are a check's own verdict.
 STRONG_FAILURES = ("assertion", "expected-exception-not-raised")
+
+#: Exceptions that say the code could not load, never what it did: not a kill wherever they surface.
+NEVER_A_KILL_EXCEPTIONS = frozenset({"ImportError", "ModuleNotFoundError", "SyntaxError", "IndentationError",
+                                     "TabError"})
 
 #: Where a failure surfaced inside the test: a check statement, or null.
 CHECKS = ("assert", "assert-call", "raises-block")
@@ -688,7 +692,8 @@ class RunContext:
 
     def __init__(self, workspace: str, names: Iterable[str], watch: LineWatch | None,
                  removed: list[str], cover: LineCoverage | None = None,
-                 select: Iterable[str] | None = None, stop: bool = False) -> None:
+                 select: Iterable[str] | None = None, stop: bool = False, mutated: str | None = None,
+                 first: Iterable[str] | None = None) -> None:
         self.workspace = workspace
         self.names = frozenset(names)
         self.watch = watch
@@ -696,7 +701,9 @@ class RunContext:
         self.cover = cover
         self.parallel = False
         self.select = None if select is None else {key: order for order, key in enumerate(select)}
+        self.first = {key: order for order, key in enumerate(first or ())}
         self.stop = stop
+        self.mutated = self.mutated_paths(mutated)
         self.keys: dict[str, str] = {}
         self.session: pytest.Session | None = None
         self.forked = False  # a run forked from a collected session (``Collected``)
@@ -715,8 +722,12 @@ class RunContext:
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config,
                                       items: list[pytest.Item]) -> None:
-        """Keep only the selected tests, in the order given (those likeliest to fail first)."""
+        """Keep only the selected tests, in the order given (those likeliest to fail first); or keep every
+        test and move the ``first`` ones ahead, in their order (the others keep theirs)."""
         if self.select is None:
+            if self.first:
+                last = len(self.first)
+                items.sort(key=lambda item: self.first.get(self.test_key(item), last))
             return
         kept = sorted((i for i in items if self.test_key(i) in self.select), key=lambda i: self.select[self.test_key(i)])
         dropped = [i for i in items if self.test_key(i) not in self.select]
@@ -727,12 +738,32 @@ class RunContext:
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         self.session = session
 
+    def mutated_paths(self, relative: str | None) -> frozenset[str]:
+        """The mutated file as a traceback names it (absolute, and resolved)."""
+        if not relative:
+            return frozenset()
+        path = os.path.abspath(os.path.join(self.workspace, relative))
+        return frozenset({path, os.path.realpath(path)})
+
+    def caught(self, failure: dict[str, Any]) -> bool:
+        """Whether this failure is a kill of the mutant whatever else runs: a check failed, or an exception
+        (not one that says the code could not load) surfaced in a check or came through the mutated file.
+        Every such failure counts as a kill when the run is judged, so stopping at it loses no verdict."""
+        kind = failure.get("failure_kind")
+        if kind in STRONG_FAILURES:
+            return True
+        if kind != "unexpected-exception" \
+                or str(failure.get("exception_type") or "").rsplit(".", 1)[-1] in NEVER_A_KILL_EXCEPTIONS:
+            return False
+        return failure.get("check") is not None or any(
+            path in self.mutated for path in failure.get("crossed_files") or ())
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        """With ``stop``, the first test whose check fails ends the run: that is the kill."""
+        """With ``stop``, the first test that surely caught the mutant ends the run: that is the kill."""
         failure = getattr(report, _FAILURE_ATTR, None)
         if self.stop and self.session is not None and report.when == "call" and report.failed \
-                and isinstance(failure, dict) and failure.get("failure_kind") in STRONG_FAILURES:
-            self.session.shouldfail = "a check caught the mutant"
+                and isinstance(failure, dict) and self.caught(failure):
+            self.session.shouldfail = "a test caught the mutant"
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
@@ -839,6 +870,7 @@ class Collected:
         context = self.context
         context.forked = True
         context.stop = bool(request.get("stop"))
+        context.mutated = context.mutated_paths((request.get("mutant") or {}).get("path"))
         if request.get("select") is not None:
             context.select = {key: order for order, key in enumerate(request["select"])}
             context.pytest_collection_modifyitems(session, config, session.items)
@@ -856,7 +888,8 @@ def run(options: dict[str, Any], argv: list[str], serve: Any = None) -> int:
     top-level names), ``trace`` (``{"file": relative path, "lines": [...]}`` or null),
     ``cover`` (relative paths whose lines each test executes are recorded, or null),
     ``select`` (test keys to run, in that order, or null: all collected), ``stop`` (end the
-    run at the first test whose check fails). ``serve``: collect, then serve forked runs
+    run at the first test that surely caught the mutant), ``mutated`` (the mutated file, relative,
+    or null), ``first`` (without ``select``: test keys to run before the others, or null). ``serve``: collect, then serve forked runs
     (``Collected``).
     """
     workspace = os.getcwd()
@@ -867,7 +900,8 @@ def run(options: dict[str, Any], argv: list[str], serve: Any = None) -> int:
         watch = LineWatch(os.path.join(workspace, trace["file"]), trace["lines"])
     cover = LineCoverage(workspace, options["cover"]) if options.get("cover") else None
     context = RunContext(workspace, options.get("modules") or (), watch, removed, cover,
-                         options.get("select"), bool(options.get("stop")))
+                         options.get("select"), bool(options.get("stop")), options.get("mutated"),
+                         options.get("first"))
     args = list(argv)
     if _autoloaded("pytest_cov"):
         args.append("--no-cov")  # the project's coverage run would take over the line watch

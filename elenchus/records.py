@@ -173,12 +173,23 @@ def installed_distributions() -> tuple[str, ...]:
     return tuple(sorted(found))
 
 
+@functools.lru_cache(maxsize=1)
+def own_code() -> str:
+    """A digest of Elenchus's own source files: a result measured by other code (an upgrade, an editable
+    checkout between commits) is measured again, whatever the version number says."""
+    digest = hashlib.sha256()
+    package = Path(__file__).resolve().parent
+    for path in sorted(package.rglob("*.py")):
+        digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
 class ResultCache:
     """Results keyed by the exact content they were measured on (SPEC 6).
 
     A key covers the cohort's template digest (every file the tests see: code, tests,
     conftest and test configuration files), the selected tests, the mutated source, the
-    timeout factor, the interpreter, the installed distributions and the Elenchus version,
+    timeout factor, the interpreter, the installed distributions and Elenchus's own code,
     so a repeated evaluation of the same change reruns nothing, and any change to any of
     them (a ``pip install`` included) misses the cache.
     """
@@ -197,7 +208,7 @@ class ResultCache:
 
         from elenchus import __version__
 
-        digest = hashlib.sha256(f"{__version__}\0{sys.version}\0{sys.executable}".encode())
+        digest = hashlib.sha256(f"{__version__}\0{own_code()}\0{sys.version}\0{sys.executable}".encode())
         digest.update("\0".join(installed_distributions()).encode())
         for part in parts:
             digest.update(b"\0" + json.dumps(part, sort_keys=True, default=str).encode())

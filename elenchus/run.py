@@ -282,7 +282,7 @@ def pytest_command(record_path: Path, tests: Sequence[str] | None, python: str =
                    layout: SourceLayout | None = None, mutated_file: str | None = None,
                    mutated_lines: Sequence[int] = (), cover: Sequence[str] = (),
                    select: Sequence[str] | None = None, stop: bool = False,
-                   serve: tuple[str, str] | None = None) -> tuple[str, ...]:
+                   serve: tuple[str, str] | None = None, first: Sequence[str] = ()) -> tuple[str, ...]:
     """The exact argv ``run_pytest`` executes (recorded as the focused test command); with ``serve``,
     a collected session's (``_bootstrap_code``)."""
     layout = layout or SourceLayout((ROOT,), ())
@@ -290,7 +290,8 @@ def pytest_command(record_path: Path, tests: Sequence[str] | None, python: str =
                "trace": {"file": mutated_file, "lines": sorted(set(mutated_lines))}
                if mutated_file and mutated_lines else None,
                "cover": sorted(set(cover)) or None,
-               "select": None if select is None else list(select), "stop": stop}
+               "select": None if select is None else list(select), "first": list(first) or None,
+               "stop": stop, "mutated": mutated_file}
     selected = _selection(tests, deselect)
     blocked: list[str] = []
     for name in disabled_plugins:
@@ -514,6 +515,7 @@ def run_pytest(
     select: Sequence[str] | None = None,
     stop: bool = False,
     launcher: Launcher | None = None,
+    first: Sequence[str] = (),
 ) -> RunResult:
     """Run pytest once in ``workspace`` and report what happened; never raises for test outcomes.
 
@@ -525,7 +527,9 @@ def run_pytest(
     ``mutated_lines`` (lines of ``mutated_file``) are watched: the result says whether
     any of them ran. ``cover`` (workspace-relative files) records which of their lines each
     test executed (``RunResult.coverage``). ``select`` (test keys, see ``plugin.RunContext``)
-    runs only those tests, in that order; ``stop`` ends the run at the first failed check.
+    runs only those tests, in that order; ``first`` (test keys, without ``select``) runs those before the
+    others, leaving none out; ``stop`` ends the run at the first test that surely caught the mutant
+    (``plugin.RunContext.caught``).
     ``launcher`` starts the process (default: a fresh interpreter in the sandbox).
     The record file, stdout and stderr go to ``artifacts_dir`` (kept) or to a private
     temporary directory (removed); neither may be inside the workspace.
@@ -547,7 +551,7 @@ def run_pytest(
             raise ValueError(f"run artifacts must live outside the workspace, got {run_dir} inside {workspace}")
         return _run(workspace, command_tests, timeout, mutated_file, env, python, run_dir, kill_grace,
                     disabled_plugins, layout or SourceLayout((ROOT,), ()), mutated_lines, cover, select, stop,
-                    launcher)
+                    launcher, first)
     finally:
         if not keep:
             shutil.rmtree(run_dir, ignore_errors=True)
@@ -580,6 +584,7 @@ def _run(
     select: Sequence[str] | None,
     stop: bool,
     launcher: Launcher,
+    first: Sequence[str] = (),
 ) -> RunResult:
     record_path = run_dir / "records.jsonl"
     stdout_path = run_dir / "stdout.txt"
@@ -588,7 +593,7 @@ def _run(
     relative_mutant = _mutated_relative(mutated_file, str(workspace))
     command = pytest_command(record_path, tests, python, disabled_plugins=disabled_plugins, layout=layout,
                              mutated_file=relative_mutant, mutated_lines=mutated_lines, cover=cover,
-                             select=select, stop=stop)
+                             select=select, stop=stop, first=first)
     run_env = run_environment(workspace, env, layout)
 
     started = _now()
@@ -697,7 +702,7 @@ def _modules(session: dict[str, Any] | None) -> tuple[tuple[str, str | None], ..
 # ---------------------------------------------------------------------------
 # judging
 
-_NEVER_A_KILL_EXCEPTIONS = frozenset({"ImportError", "ModuleNotFoundError", "SyntaxError", "IndentationError", "TabError"})
+_NEVER_A_KILL_EXCEPTIONS = _plugin.NEVER_A_KILL_EXCEPTIONS
 
 
 def _normalise(path: str) -> str:

@@ -113,7 +113,8 @@ class _Job:
     deselect: tuple[str, ...] = ()
     selection: str = "relevant tests"  # or "weakened checks" (the regression search)
     select: tuple[str, ...] | None = None  # test keys that execute the mutated lines; None: all of ``tests``
-    stop: bool = False  # end at the first failed check (where every catching test need not be known)
+    first: tuple[str, ...] = ()  # without ``select``: test keys to run before the others (order only)
+    stop: bool = False  # end at the first test that surely caught the mutant (where every catching test need not be known)
     limit: float | None = None  # seconds for the selected tests; None: the limit for every relevant test
     covered: bool = False  # the baseline's line coverage saw the mutated lines run: no need to trace them again
 
@@ -378,7 +379,7 @@ class Evaluation:
 
         The commits, the working tree's files when Head is the working tree, how Base and Head
         were chosen, the scope, the contract, every option that changes a result, and the
-        sandbox; the cache key adds the interpreter, the installed packages and Elenchus's version.
+        sandbox; the cache key adds the interpreter, the installed packages and Elenchus's own code.
         """
         options = self.options
         if not self.cache.enabled or options.resume or options.hosted_scope_reason is not None:
@@ -575,11 +576,12 @@ class Evaluation:
                     self._not_covered(planned.mutant, name, run_dir, selection)
                     continue
                 # Only the existing cohort's runs need every test that catches a mutant (the regression
-                # search and its confirmations read them); elsewhere the first failed check is the kill.
+                # search and its confirmations read them); elsewhere the first test that surely caught it is the kill.
                 stop = name == "modified"
                 if selection is None or selection.tests is None:
                     jobs.append(_Job(planned.mutant, cohort, cohort.tests, baseline.deselect, stop=stop,
-                                     covered=selection is not None and selection.ran))
+                                     covered=selection is not None and selection.ran,
+                                     first=selection.first if selection is not None and stop else ()))
                     continue
                 self.selected += 1
                 jobs.append(_Job(planned.mutant, cohort, selection.files, baseline.deselect,
@@ -695,7 +697,7 @@ class Evaluation:
 
         def submit(job: _Job, timeout: float, attempt: int) -> None:
             request = RunRequest(job.cohort, job.tests, timeout, job.mutant, job.deselect, (), job.select, job.stop,
-                                 watch=not job.covered)
+                                 watch=not job.covered, first=job.first)
             pending[pool.submit(executor.run, request)] = (job, timeout, attempt)
 
         def retry(job: _Job, timeout: float) -> None:
@@ -773,7 +775,8 @@ class Evaluation:
 
     def _run_key(self, job: _Job) -> str:
         return self.cache.key("run", job.cohort.digest, job.tests, job.deselect, job.mutant.path,
-                              job.mutant.mutated_source, self.options.timeout_factor, job.select, job.stop)
+                              job.mutant.mutated_source, self.options.timeout_factor, job.select, job.stop,
+                              job.first)
 
     def _search(self, session: Session, contract: Contract, plan: Plan, cohorts: dict[str, Cohort],
                 baselines: dict[str, Baseline], root: Path, run_dir: RunDirectory) -> None:

@@ -108,10 +108,23 @@ def test_a_line_no_test_executes_is_not_covered(coverage):
 def test_module_level_code_and_lines_run_by_a_shared_fixture_run_every_relevant_test(coverage):
     constant = coverage.select(_mutant(_line("LIMIT = 10")), SOURCE)
     assert constant.tests is None and constant.covered and "not inside a function body" in constant.reason
+    assert constant.first == ()  # no test of its own to try first: pytest's order
     signature = coverage.select(_mutant(_line("def double(x):")), SOURCE)
     assert signature.tests is None
+    # A signature (a default, a decorator) changes every call: the tests running the body go first.
+    assert set(signature.first) == {"tests/test_calc.py::test_double", "tests/test_calc.py::TestDouble::test_negative"}
     fixture = coverage.select(_mutant(_line("return x + 100")), SOURCE)
     assert fixture.tests is None and "fixture" in fixture.reason
+    assert fixture.first == ("tests/test_calc.py::test_shared[1]",)  # the fixture ran in its setup
+
+
+def test_a_run_with_tests_to_try_first_runs_them_first_and_leaves_none_out(workspace):
+    first = ["tests/test_calc.py::TestDouble::test_negative", "tests/test_calc.py::test_clamp_low"]
+    every = run_pytest(workspace, ["tests/test_calc.py"], 120)
+    ahead = run_pytest(workspace, ["tests/test_calc.py"], 120, first=first)
+    assert [r.nodeid for r in ahead.records][:2] == first
+    rest = [r.nodeid for r in every.records if r.nodeid not in first]
+    assert [r.nodeid for r in ahead.records][2:] == rest  # the others in pytest's own order
 
 
 def test_past_kills_come_first_then_the_fastest(coverage):

@@ -266,3 +266,46 @@ def test_a_mutant_larger_than_a_pipe_reaches_its_collected_session(cohort, tmp_p
         assert result.executor == "collected" and judge(result, "pkg/core.py").outcome is Outcome.KILLED
     finally:
         warm.close()
+
+
+STOPPING = '''from pkg.core import add
+
+
+def test_unrelated_error():
+    {}["never the mutant's doing"]
+
+
+def test_through_the_code():
+    total = add(2, 3)
+    assert total == 5
+
+
+def test_after():
+    assert add(1, 1) == 2
+'''
+
+
+def test_a_stopping_run_ends_at_the_first_test_that_surely_caught_the_mutant(cohort, tmp_path):
+    """An exception that came through the mutated file is a kill wherever it surfaced; one that never
+    reached the mutated code, or that says the code could not load, is not: the run goes on past it."""
+    (cohort.template / "tests" / "test_stop.py").write_text(STOPPING)
+    stopping = Cohort(cohort.name, cohort.template, ("tests/test_stop.py",), tree_digest(cohort.template))
+    order = tuple(f"tests/test_stop.py::{name}" for name in ("test_unrelated_error", "test_through_the_code",
+                                                               "test_after"))
+    raising = _mutant("a + None")  # TypeError inside pkg/core.py, outside any check of the test
+    not_loading = _mutant("__import__('no_such_module_here')")
+    warm = WarmRunner(tmp_path / "scratch", 1, [], ["pkg"])
+    fresh = FreshProcess(tmp_path / "scratch")
+    try:
+        for runner, where in ((warm, "collected"), (fresh, "fresh")):
+            request = RunRequest(stopping, stopping.tests, 60, raising, select=order, stop=True)
+            stopped = runner.run(request)
+            assert stopped.executor == where
+            assert [r.nodeid for r in stopped.records] == list(order[:2])
+            verdict = judge(stopped, "pkg/core.py")
+            assert verdict.outcome is Outcome.KILLED and verdict.kill.nodeid == order[1]
+            on = runner.run(RunRequest(stopping, stopping.tests, 60, not_loading, select=order, stop=True))
+            assert [r.nodeid for r in on.records] == list(order)  # ModuleNotFoundError: never a kill
+            assert judge(on, "pkg/core.py").outcome is not Outcome.KILLED
+    finally:
+        warm.close()
