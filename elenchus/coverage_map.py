@@ -94,7 +94,8 @@ class CoverageMap:
         # decorator: those that run the function's body): a run that stops at its first kill ends
         # sooner, and no test is left out (a change at import can rename or add tests).
         if not lines <= _function_body_lines(source):
-            callers = {key for number in _bodies_behind(source, frozenset(lines)) for key in executed.get(number, ())}
+            body = _bodies_behind(source, frozenset(lines))
+            callers = {key for number in body for key in executed.get(number, ())}
             return Selection(None, (), "the mutated code is not inside a function body",
                              first=ordered or likeliest(callers))
         if lines & self.shared.get(mutant.path, frozenset()):
@@ -119,7 +120,7 @@ class CoverageMap:
 
 @functools.lru_cache(maxsize=64)
 def _headers(source: str) -> tuple[tuple[int, int, range], ...]:
-    """Per function: the first and last line of its header (decorators, signature, defaults), and its body's lines."""
+    """Per function: the first and last lines of its header (decorators, signature, defaults), its body's lines."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):

@@ -889,8 +889,8 @@ def run(options: dict[str, Any], argv: list[str], serve: Any = None) -> int:
     ``cover`` (relative paths whose lines each test executes are recorded, or null),
     ``select`` (test keys to run, in that order, or null: all collected), ``stop`` (end the
     run at the first test that surely caught the mutant), ``mutated`` (the mutated file, relative,
-    or null), ``first`` (without ``select``: test keys to run before the others, or null). ``serve``: collect, then serve forked runs
-    (``Collected``).
+    or null), ``first`` (without ``select``: test keys to run before the others, or null).
+    ``serve``: collect, then serve forked runs (``Collected``).
     """
     workspace = os.getcwd()
     removed = isolate_imports(workspace, options.get("roots") or (), options.get("modules") or ())

@@ -114,7 +114,7 @@ class _Job:
     selection: str = "relevant tests"  # or "weakened checks" (the regression search)
     select: tuple[str, ...] | None = None  # test keys that execute the mutated lines; None: all of ``tests``
     first: tuple[str, ...] = ()  # without ``select``: test keys to run before the others (order only)
-    stop: bool = False  # end at the first test that surely caught the mutant (where every catching test need not be known)
+    stop: bool = False  # end at the first test that surely caught the mutant (where not every catching test is needed)
     limit: float | None = None  # seconds for the selected tests; None: the limit for every relevant test
     covered: bool = False  # the baseline's line coverage saw the mutated lines run: no need to trace them again
 
@@ -576,7 +576,7 @@ class Evaluation:
                     self._not_covered(planned.mutant, name, run_dir, selection)
                     continue
                 # Only the existing cohort's runs need every test that catches a mutant (the regression
-                # search and its confirmations read them); elsewhere the first test that surely caught it is the kill.
+                # search and its confirmations read them); elsewhere the first sure kill ends the run.
                 stop = name == "modified"
                 if selection is None or selection.tests is None:
                     jobs.append(_Job(planned.mutant, cohort, cohort.tests, baseline.deselect, stop=stop,
