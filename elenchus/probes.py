@@ -820,6 +820,8 @@ def search_input(
             if time.monotonic() > comparer.deadline:
                 break
             found = comparer.check(args_repr, kwargs_repr, origin)
+            if found is not None:
+                found = _smaller(found, comparer)
             if found is not None and comparer.confirm(found):
                 return outcome(found, True, None, comparer)
         if search_budget > 0:
@@ -848,6 +850,38 @@ def search_input(
 _NONE = type(None)
 #: An integer no float can hold: ``float()`` of it raises OverflowError. Tried last for an int argument.
 _HUGE_INT = 10**400
+#: Stand-ins tried for an integer argument longer than ``_LONG_DIGITS`` digits once it told the two apart.
+_SMALL_INTS = (1, 2, 10, 100, 1000)
+_LONG_DIGITS = 12
+
+
+def _smaller(found: Distinction, comparer: _Comparer) -> Distinction:
+    """``found`` with each huge integer argument replaced by the smallest stand-in that still tells the two
+    apart (one past another integer of the call, or a small power of ten), so that a witness reads
+    ``clamp(15, 11, 10)``, not ``clamp(15, 10**400, 10)``. A huge value no small one can replace stays."""
+    args, kwargs = list(found.args_repr), dict(found.kwargs_repr)
+
+    def number(text: str) -> int | None:
+        return int(text) if re.fullmatch(r"-?\d+", text) else None
+
+    for slot in [*range(len(args)), *kwargs]:
+        text = args[slot] if isinstance(slot, int) else kwargs[slot]
+        value = number(text)
+        if value is None or len(text.lstrip("-")) <= _LONG_DIGITS:
+            continue
+        sign = -1 if value < 0 else 1
+        others = [n for n in map(number, [*args, *kwargs.values()]) if n is not None and n != value]
+        for stand_in in sorted(_unique([*(n + sign for n in others), *(sign * n for n in _SMALL_INTS)]), key=abs):
+            trial_args, trial_kwargs = list(args), dict(kwargs)
+            if isinstance(slot, int):
+                trial_args[slot] = repr(stand_in)
+            else:
+                trial_kwargs[slot] = repr(stand_in)
+            smaller = comparer.check(trial_args, trial_kwargs, found.origin)
+            if smaller is not None:
+                found, args, kwargs = smaller, trial_args, trial_kwargs
+                break
+    return found
 #: Empty, zero, negative and huge values tried for an argument of each type, before None.
 _EDGE_VALUES: dict[type, tuple[Any, ...]] = {
     int: (0, -1), float: (0.0, -1.0), str: ("",), bytes: (b"",), list: ([],), dict: ({},), tuple: ((),),
