@@ -399,6 +399,7 @@ class WarmRunner:
         self._starter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="elenchus-warm-start")
         self.warm_runs = 0
         self.fresh_runs = 0
+        self.test_runs = 0  # of all those, runs of a written test (a witness verified on the code or a mutant)
 
     def _acquire(self) -> _Worker | None:
         if self.reason is not None:
@@ -427,6 +428,9 @@ class WarmRunner:
         return self._idle.get()
 
     def run(self, request: RunRequest) -> RunResult:
+        if request.extra:
+            with self._lock:
+                self.test_runs += 1
         worker = self._acquire()
         if worker is None:
             self.fresh_runs += 1
@@ -514,6 +518,12 @@ class WarmRunner:
 
     def describe(self) -> str:
         """One line for the report: where the runs happened, and why some did not happen warm."""
+        told, total = self._where(), self.warm_runs + self.fresh_runs + self.collected_runs
+        if self.test_runs and total:
+            told += f"; {self.test_runs} of these {total} runs checked witness tests, on the code and on a mutant"
+        return told
+
+    def _where(self) -> str:
         warm = "forked from a warm interpreter per job slot (pytest and the tests' dependencies imported once)"
         if self.collected_runs:
             reasons = sorted(self.declined.items(), key=lambda item: -item[1])

@@ -213,6 +213,8 @@ def test_a_witness_verified_through_the_evaluations_runs_is_the_one_verified_in_
         assert "fails at its assertion" in through.verification
         if runner == "warm":
             assert executor.warm_runs == 2 and executor.fresh_runs == 0, executor.reason  # code, then mutant
+            # The report's account of the runs says which of them checked witness tests.
+            assert executor.describe().endswith("; 2 of these 2 runs checked witness tests, on the code and on a mutant")
 
         # A test that does not catch the mutant is not kept: the survivor stays a gap, saying why.
         candidate = search_witness(cohort.template, mutant, {}, (0, 1, 2), layout, 10.0, scratch)
