@@ -853,6 +853,11 @@ _HUGE_INT = 10**400
 #: Stand-ins tried for an integer argument longer than ``_LONG_DIGITS`` digits once it told the two apart.
 _SMALL_INTS = (1, 2, 10, 100, 1000)
 _LONG_DIGITS = 12
+#: Empty, zero, negative and huge values tried for an argument of each type, before None.
+_EDGE_VALUES: dict[type, tuple[Any, ...]] = {
+    int: (0, -1), float: (0.0, -1.0), str: ("",), bytes: (b"",), list: ([],), dict: ({},), tuple: ((),),
+    set: (set(),),
+}
 
 
 def _smaller(found: Distinction, comparer: _Comparer) -> Distinction:
@@ -882,11 +887,6 @@ def _smaller(found: Distinction, comparer: _Comparer) -> Distinction:
                 found, args, kwargs = smaller, trial_args, trial_kwargs
                 break
     return found
-#: Empty, zero, negative and huge values tried for an argument of each type, before None.
-_EDGE_VALUES: dict[type, tuple[Any, ...]] = {
-    int: (0, -1), float: (0.0, -1.0), str: ("",), bytes: (b"",), list: ([],), dict: ({},), tuple: ((),),
-    set: (set(),),
-}
 
 
 def _literal_nodes(tree: ast.AST) -> list[tuple[ast.expr, Any]]:
