@@ -54,6 +54,15 @@ def test_changed_lines_ignore_comments_docstrings_blank_lines_and_spacing():
     assert changed_lines(old, new) == ((), ())
 
 
+def test_blank_lines_that_moved_never_pull_an_unchanged_code_line_into_the_change():
+    # Only `a = 1` became `q = 9`; the blank lines moved from before it to the end of the file.
+    assert changed_lines("return x\n\n\na = 1\nc = 3\n", "return x\nq = 9\nc = 3\n\n\n") == ((2,), (4,))
+    # Only blank and comment lines moved: no code line changed.
+    old = "c = 3\nreturn x\nb = 2\n\n\nc = 3\n\n\na = 1\nc = 3\n\n\n"
+    new = "c = 3\n\n\n# note\nreturn x\nb = 2\n\n\n\nc = 3\na = 1\n\n\nc = 3\n"
+    assert changed_lines(old, new) == ((), ())
+
+
 def test_a_function_whose_code_was_only_reflowed_is_not_changed(tmp_path):
     old = "def f(a, b):\n    return g(a, b)\n"
     new = "def f(a, b):\n    return g(\n        a,\n        b\n    )\n"
