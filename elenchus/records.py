@@ -173,15 +173,19 @@ def installed_distributions() -> tuple[str, ...]:
     return tuple(sorted(found))
 
 
-@functools.lru_cache(maxsize=1)
-def own_code() -> str:
-    """A digest of Elenchus's own source files: a result measured by other code (an upgrade, an editable
-    checkout between commits) is measured again, whatever the version number says."""
+def code_digest(package: Path) -> str:
+    """A digest of the Python source files under ``package``, by path and content."""
     digest = hashlib.sha256()
-    package = Path(__file__).resolve().parent
     for path in sorted(package.rglob("*.py")):
         digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
+
+
+@functools.lru_cache(maxsize=1)
+def own_code() -> str:
+    """Elenchus's own ``code_digest``: a result measured by other code (an upgrade, an editable checkout
+    between commits) is measured again, whatever the version number says."""
+    return code_digest(Path(__file__).resolve().parent)
 
 
 class ResultCache:
