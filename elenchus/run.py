@@ -702,7 +702,6 @@ def _modules(session: dict[str, Any] | None) -> tuple[tuple[str, str | None], ..
 # ---------------------------------------------------------------------------
 # judging
 
-_NEVER_A_KILL_EXCEPTIONS = _plugin.NEVER_A_KILL_EXCEPTIONS
 
 
 def _normalise(path: str) -> str:
@@ -745,7 +744,7 @@ def is_attributed(record: TestRecord, mutated_file: str | None) -> bool:
     if record.failure_kind in (FailureKind.ASSERTION, FailureKind.EXPECTED_EXCEPTION_NOT_RAISED):
         return True
     if record.failure_kind is FailureKind.UNEXPECTED_EXCEPTION:
-        if (record.exception_type or "").rsplit(".", 1)[-1] in _NEVER_A_KILL_EXCEPTIONS:
+        if (record.exception_type or "").rsplit(".", 1)[-1] in _plugin.NEVER_A_KILL_EXCEPTIONS:
             return False
         if record.check is not None:
             return True
@@ -757,7 +756,7 @@ def _is_structural(record: TestRecord) -> bool:
     """A failure that says the mutant broke the harness, not the behaviour."""
     if record.failure_kind in (FailureKind.COLLECTION_ERROR, FailureKind.SETUP_ERROR):
         return True
-    return (record.exception_type or "").rsplit(".", 1)[-1] in _NEVER_A_KILL_EXCEPTIONS
+    return (record.exception_type or "").rsplit(".", 1)[-1] in _plugin.NEVER_A_KILL_EXCEPTIONS
 
 
 def _describe(record: TestRecord) -> str:

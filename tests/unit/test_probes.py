@@ -334,21 +334,16 @@ def test_an_integer_no_float_can_hold_tells_a_broadened_except_apart_and_is_writ
     assert probes.verify_probe(root, probe, mutant).accepted
 
 
-CLAMP = """def clamp(value, lo, hi=None):
-    if hi is not None and lo > hi:
-        raise ValueError("lo must not exceed hi")
-    if value < lo:
-        return lo
-    if hi is not None and value > hi:
-        return hi
-    return value
-"""
+#: The demo's module: `clamp` rejects lo above hi.
+DEMO_CORE = Path(__file__).resolve().parents[2] / "fixtures/projects/batching/demo/src/batching/core.py"
 
 
 def test_a_huge_value_that_told_the_two_apart_gives_way_to_the_smallest_that_still_does(tmp_path):
-    root = make_project(tmp_path / "clamp", "clamp", CLAMP, "def test_nothing():\n    pass\n")
+    source = DEMO_CORE.read_text()
+    root = make_project(tmp_path / "clamp", "clamp", source, "def test_nothing():\n    pass\n")
     guard = '    if hi is not None and lo > hi:\n        raise ValueError("lo must not exceed hi")\n'
-    mutant = handmade_mutant("src/shop/clamp.py", "clamp", CLAMP.replace(guard, ""))
+    assert guard in source
+    mutant = handmade_mutant("src/shop/clamp.py", "clamp", source.replace(guard, ""))
     recorded = [probes.CallSample("shop.clamp:clamp", ("15", "0", "10"))]
     distinction = probes.find_distinguishing_input(root, mutant, recorded, search_budget=0)
     # Of the edge values only 10**400 puts lo above hi; the witness says it with 11, one past hi.
