@@ -703,7 +703,6 @@ def _modules(session: dict[str, Any] | None) -> tuple[tuple[str, str | None], ..
 # judging
 
 
-
 def _normalise(path: str) -> str:
     text = path.replace("\\", "/")
     while text.startswith("./"):
