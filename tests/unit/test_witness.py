@@ -251,3 +251,21 @@ def test_calls_are_recorded_from_the_fastest_tests_that_run_the_functions_a_witn
     assert _callers(cohort, None, {("m.py", "ratio"): {6}}) == ("tests/test_m.py",)  # no coverage: every test
     shared = CoverageMap(lines, {"m.py": frozenset({6})}, durations, coverage.files, keys)
     assert _callers(cohort, shared, {("m.py", "ratio"): {6}}) == ("tests/test_m.py",)  # run at import: a whole run
+
+
+def test_search_processes_fork_from_a_server_that_imported_the_search_code_once():
+    import multiprocessing
+
+    from elenchus.witness import _search_processes
+
+    context = _search_processes()
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        assert context.get_start_method() == "spawn"
+        return
+    assert context.get_start_method() == "forkserver"
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+        # Asked before anything of this test reaches the child: the search code is there already.
+        question = "'elenchus.witness' in __import__('sys').modules"
+        assert pool.submit(eval, question).result(timeout=60) is True
