@@ -36,8 +36,9 @@ class Cohort:
     layout: SourceLayout = SourceLayout((ROOT,), ())  # where its runs import the project from
 
 
-# Hypothesis ships a pytest plugin that pytest autoloads in every run (about 0.6 s each);
-# a suite that never mentions hypothesis does not need it.
+# Hypothesis ships a pytest plugin that pytest autoloads in every run; a suite that never
+# mentions hypothesis does not need it (the recorder also leaves out its terminal summary,
+# which imports all of Hypothesis, in any run no test of which imported it).
 _HYPOTHESIS_PLUGIN = ("hypothesispytest",)
 _PYTEST_CONFIGS = ("pyproject.toml", "pytest.ini", "setup.cfg", "tox.ini")
 

@@ -484,6 +484,7 @@ class Recorder:
             for line in lines:
                 handle.write(json.dumps(line, sort_keys=True) + "\n")
         os.replace(partial, self.path)
+        _skip_idle_summaries(session.config)
         if self.exit_when_written:  # what pytest does after this (unconfigure, two garbage collections) is not needed
             for stream in (sys.stdout, sys.stderr):
                 try:
@@ -491,6 +492,20 @@ class Recorder:
                 except Exception:  # noqa: BLE001
                     pass
             os._exit(int(exitstatus))
+
+
+#: Autoloaded plugins whose terminal summary imports their whole library even when no test used it
+#: (Hypothesis's costs about 1.3 s a run, more than the rest of a small suite's run).
+_IDLE_SUMMARIES = {"hypothesispytest": "hypothesis"}
+
+
+def _skip_idle_summaries(config: pytest.Config) -> None:
+    """Once the records are out, leave out the summaries of plugins whose library no test imported:
+    they would have nothing to report, and a run is not finished until they have said so."""
+    for plugin_name, library in _IDLE_SUMMARIES.items():
+        plugin = config.pluginmanager.get_plugin(plugin_name)
+        if plugin is not None and library not in sys.modules:
+            config.pluginmanager.unregister(plugin)
 
 
 def _sigterm_to_interrupt(signum: int, frame: Any) -> None:

@@ -292,3 +292,42 @@ def test_plugin_still_writes_the_record_file_when_the_session_is_interrupted(tmp
     assert "test_stop.py::test_never_reached" not in tests
     assert session["exitstatus"] == 2
     assert session["interrupted_at"] == "test_stop.py::test_interrupts"
+
+
+def test_hypothesis_is_imported_by_a_recorded_run_only_when_a_test_used_it(tmp_path):
+    """Hypothesis's autoloaded plugin imports all of Hypothesis (over a second) in its terminal summary,
+    even when no test used it: a recorded run leaves that summary out then, and only then."""
+    project = write_tree(tmp_path / "p", {
+        "conftest.py": """
+            import sys
+
+            def pytest_unconfigure(config):
+                plugin = config.pluginmanager.get_plugin("hypothesispytest")
+                with open("state.txt", "w") as out:
+                    out.write(f"{'hypothesis' in sys.modules} {plugin is not None}")
+        """,
+        "test_plain.py": "def test_one():\n    assert True\n",
+        "test_uses.py": """
+            from hypothesis import given, strategies as st
+
+            @given(st.integers())
+            def test_any(n):
+                assert n == n
+        """,
+    })
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    env.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)
+    env.pop("PYTEST_ADDOPTS", None)
+
+    def state(*args: str) -> str:
+        command = [sys.executable, "-m", "pytest", "-p", "elenchus.plugin", "-q", "-p", "no:cacheprovider",
+                   "-p", "no:xdist", *args]
+        done = subprocess.run(command, cwd=project, env=env, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stdout + done.stderr
+        return (project / "state.txt").read_text()
+
+    assert state("test_plain.py") == "True True"  # without recording, pytest as usual: the summary imports it
+    assert state("--elenchus-record", str(tmp_path / "a.jsonl"), "test_plain.py") == "False False"
+    assert state("--elenchus-record", str(tmp_path / "b.jsonl"), "test_uses.py") == "True True"
+    tests, _ = read_lines(tmp_path / "b.jsonl")
+    assert tests["test_uses.py::test_any"]["outcome"] == "passed"
