@@ -37,7 +37,7 @@ from elenchus.report import render_markdown
 from elenchus.reporting import outputs
 from elenchus.mutate import Mutant
 from elenchus.guards import SEARCH_BUDGET_DEFAULT, WITNESS_TIME_DEFAULT
-from elenchus.run import Execution, Outcome, TestOutcome, Verdict, judge, timeout_for
+from elenchus.run import Execution, Outcome, RunResult, TestOutcome, Verdict, judge, timeout_for
 from elenchus.scope import CONFIRMED_INTENT, ScopeAnswer, resolve_scope
 from elenchus.select import Plan, Planned, names_by_test, plan as plan_mutants, risk_score
 from elenchus.session import Session, open_session
@@ -810,6 +810,7 @@ class Evaluation:
         # What the current tests execute: a line no other current test runs is where a lost catch hides.
         current = run_once(modified, root, modified.tests, BASELINE_TIMEOUT_SECONDS,
                            deselect=baselines["modified"].deselect, cover=production, executor=self.executor)
+        measured = {existing.name: probe, modified.name: current}
         known = {p.mutant.id for p in plan.challenged}
         pool = candidate_pool(usable, executed, session.head, session.base, contract, known,
                               self.options.search_budget, current.coverage or ())
@@ -826,8 +827,9 @@ class Evaluation:
             remaining = [(m, owners) for m, owners in remaining if m not in batch and open_checks & set(owners)]
             if not batch:
                 break
-            verdicts = self._run_jobs([_Job(m, existing, selection, red, "weakened checks") for m in batch],
-                                      root, run_dir, limit, narrate=False)
+            jobs = [self._narrowed(_Job(m, existing, selection, red, "weakened checks"), measured[existing.name],
+                                   limit) for m in batch]
+            verdicts = self._run_jobs(jobs, root, run_dir, limit, narrate=False)
             caught_by: dict[str, tuple[WeakenedCheck, ...]] = {}
             for mutant in batch:
                 verdict = verdicts.get(_Job.key_of(mutant, existing.name))
@@ -836,8 +838,10 @@ class Evaluation:
                     if caught:
                         caught_by[mutant.id] = caught
             caught_now = [m for m in batch if m.id in caught_by]
-            jobs = [_Job(m, modified, relevant_tests(session.change, session.head, (m.path,), modified.template),
-                         baselines["modified"].deselect) for m in caught_now]
+            jobs = [self._narrowed(_Job(m, modified, relevant_tests(session.change, session.head, (m.path,),
+                                                                    modified.template),
+                                        baselines["modified"].deselect), measured[modified.name], limit)
+                    for m in caught_now]
             verdicts = self._run_jobs(jobs, root, run_dir, limit, narrate=False)
             for mutant in caught_now:
                 self.found.append((mutant, caught_by[mutant.id]))
@@ -850,6 +854,39 @@ class Evaluation:
         self.echo(f"Regression search: {len(self.found)} mutant(s) caught by the weakened tests, "
                   f"{len(regressed)} weakened check(s) shown to have lost a catch.")
 
+    def _narrowed(self, job: _Job, measured: RunResult, limit: float) -> _Job:
+        """``job`` as a run of only its tests that ``measured`` (a run of them recording line coverage of every
+        production file) saw executing the mutant's lines, forked from a collected session like a mutant's own
+        runs, when its lines lie inside a function body and ran in no fixture or import; else ``job`` itself."""
+        coverage = CoverageMap.from_run(measured) if self.options.test_selection == "coverage" else None
+        path = job.cohort.template / job.mutant.path
+        if coverage is None or not path.is_file():
+            return job
+        selection = coverage.select(job.mutant, path.read_text(errors="replace"))
+        nodeids = {key: nodeid for nodeid, key in coverage.keys.items()}
+
+        def wanted(key: str) -> bool:  # one of the job's tests (a file, or a node id and its rows), not deselected
+            nodeid = nodeids.get(key)
+            if nodeid is None or nodeid in job.deselect:
+                return False
+            return any(nodeid == test or nodeid.startswith((f"{test}[", f"{test}::")) if "::" in test
+                       else coverage.files.get(key) == test for test in job.tests)
+
+        keys = tuple(key for key in selection.tests or () if wanted(key))
+        passed = {coverage.key_of(r.nodeid) for r in measured.records if r.outcome is TestOutcome.PASSED}
+        if selection.tests is None or not passed.intersection(keys):  # (xfailed or skipped alone: not comparable)
+            return job
+        files = tuple(sorted({coverage.files[key] for key in keys}))
+        return replace(job, tests=files, select=keys, covered=True,
+                       limit=self._limit_of(measured, coverage, keys, limit))
+
+    def _limit_of(self, measured: RunResult, coverage: CoverageMap, keys: tuple[str, ...], ceiling: float) -> float:
+        """The limit for a run of only ``keys``: the factor times what they took in ``measured`` plus its time
+        outside any test, plus the constant; never more than ``ceiling``."""
+        outside = max(0.0, measured.duration - sum(r.duration for r in measured.records))
+        selected = sum(coverage.durations.get(key, 0.0) for key in keys)
+        return min(timeout_for(outside + selected, self.options.timeout_factor), ceiling)
+
     def _confirm_regressions(self, plan: Plan, cohorts: dict[str, Cohort], baselines: dict[str, Baseline],
                              root: Path, run_dir: RunDirectory) -> None:
         """Run each would-be protection regression once more before claiming it.
@@ -857,7 +894,8 @@ class Evaluation:
         The tests that caught the mutant before the change run again against it, in both
         cohorts. A catch that does not repeat, or a test that catches it in the current
         cohort too, means the test is flaky with this mutant: that comparison is
-        inconclusive, never a lost catch.
+        inconclusive, never a lost catch. The runs of one round go in parallel; the current
+        cohort gets up to three rounds, since a flaky catch slips through one run, rarely three.
         """
         existing, modified = cohorts["existing"], cohorts["modified"]
         mutants = {p.mutant.id: p.mutant for p in plan.challenged} | {m.id: m for m, _ in self.found}
@@ -875,34 +913,69 @@ class Evaluation:
         self.echo(f"Confirming {len(suspects)} protection regression(s) by running the tests that caught them "
                   "again...")
         limit = self._limit(baselines)
-        jobs = [_Job(m, existing, killers, (), "confirmation") for m, killers in suspects]
-        again: dict[str, Verdict] = {}
-        for job in jobs:  # never from the cache: the point is a second, independent run
-            result = run_once(job.cohort, root, job.tests, limit, job.mutant, executor=self.executor)
-            again[job.mutant.id] = judge(result, job.mutant.path)
-            record = _run_record(run_dir.id, job.mutant.id, "existing", result, again[job.mutant.id])
-            record.update(attempt=1, selection="confirmation")
-            run_dir.append_run(record)
+        # Never from the cache: the point is a second, independent run.
+        jobs = [self._confirmation(m, existing, baselines["existing"], killers) for m, killers in suspects]
+        again = {job.mutant.id: verdict for job, verdict in zip(jobs, self._run_again(jobs, 1, limit, root, run_dir))}
+        current: dict[str, Verdict] = {}
+        left = {}
+        ran = {r.nodeid for r in baselines["modified"].records}  # a test its baseline ran no longer exists
+        files = {nodeid.split("::", 1)[0] for nodeid in ran}  # where the baseline ran its file without it
         for mutant, killers in suspects:
-            still = [n for n in killers if (modified.template / n.split("::", 1)[0]).is_file()]
-            current = None
-            for attempt in range(1, 4) if still else ():  # a flaky catch slips through one run, rarely three
-                result = run_once(modified, root, tuple(still), limit, mutant, executor=self.executor)
-                current = judge(result, mutant.path)
-                record = _run_record(run_dir.id, mutant.id, "modified", result, current)
-                record.update(attempt=attempt, selection="confirmation")
-                run_dir.append_run(record)
-                if current.outcome is Outcome.KILLED:
-                    break
+            still = tuple(n for n in killers if (modified.template / n.split("::", 1)[0]).is_file()
+                          and (n in ran or n.split("::", 1)[0] not in files))
+            if still:
+                left[mutant.id] = self._confirmation(mutant, modified, baselines["modified"], still)
+        for attempt in range(1, 4):
+            if not left:
+                break
+            jobs = list(left.values())
+            for job, verdict in zip(jobs, self._run_again(jobs, attempt, limit, root, run_dir)):
+                current[job.mutant.id] = verdict
+                if verdict.outcome is Outcome.KILLED:
+                    del left[job.mutant.id]
+        for mutant, killers in suspects:
             if again[mutant.id].outcome is not Outcome.KILLED:
                 self.verdicts[(mutant.id, "existing")] = Verdict(
                     Outcome.INCONCLUSIVE, None, f"the tests that caught it ({', '.join(killers)}) did not catch it "
                     "when run again: flaky with this mutant, so no protection is claimed lost")
-            elif current is not None and current.outcome is Outcome.KILLED:
+                continue
+            now = current.get(mutant.id)
+            if now is not None and now.outcome is Outcome.KILLED:
                 self.verdicts[(mutant.id, "modified")] = Verdict(
-                    Outcome.INCONCLUSIVE, None, f"{current.kill.nodeid if current.kill else still[0]} passed with "
+                    Outcome.INCONCLUSIVE, None, f"{now.kill.nodeid if now.kill else killers[0]} passed with "
                     "this mutant in one run of the current tests and failed in another: flaky, so no protection "
                     "is claimed lost")
+
+    def _confirmation(self, mutant: Mutant, cohort: Cohort, baseline: Baseline, tests: tuple[str, ...]) -> _Job:
+        """A run of just ``tests`` (node ids) against ``mutant``, ending at the first sure catch: forked from
+        the cohort's collected session, as the mutant's own runs were, when its lines lie where the
+        baseline's coverage lets a run select its tests; else those tests in a run of their own."""
+        selection = self._selection(mutant, baseline, cohort)
+        coverage = baseline.coverage
+        keys = tuple(coverage.key_of(nodeid) for nodeid in tests) if coverage is not None else ()
+        if selection is not None and selection.tests is not None and keys and all(keys) \
+                and all(coverage.files.get(key) in selection.files for key in keys):
+            return _Job(mutant, cohort, selection.files, baseline.deselect, "confirmation", select=keys, stop=True,
+                        limit=self._selected_limit(baseline, keys), covered=True)
+        return _Job(mutant, cohort, tests, (), "confirmation", stop=True)
+
+    def _run_again(self, jobs: list[_Job], attempt: int, limit: float, root: Path,
+                   run_dir: RunDirectory) -> list[Verdict]:
+        """Each of ``jobs`` run once more, in parallel and never from the cache; recorded as attempt ``attempt``."""
+        executor = self.executor or FreshProcess(root)
+
+        def run(job: _Job) -> Verdict:
+            request = RunRequest(job.cohort, job.tests, job.limit or limit, job.mutant, job.deselect, (), job.select,
+                                 job.stop, watch=not job.covered)
+            result = executor.run(request)
+            verdict = judge(result, job.mutant.path)
+            record = _run_record(run_dir.id, job.mutant.id, job.cohort.name, result, verdict)
+            record.update(attempt=attempt, selection=job.selection)
+            run_dir.append_run(record)
+            return verdict
+
+        with ThreadPoolExecutor(max_workers=self._parallelism()) as pool:
+            return list(pool.map(run, jobs))
 
     def _witnesses(self, session: Session, plan: Plan, cohorts: dict[str, Cohort], root: Path,
                    coverage: CoverageMap | None) -> None:
