@@ -82,6 +82,7 @@ class Options:
     exhaustive: bool = False  # target scope: mutmut's catalog as an extra candidate source
     search_budget: int = SEARCH_BUDGET_DEFAULT  # candidates the regression search may try
     witness_time: float = WITNESS_TIME_DEFAULT  # seconds of input search per survivor
+    witnesses: bool = True  # search a witness for each survivor (replx scoring reads only the regressions)
     scope_reason: str | None = None  # why the scope was chosen, when it was not asked (the demo)
     hosted_scope_reason: str | None = None  # hosted mode: the scope is the host's, inherited
     hosted_contract: dict | None = None  # hosted mode: the host's contract, validated by the Runner
@@ -990,7 +991,10 @@ class Evaluation:
             if now is not None and now.outcome in (Outcome.SURVIVED, Outcome.NOT_COVERED) and not (
                     before is not None and before.outcome is Outcome.KILLED):
                 survivors.append(mutant)
-        if survivors:
+        if survivors and not self.options.witnesses:
+            self.notes.append(f"No witness was searched for the {len(survivors)} surviving mutant(s): this "
+                              "evaluation was run for its protection regressions alone (scoring a repair).")
+        elif survivors:
             self.echo(f"Witnesses: looking for a call that tells each of {len(survivors)} surviving mutant(s) "
                       f"apart from the code (up to {self.options.witness_time:g} s each)...")
             self.witnesses = witness_survivors(survivors, cohorts["modified"], session.head, self.layout,

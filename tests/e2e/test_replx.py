@@ -2,6 +2,7 @@
 
 import json
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -12,7 +13,9 @@ from tests.conftest import run_cli
 
 pytestmark = pytest.mark.slow
 
-PYTEST = f"{sys.executable} -m pytest -q -p no:cacheprovider"
+# The repair's own command; Hypothesis's plugin (installed with Elenchus) would import all of Hypothesis
+# at the end of each of its runs, which none of these cases uses.
+PYTEST = f"{sys.executable} -m pytest -q -p no:cacheprovider -p no:hypothesispytest"
 TEST_WEAKENINGS = ("deleted-test", "skipped-test", "xfail-marker", "loosened-assertion", "swallowed-error")
 
 
@@ -50,6 +53,15 @@ def test_replx_score_gives_each_repair_case_its_expected_verdict_and_classes(nam
             assert finding["confirmed"] and "(confirmed: " in finding["detail"], finding
     assert fingerprint.compare(before, fingerprint.take(Repository(repo))) == ()
     assert "The working tree was not modified during this Review-only run." in done.stdout
+    for note in verdict["notes"]:  # the matrix reads regressions: its survivors were not searched for witnesses
+        if note.startswith("comparison matrix: run "):
+            matrix = json.loads((Path(note.rpartition(" in ")[2]) / "report.json").read_text())
+            assert not any("witness" in m for m in matrix["mutations"])
+            before = {c["mutation_id"]: c["existing"]["result"] for c in matrix["comparisons"]}
+            survivors = sum(m["result"] in ("survived", "not-covered") and before.get(m["id"]) != "killed"
+                            for m in matrix["mutations"])
+            assert (f"No witness was searched for the {survivors} surviving mutant(s)" in " ".join(matrix["notes"])) \
+                == (survivors > 0)
 
 
 def test_replx_score_judges_a_smoke_command_by_its_success_line_not_its_exit_code(repair_repo, tmp_path):

@@ -24,6 +24,8 @@ from elenchus import weakening
 from elenchus.config import Settings
 from elenchus.weakening import CLASSES, ChangedFile, Evidence, find_weakening
 
+from tests.conftest import FAST_ENV
+
 REPAIRS = Path(__file__).resolve().parents[2] / "fixtures" / "repairs"
 CASES = sorted(p.name for p in (REPAIRS / "cases").iterdir() if p.is_dir())
 STATUSES = {"solved", "bad_success", "unsolved", "invalid-case"}
@@ -168,7 +170,7 @@ def pytest_exit(tmp_path_factory):
                 (root / path).write_text(text)
             done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=root,
                                   capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120,
-                                  env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+                                  env={**FAST_ENV, "PYTHONDONTWRITEBYTECODE": "1"})
             seen[key] = done.returncode
             shutil.rmtree(root)
         return seen[key]
