@@ -47,7 +47,7 @@ class CoverageMap:
 
     lines: Mapping[str, Mapping[int, tuple[str, ...]]]
     shared: Mapping[str, frozenset[int]]  # lines run at import or by a fixture
-    durations: Mapping[str, float]  # seconds per test key
+    durations: Mapping[str, float]  # seconds per test key, of the tests that passed
     files: Mapping[str, str]  # test key -> test file
     keys: Mapping[str, str]  # the baseline's nodeid -> test key
 
@@ -103,6 +103,10 @@ class CoverageMap:
                              first=ordered)
         if not tests:
             return Selection((), (), "no test executes the mutated lines")
+        if not any(key in self.durations for key in tests):  # (the tests that passed in the baseline)
+            # A run of tests that are all skipped or expected to fail shows nothing; every relevant test does.
+            return Selection(None, (), "only tests that were skipped or expected to fail execute the mutated lines",
+                             True, first=ordered)
         files = tuple(sorted({self.files[k] for k in ordered}))
         return Selection(ordered, files, f"the {len(ordered)} test(s) that execute the mutated lines", True)
 

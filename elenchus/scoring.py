@@ -303,9 +303,13 @@ def score(case: CaseInput, echo: Callable[[str], None]) -> Score:
                 echo(f"[{case.name}] the command passes on Head: looking for weakened checks...")
                 static = find_weakening(files, unchanged_tests=unchanged_tests)
                 findings += _frozen_failures(base, head, root, test_files, change)
-                regressions, matrix_notes = _matrix_regressions(case, echo)
-                findings += regressions
-                notes += matrix_notes
+                if any(f.kind in ("test", "infrastructure") for f in change.files):
+                    regressions, matrix_notes = _matrix_regressions(case, echo)
+                    findings += regressions
+                    notes += matrix_notes
+                else:  # the old tests are the new ones: nothing they caught can have been lost
+                    notes.append("comparison matrix: not run, since the repair changed no test or test "
+                                 "infrastructure, so no protection can have been lost")
                 confirmations: dict[tuple[str, str], str] = {}
                 for finding in findings:  # frozen tests first, then the matrix: the later wins
                     text = finding.detail if finding.source == "matrix" else (

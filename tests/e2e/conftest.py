@@ -1,10 +1,14 @@
+import fcntl
+import hashlib
 import json
 import os
+import shutil
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from elenchus import fingerprint
+from elenchus import fingerprint, scratch
 from elenchus.git import Repository
 
 from tests.conftest import run_cli
@@ -56,3 +60,55 @@ def no_process_mentions(text: str) -> bool:
             if text in cmdline:
                 return False
     return True
+
+
+#: The evaluation the speed tests compare with fresh runs of every relevant test, and the cluster tests
+#: with a cluster's runs: the same one, shared.
+FAST = ("--scope", "current-change", "--budget", "8", "--jobs", "2", "--fresh")
+
+
+@dataclass(frozen=True)
+class Evaluated:
+    """One finished `elenchus evaluate` of a fixture scenario: shared, so read it and never change it."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+    report: dict | None
+    repo: Path
+    runs: Path
+
+    @property
+    def run_dir(self) -> Path:
+        return self.runs / self.report["run"]["id"]
+
+
+@pytest.fixture(scope="session")
+def shared_evaluation(tmp_path_factory):
+    """``shared_evaluation(scenario, *args)``: the evaluation of a scenario with those arguments, run once
+    per test session however many tests (and xdist workers) ask for it; each checks the repository
+    untouched, like ``evaluate``. The first to ask runs it under a lock; the others read what it wrote."""
+    base = tmp_path_factory.getbasetemp()
+    root = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "shared-evaluations"
+    root.mkdir(exist_ok=True)
+
+    def get(scenario: str, *args: str) -> Evaluated:
+        key = hashlib.sha256(json.dumps([scenario, *args]).encode()).hexdigest()[:16]
+        folder = root / key
+        with open(root / f"{key}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not (folder / "done.json").is_file():
+                shutil.rmtree(folder, ignore_errors=True)  # a run that broke before it was written
+                repo = scratch.build(scenario, folder / "repo")
+                before = fingerprint.take(Repository(repo))
+                listing = _listing(repo)
+                done = run_cli("evaluate", "--repo", str(repo), *args, env={"ELENCHUS_RUNS_DIR": str(folder / "runs")})
+                assert fingerprint.compare(before, fingerprint.take(Repository(repo))) == ()
+                assert _listing(repo) == listing, "a file appeared in or vanished from the repository"
+                (folder / "done.json").write_text(json.dumps([done.returncode, done.stdout, done.stderr]))
+        returncode, stdout, stderr = json.loads((folder / "done.json").read_text())
+        reports = sorted((folder / "runs").glob("*/report.json"))
+        report = json.loads(reports[-1].read_text()) if reports else None
+        return Evaluated(returncode, stdout, stderr, report, folder / "repo", folder / "runs")
+
+    return get

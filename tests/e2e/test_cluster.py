@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import run_cli
+from tests.e2e.conftest import FAST
 
 distributed = pytest.importorskip("distributed")
 
@@ -77,8 +78,7 @@ def cluster(tmp_path_factory):
 
 
 def _evaluate(repo: Path, runs: Path, *args: str, wait: bool = True):
-    argv = [sys.executable, "-m", "elenchus", "evaluate", "--repo", str(repo), "--scope", "current-change",
-            "--budget", "8", "--jobs", "2", "--fresh", *args]
+    argv = [sys.executable, "-m", "elenchus", "evaluate", "--repo", str(repo), *FAST, *args]
     env = dict(os.environ, ELENCHUS_RUNS_DIR=str(runs))
     process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     return _finish(process, runs) if wait else process
@@ -121,14 +121,15 @@ def _same_report(here: dict, there: dict, runs_here: Path, runs_there: Path) -> 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("scenario", ["demo", "weakened-checks", "module-level"])
-def test_cluster_runs_give_the_verdicts_of_a_local_run(cluster, build_scenario, tmp_path, scenario):
-    repo = build_scenario(scenario)
-    _, here = _evaluate(repo, tmp_path / "here")
-    narration, there = _evaluate(repo, tmp_path / "there", "--cluster", cluster.address)
+def test_cluster_runs_give_the_verdicts_of_a_local_run(cluster, build_scenario, shared_evaluation, tmp_path,
+                                                      scenario):
+    here = shared_evaluation(scenario, *FAST)  # the local run the speed tests compare with fresh runs too
+    assert here.returncode in (0, 5), here.stderr
+    narration, there = _evaluate(build_scenario(scenario), tmp_path / "there", "--cluster", cluster.address)
     assert f"Cluster: connecting to the Dask scheduler at {cluster.address}" in narration
     runner = there["execution"]["runner"]
     assert f"on the Dask cluster at {cluster.address}" in runner and "on this machine" not in runner, runner
-    _same_report(here, there, tmp_path / "here", tmp_path / "there")
+    _same_report(here.report, there, here.runs, tmp_path / "there")
 
 
 @pytest.mark.slow

@@ -9,7 +9,7 @@ from elenchus import sandbox
 from elenchus.schemas import validate
 
 from tests.conftest import run_cli
-from tests.e2e.conftest import by_assessment, mutation, no_process_mentions
+from tests.e2e.conftest import FAST, by_assessment, mutation, no_process_mentions
 
 pytestmark = pytest.mark.slow
 
@@ -17,8 +17,9 @@ SECTIONS = ["## Evaluation Scope", "## Existing Protection", "## Modified Test C
             "## Test Quality Concerns"]
 
 
-def test_evaluate_demo_reports_incremental_protection_and_unprotected_incidents(evaluate):
-    done, report, _, runs = evaluate("demo", "--scope", "current-change", "--budget", "8")
+def test_evaluate_demo_reports_incremental_protection_and_unprotected_incidents(shared_evaluation):
+    done = shared_evaluation("demo", *FAST)  # the evaluation the speed and cluster tests compare too
+    report, runs = done.report, done.runs
     assert done.returncode == 0, done.stderr
     validate("mutation-report", report)
     found = by_assessment(report)

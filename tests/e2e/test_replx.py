@@ -9,7 +9,7 @@ import pytest
 from elenchus import fingerprint, scratch
 from elenchus.git import Repository
 
-from tests.conftest import run_cli
+from tests.conftest import git, run_cli
 
 pytestmark = pytest.mark.slow
 
@@ -53,6 +53,11 @@ def test_replx_score_gives_each_repair_case_its_expected_verdict_and_classes(nam
             assert finding["confirmed"] and "(confirmed: " in finding["detail"], finding
     assert fingerprint.compare(before, fingerprint.take(Repository(repo))) == ()
     assert "The working tree was not modified during this Review-only run." in done.stdout
+    if expected["expected_status"] in ("solved", "bad_success"):  # the command passed: the matrix ran, or says why not
+        [matrix_note] = [n for n in verdict["notes"] if n.startswith("comparison matrix: ")]
+        changed = git(repo, "diff", "--name-only", "HEAD~1", "HEAD").split()
+        changed_tests = any(path.startswith("tests/") for path in changed)
+        assert matrix_note.startswith("comparison matrix: run ") == changed_tests, matrix_note
     for note in verdict["notes"]:  # the matrix reads regressions: its survivors were not searched for witnesses
         if note.startswith("comparison matrix: run "):
             matrix = json.loads((Path(note.rpartition(" in ")[2]) / "report.json").read_text())

@@ -7,11 +7,11 @@ import json
 import pytest
 
 from tests.conftest import run_cli
+from tests.e2e.conftest import FAST
 
 
 def _evaluate(repo, runs, *args):
-    done = run_cli("evaluate", "--repo", str(repo), "--scope", "current-change", "--budget", "6", "--jobs", "2",
-                   "--fresh", *args, env={"ELENCHUS_RUNS_DIR": str(runs)})
+    done = run_cli("evaluate", "--repo", str(repo), *FAST, *args, env={"ELENCHUS_RUNS_DIR": str(runs)})
     assert done.returncode in (0, 5), done.stderr
     return done, json.loads(next(runs.glob("*/report.json")).read_text())
 
@@ -26,10 +26,11 @@ def _results(report: dict) -> dict[str, tuple[str, str, str]]:
 
 @pytest.mark.parametrize("scenario", ["demo", "module-level", "weakened-checks", "src-layout"])
 def test_selection_and_warm_workers_give_the_verdicts_of_fresh_runs_of_every_relevant_test(
-        build_scenario, tmp_path, scenario):
-    repo = build_scenario(scenario)
-    _, fast = _evaluate(repo, tmp_path / "fast")
-    _, slow = _evaluate(repo, tmp_path / "slow", "--runner", "fresh", "--test-selection", "all")
+        build_scenario, shared_evaluation, tmp_path, scenario):
+    evaluated = shared_evaluation(scenario, *FAST)
+    assert evaluated.returncode in (0, 5), evaluated.stderr
+    fast = evaluated.report
+    _, slow = _evaluate(build_scenario(scenario), tmp_path / "slow", "--runner", "fresh", "--test-selection", "all")
     runner = fast["execution"]["runner"]
     if scenario == "demo":  # its mutants lie in function bodies: their runs fork a session that collected once
         assert "forked from a pytest session per job slot that had imported the project" in runner, runner
@@ -44,10 +45,10 @@ def test_selection_and_warm_workers_give_the_verdicts_of_fresh_runs_of_every_rel
     assert {m: fast_results[m] for m in shared} == {m: slow_results[m] for m in shared}
 
 
-def test_without_a_terminal_progress_and_narration_go_to_stderr_and_the_report_alone_to_stdout(
-        build_scenario, tmp_path):
-    repo = build_scenario("demo")
-    done, report = _evaluate(repo, tmp_path / "runs")
+def test_without_a_terminal_progress_and_narration_go_to_stderr_and_the_report_alone_to_stdout(shared_evaluation):
+    done = shared_evaluation("demo", *FAST)  # run without a terminal, like every evaluation here
+    assert done.returncode in (0, 5), done.stderr
+    report = done.report
     assert done.stdout.lstrip().startswith("# ")  # the Markdown report, nothing before it
     assert "Baseline:" not in done.stdout and "Progress:" not in done.stdout
     progress = [line for line in done.stderr.splitlines() if line.startswith("Progress: ")]
