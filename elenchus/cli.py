@@ -171,6 +171,10 @@ def _ask(prompt: str, default: str) -> str:
 @click.option("--witness-time", metavar="SECONDS",
               help="Input search per surviving mutant for a call that tells it apart, above 0 up to 600 "
                    "(default 5).")
+@click.option("--witnesses/--no-witnesses", default=None,
+              help="Search each surviving mutant for a witness call (the default); --no-witnesses is faster "
+                   "(a CI gate on protection regressions, say), and every survivor then stays a gap, none is "
+                   "called likely equivalent.")
 @_with(CONTRACT_OPTIONS)
 @click.option("--save", is_flag=True, help="Also write .socratic/elenchus-report.json in the repository.")
 @click.option("--json", "json_path", metavar="PATH", help="Write a copy of the JSON report to PATH.")
@@ -218,12 +222,12 @@ def evaluate(**params) -> int:
     params, settings, _ = _configured(params)
     cluster_from_file = any(s.key == "cluster" and s.origin != "command line" and s.origin != "default"
                             for s in settings)
-    (repo, base, head, scope, target, budget, jobs, timeout_factor, search_budget, witness_time, contract, change_id,
-     intent, save, json_path, html_path, sarif_path, resume, fail_on, allow_commands, exhaustive, fresh, demo, runner,
-     test_selection, cluster) = (params.pop(name) for name in (
+    (repo, base, head, scope, target, budget, jobs, timeout_factor, search_budget, witness_time, witnesses, contract,
+     change_id, intent, save, json_path, html_path, sarif_path, resume, fail_on, allow_commands, exhaustive, fresh, demo,
+     runner, test_selection, cluster) = (params.pop(name) for name in (
         "repo", "base", "head", "scope", "target", "budget", "jobs", "timeout_factor", "search_budget", "witness_time",
-        "contract", "change_id", "intent", "save", "json_path", "html_path", "sarif_path", "resume", "fail_on",
-        "allow_commands", "exhaustive", "fresh", "demo", "runner", "test_selection", "cluster"))
+        "witnesses", "contract", "change_id", "intent", "save", "json_path", "html_path", "sarif_path", "resume",
+        "fail_on", "allow_commands", "exhaustive", "fresh", "demo", "runner", "test_selection", "cluster"))
     isolation = params
 
     wanted = tuple(v.strip() for v in (fail_on or "").split(",") if v.strip())
@@ -235,7 +239,7 @@ def evaluate(**params) -> int:
         repo=repo, base=base, head=head, scope=scope, target=target, budget=guards.budget(budget),
         budget_explicit=budget is not None, jobs=guards.jobs(jobs, min(4, os.cpu_count() or 1)),
         timeout_factor=guards.timeout_factor(timeout_factor), search_budget=guards.search_budget(search_budget),
-        witness_time=guards.witness_time(witness_time),
+        witness_time=guards.witness_time(witness_time), witnesses=witnesses is not False,
         contract=contract, change_id=change_id,
         intent=intent, save=save, json_path=json_path, html_path=html_path, sarif_path=sarif_path, resume=resume,
         fail_on=wanted, demo=demo,

@@ -198,7 +198,8 @@ def _matrix_regressions(case: CaseInput, echo: Callable[[str], None]) -> tuple[l
 
     options = Options(repo=str(case.repo), base=case.base, head=case.head, scope="current-change",
                       budget=case.budget, interactive=False, set_aside_red_existing=True,
-                      jobs=min(4, os.cpu_count() or 1), witnesses=False)  # a survivor is no evidence of weakening
+                      jobs=min(4, os.cpu_count() or 1), witnesses=False,  # a survivor is no evidence of weakening
+                      no_witnesses_because="scoring a repair reads only its protection regressions")
     evaluation = Evaluation(options, lambda line: None, lambda prompt, default: default)
     try:
         evaluation.run()

@@ -82,7 +82,8 @@ class Options:
     exhaustive: bool = False  # target scope: mutmut's catalog as an extra candidate source
     search_budget: int = SEARCH_BUDGET_DEFAULT  # candidates the regression search may try
     witness_time: float = WITNESS_TIME_DEFAULT  # seconds of input search per survivor
-    witnesses: bool = True  # search a witness for each survivor (replx scoring reads only the regressions)
+    witnesses: bool = True  # search a witness for each survivor (--no-witnesses; replx reads only the regressions)
+    no_witnesses_because: str = "the search was turned off: --no-witnesses, or witnesses = false in [tool.elenchus]"
     scope_reason: str | None = None  # why the scope was chosen, when it was not asked (the demo)
     hosted_scope_reason: str | None = None  # hosted mode: the scope is the host's, inherited
     hosted_contract: dict | None = None  # hosted mode: the host's contract, validated by the Runner
@@ -991,8 +992,9 @@ class Evaluation:
                     before is not None and before.outcome is Outcome.KILLED):
                 survivors.append(mutant)
         if survivors and not self.options.witnesses:
-            self.notes.append(f"No witness was searched for the {len(survivors)} surviving mutant(s): this "
-                              "evaluation was run for its protection regressions alone (scoring a repair).")
+            self.notes.append(f"No witness was searched for the {len(survivors)} surviving mutant(s) "
+                              f"({self.options.no_witnesses_because}): each stays a gap, none is called likely "
+                              "equivalent.")
         elif survivors:
             self.echo(f"Witnesses: looking for a call that tells each of {len(survivors)} surviving mutant(s) "
                       f"apart from the code (up to {self.options.witness_time:g} s each)...")

@@ -34,11 +34,19 @@ def test_evaluate_demo_reports_incremental_protection_and_unprotected_incidents(
         assert word not in markdown
     lines = (runs / report["run"]["id"] / "runs.jsonl").read_text().splitlines()
     assert len(lines) == 2 * len(report["mutations"])  # one line per mutant x cohort
+    # --no-witnesses: no survivor has a witness or is called likely equivalent, and the report says why
+    before = {c["mutation_id"]: c["existing"]["result"] for c in report["comparisons"]}
+    survivors = [m for m in report["mutations"] if m["result"] in ("survived", "not-covered")
+                 and before.get(m["id"]) != "killed"]
+    assert survivors and not any("witness" in m for m in report["mutations"])
+    assert not any(r["reason"].startswith("likely equivalent") for r in report["rejected"])
+    assert f"No witness was searched for the {len(survivors)} surviving mutant(s) (the search was turned off: " \
+           "--no-witnesses" in " ".join(report["notes"])
 
 
 def test_evaluate_loosened_and_deleted_tests_yield_protection_regressions_attributed_to_them(evaluate):
     done, report, _, _ = evaluate("weakened-test", "--scope", "current-change", "--budget", "8",
-                                  "--fail-on", "protection-regression")
+                                  "--fail-on", "protection-regression", "--no-witnesses")
     assert done.returncode == 5, done.stderr  # the CI user asked to fail on this finding
     regressions = by_assessment(report)["protection-regression"]
     killers = {c["existing"]["kill"]["test"] for c in regressions}
@@ -52,7 +60,7 @@ def test_evaluate_loosened_and_deleted_tests_yield_protection_regressions_attrib
 
 
 def test_evaluate_api_rename_is_not_comparable_never_a_regression(evaluate):
-    done, report, _, _ = evaluate("api-rename", "--scope", "current-change", "--budget", "4")
+    done, report, _, _ = evaluate("api-rename", "--scope", "current-change", "--budget", "4", "--no-witnesses")
     assert done.returncode == 0, done.stderr
     assert report["baseline"]["existing"]["status"] == "not-comparable"
     assessments = {c["assessment"] for c in report["comparisons"]}
@@ -82,6 +90,7 @@ def test_evaluate_flaky_test_is_reported_and_never_counted_as_a_kill(evaluate, t
     state.mkdir()
     # The flakiness lives in a directory outside the workspace, which a sandbox would hide.
     done, report, _, _ = evaluate("flaky-test", "--scope", "current-change", "--budget", "4", "--isolation", "none",
+                                  "--no-witnesses",
                                   env={"BATCHING_FLAKY_STATE": str(state)})
     assert done.returncode == 0, done.stderr
     flaky = "tests/test_timing.py::test_chunks_of_a_large_batch_arrive_in_time"
@@ -96,7 +105,7 @@ def test_evaluate_flaky_test_is_reported_and_never_counted_as_a_kill(evaluate, t
 
 def test_evaluate_endless_loop_mutant_times_out_within_its_bound_and_leaves_no_process(evaluate):
     done, report, repo, runs = evaluate("endless-loop", "--scope", "current-change", "--budget", "30",
-                                        "--timeout-factor", "1")
+                                        "--timeout-factor", "1", "--no-witnesses")
     assert done.returncode == 0, done.stderr
     timeouts = [m for m in report["mutations"] if m["result"] == "timeout"]
     assert timeouts, "no mutant timed out"
@@ -124,7 +133,8 @@ def test_evaluate_endless_loop_mutant_times_out_within_its_bound_and_leaves_no_p
     # Run again with a setting that changes only the witness search: every run comes from the cache,
     # the endless loops included, so nothing waits for them again.
     again = run_cli("evaluate", "--repo", str(repo), "--scope", "current-change", "--budget", "30",
-                    "--timeout-factor", "1", "--witness-time", "4", env={"ELENCHUS_RUNS_DIR": str(runs)})
+                    "--timeout-factor", "1", "--no-witnesses", "--witness-time", "4",
+                    env={"ELENCHUS_RUNS_DIR": str(runs)})
     assert again.returncode == 0, again.stderr
     second = json.loads(sorted(runs.glob("*/report.json"))[-1].read_text())
     records = [json.loads(line) for line in (runs / second["run"]["id"] / "runs.jsonl").read_text().splitlines()]
@@ -159,7 +169,7 @@ def test_evaluate_save_and_json_write_only_where_asked(build_scenario, tmp_path)
     repo = build_scenario("demo")
     copy = tmp_path / "copy.json"
     done = run_cli("evaluate", "--repo", str(repo), "--scope", "current-change", "--budget", "2", "--save",
-                   "--json", str(copy), env={"ELENCHUS_RUNS_DIR": str(tmp_path / "runs")})
+                   "--no-witnesses", "--json", str(copy), env={"ELENCHUS_RUNS_DIR": str(tmp_path / "runs")})
     assert done.returncode == 0, done.stderr
     saved = json.loads((repo / ".socratic" / "elenchus-report.json").read_text())
     assert saved == json.loads(copy.read_text())
@@ -169,7 +179,7 @@ def test_evaluate_save_and_json_write_only_where_asked(build_scenario, tmp_path)
 def test_evaluate_resume_reuses_recorded_runs_and_starts_over_when_the_repo_changed(build_scenario, tmp_path):
     repo = build_scenario("demo")
     env = {"ELENCHUS_RUNS_DIR": str(tmp_path / "runs")}
-    args = ("evaluate", "--repo", str(repo), "--scope", "current-change", "--budget", "3")
+    args = ("evaluate", "--repo", str(repo), "--scope", "current-change", "--budget", "3", "--no-witnesses")
     first = run_cli(*args, env=env)
     assert first.returncode == 0, first.stderr
     run_id = next((tmp_path / "runs").iterdir()).name
@@ -196,7 +206,7 @@ def test_evaluate_without_a_sandbox_blocks_a_suite_whose_conftest_phones_home_un
 
 @pytest.mark.skipif(not sandbox.detect("bubblewrap").contains, reason="bubblewrap is not usable here")
 def test_evaluate_in_the_sandbox_runs_a_suite_that_looks_unsafe_and_warns(evaluate):
-    done, report, _, _ = evaluate("unsafe-conftest", "--scope", "current-change", "--budget", "2")
+    done, report, _, _ = evaluate("unsafe-conftest", "--scope", "current-change", "--budget", "2", "--no-witnesses")
     assert done.returncode == 0, done.stderr
     assert "running them contained by the sandbox" in done.stderr
     warning = next(n for n in report["notes"] if "contained by the sandbox" in n)
@@ -207,7 +217,7 @@ def test_evaluate_in_the_sandbox_runs_a_suite_that_looks_unsafe_and_warns(evalua
 def test_evaluate_repeated_on_the_same_change_reruns_nothing_unless_fresh(build_scenario, tmp_path):
     repo = build_scenario("demo")
     runs = tmp_path / "runs"
-    args = ("evaluate", "--repo", str(repo), "--scope", "current-change", "--budget", "3")
+    args = ("evaluate", "--repo", str(repo), "--scope", "current-change", "--budget", "3", "--no-witnesses")
     seen: set[Path] = set()
 
     def made() -> Path:
@@ -259,7 +269,8 @@ def test_evaluate_repeated_on_the_same_change_reruns_nothing_unless_fresh(build_
 
 
 def test_evaluate_red_pre_change_tests_make_comparisons_not_comparable_and_still_evaluate_the_new_tests(evaluate):
-    done, report, _, _ = evaluate("intended-change", "--scope", "current-change", "--budget", "4")
+    done, report, _, _ = evaluate("intended-change", "--scope", "current-change", "--budget", "4",
+                                  "--no-witnesses")
     assert done.returncode == 0, done.stderr
     assert report["baseline"]["existing"]["status"] == "baseline-red"
     assert report["baseline"]["existing"]["failing_tests"] == [
@@ -279,7 +290,7 @@ def test_evaluate_in_a_shallow_clone_blocks_the_incremental_comparison_and_still
     origin = build_scenario("demo")
     clone = tmp_path / "shallow"
     subprocess.run([REAL_GIT, "clone", "-q", "--depth", "1", f"file://{origin}", str(clone)], check=True)
-    done = run_cli("evaluate", "--repo", str(clone), "--scope", "current-change", "--budget", "4",
+    done = run_cli("evaluate", "--repo", str(clone), "--scope", "current-change", "--budget", "4", "--no-witnesses",
                    env={"ELENCHUS_RUNS_DIR": str(tmp_path / "runs")})
     assert done.returncode == 0, done.stderr
     assert "Base: HEAD~1 is unavailable (snapshot unavailable:" in done.stderr

@@ -257,7 +257,7 @@ def test_evaluate_contains_a_hostile_suite_and_says_how(tmp_path, outside):
     before = {t: t.read_bytes() if t.exists() else None for t in targets}
     out = tmp_path / "report.json"
     done = run_cli("evaluate", "--repo", str(repo), "--scope", "current-change", "--budget", "2", "--jobs", "1",
-                   "--fresh", "--require-isolation", "--json", str(out),
+                   "--fresh", "--no-witnesses", "--require-isolation", "--json", str(out),
                    env={**FAST_ENV, "ELENCHUS_RUNS_DIR": str(tmp_path / "runs")})
     assert done.returncode == 0, done.stderr
     assert {t: t.read_bytes() if t.exists() else None for t in targets} == before
@@ -273,7 +273,7 @@ def test_without_isolation_post_flight_reports_every_write(tmp_path):
     _hostile_repo(repo, targets)
     out = tmp_path / "report.json"
     done = run_cli("evaluate", "--repo", str(repo), "--scope", "current-change", "--budget", "2", "--jobs", "1",
-                   "--fresh", "--isolation", "none", "--json", str(out),
+                   "--fresh", "--no-witnesses", "--isolation", "none", "--json", str(out),
                    env={**FAST_ENV, "ELENCHUS_RUNS_DIR": str(tmp_path / "runs")})
     assert done.returncode == 0, done.stderr
     report = json.loads(out.read_text())

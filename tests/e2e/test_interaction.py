@@ -32,7 +32,8 @@ def test_evaluate_on_a_terminal_asks_a_numbered_scope_question_with_the_recommen
     repo = build_scenario("demo")
     primary, secondary = os.openpty()
     env = {**os.environ, "ELENCHUS_RUNS_DIR": str(tmp_path / "runs"), "COLUMNS": "200"}
-    process = subprocess.Popen([sys.executable, "-m", "elenchus", "evaluate", "--repo", str(repo), "--budget", "2"],
+    process = subprocess.Popen([sys.executable, "-m", "elenchus", "evaluate", "--repo", str(repo), "--budget", "2",
+                                "--no-witnesses"],
                                stdin=secondary, stdout=secondary, stderr=secondary, env=env, close_fds=True)
     os.close(secondary)
     try:
@@ -62,7 +63,7 @@ def test_evaluate_interrupted_with_ctrl_c_writes_what_was_measured_and_removes_i
     # A shell without job control starts background jobs with SIGINT ignored, and an ignored signal
     # stays ignored across exec: the child gets the default disposition, as a terminal would give it.
     process = subprocess.Popen([sys.executable, "-m", "elenchus", "evaluate", "--repo", str(repo), "--scope",
-                                "current-change", "--budget", "40", "--jobs", "1"],
+                                "current-change", "--budget", "40", "--jobs", "1", "--no-witnesses"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True,
                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 90

@@ -17,6 +17,7 @@ scope = "current-change"
 budget = 2
 runner = "fresh"
 test-selection = "all"
+witnesses = false
 fail-on = ["unprotected"]
 '''
 
@@ -45,6 +46,7 @@ def test_file_settings_apply_and_the_command_line_overrides_them(tmp_path):
     assert report["scope"]["option"] == "current-change"
     assert report["execution"]["runner"].startswith("a fresh interpreter per run")
     assert "every relevant test" in report["execution"]["test_selection"]
+    assert "the search was turned off" in " ".join(report["notes"])  # witnesses = false
     done, report = _evaluate(repo, tmp_path / "runs-cli", "--budget", "3", "--runner", "warm", "--fail-on",
                              "protection-regression")
     assert done.returncode == 0, done.stderr
@@ -55,6 +57,7 @@ def test_file_settings_apply_and_the_command_line_overrides_them(tmp_path):
     assert lines["budget"].endswith("3    [command line]")
     assert lines["runner"].endswith('"fresh"    [pyproject.toml [tool.elenchus]]')
     assert lines["jobs"].endswith("[default]")
+    assert lines["witnesses"].endswith("false    [pyproject.toml [tool.elenchus]]")
 
 
 @pytest.mark.parametrize("table, guard", [

@@ -26,7 +26,8 @@ WEAKENED = {
 
 @pytest.mark.parametrize("scope", ["current-change", "changed-tests"])
 def test_every_weakened_check_that_alone_caught_a_behaviour_yields_a_regression_naming_it(evaluate, scope):
-    done, report, _, _ = evaluate("weakened-checks", "--scope", scope, "--budget", "4", "--jobs", "2")
+    done, report, _, _ = evaluate("weakened-checks", "--scope", scope, "--budget", "4", "--jobs", "2",
+                                  "--no-witnesses")
     assert done.returncode == 0, done.stderr
     regressions = by_assessment(report).get("protection-regression", [])
     named: dict[str, set[str]] = {}
@@ -46,7 +47,7 @@ def test_every_weakened_check_that_alone_caught_a_behaviour_yields_a_regression_
 
 def test_a_weakened_check_whose_behaviour_an_unchanged_test_still_catches_is_no_regression(evaluate):
     done, report, _, _ = evaluate("weakened-checks-overlap", "--scope", "current-change", "--budget", "4",
-                                  "--jobs", "2")
+                                  "--jobs", "2", "--no-witnesses")
     assert done.returncode == 0, done.stderr
     assert "protection-regression" not in by_assessment(report)
     searched = [m for m in report["mutations"] if m["found_by"] == "regression-search"]
@@ -61,7 +62,7 @@ def test_a_catch_that_does_not_repeat_is_inconclusive_never_a_lost_protection(ev
     state.mkdir()
     # The flakiness lives in a directory outside the workspace, which a sandbox would hide.
     done, report, _, _ = evaluate("flaky-catch", "--scope", "current-change", "--budget", "8", "--jobs", "1",
-                                  "--isolation", "none", env={"BATCHING_FLAKY_STATE": str(state)})
+                                  "--isolation", "none", "--no-witnesses", env={"BATCHING_FLAKY_STATE": str(state)})
     assert done.returncode == 0, done.stderr
     assert "protection-regression" not in by_assessment(report)
     [flaky] = by_assessment(report)["inconclusive"]

@@ -31,7 +31,7 @@ def _flip(path: Path) -> bool:
 def test_a_flipped_outcome_in_the_cache_is_measured_again_and_counted(build_scenario, tmp_path):
     repo = build_scenario("demo")
     env = {"ELENCHUS_RUNS_DIR": str(tmp_path / "runs")}
-    args = ("evaluate", "--repo", str(repo), "--scope", "current-change", "--budget", "3")
+    args = ("evaluate", "--repo", str(repo), "--scope", "current-change", "--budget", "3", "--no-witnesses")
     first = run_cli(*args, env=env)
     assert first.returncode == 0, first.stderr
     flipped = [p for p in sorted((tmp_path / "cache").rglob("*.json")) if _flip(p)]
@@ -48,7 +48,7 @@ def test_a_flipped_outcome_in_the_cache_is_measured_again_and_counted(build_scen
 def test_an_edited_line_of_a_resumed_run_is_not_trusted(build_scenario, tmp_path):
     repo = build_scenario("demo")
     env = {"ELENCHUS_RUNS_DIR": str(tmp_path / "runs")}
-    args = ("evaluate", "--repo", str(repo), "--scope", "current-change", "--budget", "3", "--fresh")
+    args = ("evaluate", "--repo", str(repo), "--scope", "current-change", "--budget", "3", "--fresh", "--no-witnesses")
     first = run_cli(*args, env=env)
     assert first.returncode == 0, first.stderr
     run_dir = next((tmp_path / "runs").iterdir())
