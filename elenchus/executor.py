@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import queue
 import select
 import shutil
 import subprocess
@@ -389,10 +388,16 @@ class WarmRunner:
         self.project = tuple(project)
         self.fresh = FreshProcess(root)
         self.reason: str | None = None if hasattr(os, "fork") else "this platform cannot fork a warm interpreter"
-        self._idle: queue.LifoQueue[_Worker] = queue.LifoQueue()
+        self._free: list[_Worker] = []  # idle workers, the last returned first
         self._started = 0
+        self._start_seconds: float | None = None  # how long the first worker took to start
+        self._session_seconds: float | None = None if self.collect else 0.0  # and to collect the tests once
         self._closed = False
         self._lock = threading.Lock()
+        self._turns = threading.Condition(self._lock)  # runs wait their turn for a worker
+        self._tickets = 0  # turns given out
+        self._serving = 0  # the turn served next
+        self._done: set[int] = set()  # turns that ended, not yet passed
         self._workers: list[_Worker] = []
         # Workers start from this one long-lived thread: the sandbox ends a worker when the thread that
         # started it ends (bubblewrap's --die-with-parent), and the callers' threads end with each batch.
@@ -402,30 +407,60 @@ class WarmRunner:
         self.test_runs = 0  # of all those, runs of a written test (a witness verified on the code or a mutant)
 
     def _acquire(self) -> _Worker | None:
-        if self.reason is not None:
-            return None  # once a worker proved unfit, no run is trusted to the others either
+        """An idle worker, to the runs in the order they asked; a new one only when the first in line has
+        waited as long as a new worker takes to become useful (start, and collect the tests), as the first
+        worker showed. Short runs are served by the workers there are (a small change's runs cost no second
+        interpreter); long ones soon get a worker each."""
+        with self._turns:
+            ticket = self._tickets
+            self._tickets += 1
+            deadline = None
+            try:
+                while True:
+                    if self.reason is not None or self._closed:
+                        return None  # once a worker proved unfit, no run is trusted to the others either
+                    if ticket == self._serving:
+                        if self._free:
+                            return self._free.pop()
+                        if self._started < self.slots and (
+                                self._started == 0 or (deadline is not None and time.monotonic() >= deadline)):
+                            return self._start()
+                        if deadline is None and self._start_seconds is not None and self._session_seconds is not None:
+                            deadline = time.monotonic() + self._start_seconds + self._session_seconds
+                    wait = None if self._started >= self.slots or ticket != self._serving else (
+                        0.05 if deadline is None else max(0.0, deadline - time.monotonic()))
+                    self._turns.wait(wait)
+            finally:
+                self._done.add(ticket)  # (one that gave up out of turn is passed over when its turn comes)
+                while self._serving in self._done:
+                    self._done.discard(self._serving)
+                    self._serving += 1
+                self._turns.notify_all()
+
+    def _release(self, worker: _Worker) -> None:
+        """``worker`` back to the runs waiting, unless it was lost (they then go to fresh interpreters)."""
+        with self._turns:
+            if worker in self._workers:
+                self._free.append(worker)
+            self._turns.notify_all()
+
+    def _start(self) -> _Worker | None:
+        """A new worker (under ``_lock``), or None when it could not start or is unfit (``reason`` says why)."""
+        self._started += 1
+        started = time.monotonic()
         try:
-            return self._idle.get_nowait()
-        except queue.Empty:
-            pass
-        with self._lock:
-            if self.reason is not None or self._closed:
-                return None
-            if self._started < self.slots:
-                self._started += 1
-                try:
-                    worker = self._starter.submit(_Worker, self.root, self._started, self.preload,
-                                                  self.project).result()
-                except (OSError, WorkerUnavailable, ValueError) as error:
-                    self.reason = str(error)
-                    return None
-                self._workers.append(worker)
-                unsafe = (worker.ready or {}).get("unsafe")
-                if unsafe:
-                    self.reason = unsafe
-                    return None
-                return worker
-        return self._idle.get()
+            worker = self._starter.submit(_Worker, self.root, self._started, self.preload, self.project).result()
+        except (OSError, WorkerUnavailable, ValueError) as error:
+            self.reason = str(error)
+            return None
+        if self._start_seconds is None:
+            self._start_seconds = max(0.1, time.monotonic() - started)
+        self._workers.append(worker)
+        unsafe = (worker.ready or {}).get("unsafe")
+        if unsafe:
+            self.reason = unsafe
+            return None
+        return worker
 
     def run(self, request: RunRequest) -> RunResult:
         if request.extra:
@@ -438,9 +473,10 @@ class WarmRunner:
         try:
             result = self._collected(worker, request) if self.collect else None
             if result is not None:
-                self._idle.put(worker)
                 return result
             worker.end_session()  # the worker waits on its session: it takes other runs once that ended
+            if self._session_seconds is None:  # its first run needed no session: a new worker is ready once started
+                self._session_seconds = 0.0
             result = run_in(request, worker.slot, _SlotLauncher(worker))
         except WorkerUnavailable as error:
             with self._lock:
@@ -449,7 +485,8 @@ class WarmRunner:
             worker.close()
             self.fresh_runs += 1
             return self.fresh.run(request)
-        self._idle.put(worker)
+        finally:
+            self._release(worker)  # whatever happened, the runs waiting their turn are not left waiting
         if result.execution is Execution.INFRASTRUCTURE_ERROR:
             return self._second_opinion(request, result)
         self.warm_runs += 1
@@ -470,7 +507,10 @@ class WarmRunner:
             if worker.session is not None and worker.session.key != key:
                 worker.end_session()
             if worker.session is None:
+                began = time.monotonic()
                 worker.start_session(request, key)
+                if self._session_seconds is None:
+                    self._session_seconds = time.monotonic() - began
             try:
                 result = run_pytest(worker.session.workspace, list(request.tests), request.timeout,
                                     mutated_file=mutant.path, env=_run_env(), deselect=request.deselect,
@@ -547,6 +587,7 @@ class WarmRunner:
             workers, self._workers = self._workers, []
             self._started = self.slots  # nothing starts after closing
             self._closed = True
+            self._turns.notify_all()
         for worker in workers:
             worker.close()
         self._starter.shutdown(wait=True)

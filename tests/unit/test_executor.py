@@ -309,3 +309,26 @@ def test_a_stopping_run_ends_at_the_first_test_that_surely_caught_the_mutant(coh
             assert judge(on, "pkg/core.py").outcome is not Outcome.KILLED
     finally:
         warm.close()
+
+
+def test_short_runs_share_one_worker_and_long_ones_get_a_worker_each(cohort, tmp_path):
+    """A second worker costs a second interpreter: it starts only once the first stayed busy for as long as
+    starting one took, which short runs never do and runs of a slow test soon do."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import shutil
+
+    template = tmp_path / "slow"
+    shutil.copytree(cohort.template, template)
+    (template / "tests" / "test_slow.py").write_text("import time\n\n\ndef test_slow():\n    time.sleep(4)\n")
+    slow = Cohort("modified", template, ("tests/test_slow.py",), tree_digest(template))
+    for requests, workers, where in (([_selected(cohort, _mutant("b + a"), "test_add")] * 6, 1, "collected"),
+                                     ([RunRequest(slow, slow.tests, 60)] * 2, 2, "warm")):
+        warm = WarmRunner(tmp_path / f"scratch-{workers}", 2, [], ["pkg"])
+        try:
+            with ThreadPoolExecutor(max_workers=2) as pool:
+                results = list(pool.map(warm.run, requests))
+            assert all(r.execution is Execution.COMPLETED and r.executor == where for r in results), warm.reason
+            assert warm._started == workers
+        finally:
+            warm.close()
