@@ -485,7 +485,10 @@ class Recorder:
                 handle.write(json.dumps(line, sort_keys=True) + "\n")
         os.replace(partial, self.path)
         _skip_idle_summaries(session.config)
-        if self.exit_when_written:  # what pytest does after this (unconfigure, two garbage collections) is not needed
+        context = self.context
+        if self.exit_when_written or (context is not None and context.ends_when_written and not context.parallel):
+            # What pytest does after this (its unconfigure hooks, five garbage collections, the terminal
+            # summary, the interpreter's shutdown) tells Elenchus nothing: 5 % of a small run's time.
             for stream in (sys.stdout, sys.stderr):
                 try:
                     stream.flush()
@@ -722,6 +725,7 @@ class RunContext:
         self.keys: dict[str, str] = {}
         self.session: pytest.Session | None = None
         self.forked = False  # a run forked from a collected session (``Collected``)
+        self.ends_when_written = False  # a run of its own ends once its records are out (``run``)
         self._key_of: dict[str, str] = {}  # nodeid -> test key, kept across the forks of a collected session
 
     def test_key(self, item: pytest.Item) -> str:
@@ -929,6 +933,8 @@ def run(options: dict[str, Any], argv: list[str], serve: Any = None) -> int:
         plugins: list[Any] = [sys.modules[__name__], context]
         if serve is not None:
             plugins.append(Collected(context, serve))
+        else:  # (a collected session ends when its worker says so; its forks end when written)
+            context.ends_when_written = True
         return int(pytest.main(args, plugins=plugins))
     finally:
         if watch is not None:
