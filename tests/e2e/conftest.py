@@ -66,6 +66,9 @@ def no_process_mentions(text: str) -> bool:
 #: with a cluster's runs: the same one, shared. Where a test does not read witnesses, it leaves their
 #: search out (a bounded search may call a survivor likely equivalent in one run and not in another).
 FAST = ("--scope", "current-change", "--budget", "8", "--jobs", "2", "--fresh", "--no-witnesses")
+#: With ``FAST``, the reference those evaluations are compared with: a fresh interpreter per run, running
+#: every relevant test.
+FRESH_ALL = ("--runner", "fresh", "--test-selection", "all")
 
 
 @dataclass(frozen=True)

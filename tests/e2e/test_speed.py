@@ -2,18 +2,9 @@
 against a fresh interpreter running every relevant test, on the fixture scenarios; and the run
 narrates on stderr while stdout carries the report alone."""
 
-import json
-
 import pytest
 
-from tests.conftest import run_cli
-from tests.e2e.conftest import FAST
-
-
-def _evaluate(repo, runs, *args):
-    done = run_cli("evaluate", "--repo", str(repo), *FAST, *args, env={"ELENCHUS_RUNS_DIR": str(runs)})
-    assert done.returncode in (0, 5), done.stderr
-    return done, json.loads(next(runs.glob("*/report.json")).read_text())
+from tests.e2e.conftest import FAST, FRESH_ALL
 
 
 def _results(report: dict) -> dict[str, tuple[str, str, str]]:
@@ -26,23 +17,23 @@ def _results(report: dict) -> dict[str, tuple[str, str, str]]:
 
 @pytest.mark.parametrize("scenario", ["demo", "module-level", "weakened-checks", "src-layout"])
 def test_selection_and_warm_workers_give_the_verdicts_of_fresh_runs_of_every_relevant_test(
-        build_scenario, shared_evaluation, tmp_path, scenario):
+        shared_evaluation, scenario):
     evaluated = shared_evaluation(scenario, *FAST)
     assert evaluated.returncode in (0, 5), evaluated.stderr
     fast = evaluated.report
-    _, slow = _evaluate(build_scenario(scenario), tmp_path / "slow", "--runner", "fresh", "--test-selection", "all")
+    reference = shared_evaluation(scenario, *FAST, *FRESH_ALL)  # (the cluster's killed-worker test reads it too)
+    assert reference.returncode in (0, 5), reference.stderr
+    slow = reference.report
     runner = fast["execution"]["runner"]
     if scenario == "demo":  # its mutants lie in function bodies: their runs fork a session that collected once
         assert "forked from a pytest session per job slot that had imported the project" in runner, runner
     assert "forked from a" in runner and "fresh interpreter" not in runner, runner
     assert slow["execution"]["runner"].startswith("a fresh interpreter per run")
     assert slow["execution"]["test_selection"].startswith("every relevant test")
+    # (No witness search, which is bounded in time: no survivor leaves the comparisons in one run only.)
     fast_results, slow_results = _results(fast), _results(slow)
-    # A time-bounded witness search may call a survivor likely equivalent in one run and not the
-    # other (it then leaves the comparisons): compare what both runs kept, which must be nearly all.
-    shared = fast_results.keys() & slow_results.keys()
-    assert len(shared) >= 0.8 * max(len(fast_results), len(slow_results)) > 0
-    assert {m: fast_results[m] for m in shared} == {m: slow_results[m] for m in shared}
+    assert fast_results.keys() == slow_results.keys() and fast_results
+    assert fast_results == slow_results
 
 
 def test_without_a_terminal_progress_and_narration_go_to_stderr_and_the_report_alone_to_stdout(shared_evaluation):
