@@ -486,7 +486,8 @@ class Recorder:
         os.replace(partial, self.path)
         _skip_idle_summaries(session.config)
         context = self.context
-        if self.exit_when_written or (context is not None and context.ends_when_written and not context.parallel):
+        if self.exit_when_written or (context is not None and context.ends_when_written and not context.parallel
+                                      and int(exitstatus) in _SAID_IN_THE_RECORDS):
             # What pytest does after this (its unconfigure hooks, five garbage collections, the terminal
             # summary, the interpreter's shutdown) tells Elenchus nothing: 5 % of a small run's time.
             for stream in (sys.stdout, sys.stderr):
@@ -496,6 +497,10 @@ class Recorder:
                     pass
             os._exit(int(exitstatus))
 
+
+#: Exit statuses whose whole story is in the records (tests passed, failed, none collected). After any other
+#: (interrupted, an internal error, a usage error such as a path not found) pytest still has to print why.
+_SAID_IN_THE_RECORDS = frozenset({0, 1, 5})
 
 #: Autoloaded plugins whose terminal summary imports their whole library even when no test used it
 #: (Hypothesis's costs about 1.3 s a run, more than the rest of a small suite's run).

@@ -390,10 +390,16 @@ def _tail(path: Path, limit: int = TAIL_CHARS) -> str:
     return data.decode("utf-8", errors="replace")[-limit:]
 
 
+#: Lines of stderr quoted in the reason of a run that ended without results (the run record keeps its tail).
+LAST_WORDS_LINES = 3
+
+
 def _last_words(stderr_path: Path) -> str:
-    """The last line pytest wrote to stderr, so an infrastructure error says what went wrong."""
+    """The last lines pytest wrote to stderr, so a run that ended without results says what went wrong."""
     lines = [line.strip() for line in _tail(stderr_path).splitlines() if line.strip()]
-    return f" (stderr: {lines[-1][:200]})" if lines else ""
+    if not lines:
+        return " (nothing on stderr)"
+    return " (stderr ends: " + " | ".join(line[:200] for line in lines[-LAST_WORDS_LINES:]) + ")"
 
 
 def _relative_to_workspace(path: str, workspace_real: str) -> str:
@@ -653,13 +659,13 @@ def _run(
     assert exit_code is not None
     if exit_code < 0:
         return result(Execution.INFRASTRUCTURE_ERROR, records, session=session,
-                      detail=f"pytest was killed by signal {-exit_code}")
+                      detail=f"pytest was killed by signal {-exit_code}" + _last_words(stderr_path))
     if exit_code == 3:
         return result(Execution.INFRASTRUCTURE_ERROR, records, session=session,
-                      detail="pytest stopped on an internal error (exit 3)")
+                      detail="pytest stopped on an internal error (exit 3)" + _last_words(stderr_path))
     if exit_code == 4:
         return result(Execution.INFRASTRUCTURE_ERROR, records, session=session,
-                      detail="pytest rejected its command line (exit 4): see stderr")
+                      detail="pytest rejected its command line (exit 4)" + _last_words(stderr_path))
     if parse_error is not None:
         return result(Execution.INFRASTRUCTURE_ERROR, detail=parse_error)
     if not record_path.exists() or session is None:
@@ -668,7 +674,7 @@ def _run(
                              + _last_words(stderr_path))
     if exit_code not in (0, 1, 2, 5):
         return result(Execution.INFRASTRUCTURE_ERROR, records, session=session,
-                      detail=f"pytest exited with unexpected status {exit_code}")
+                      detail=f"pytest exited with unexpected status {exit_code}" + _last_words(stderr_path))
     return result(Execution.COMPLETED, records, session=session)
 
 

@@ -165,6 +165,8 @@ def _run_record(run_id: str, mutant_id: str, cohort: str, result, verdict: Verdi
         "timeout": result.timeout,
         "mutated_lines_executed": result.mutated_lines_executed,
         "kills": [[k.nodeid, k.kind.value] for k in verdict.kills],
+        # a run that ended without a test's result: what pytest said last (its own files go with its workspace)
+        "stderr": (result.stderr_tail or None) if not result.records else None,
     }
 
 

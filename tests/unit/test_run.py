@@ -220,7 +220,19 @@ def test_run_unknown_test_selector_is_an_infrastructure_error_judged_inconclusiv
     assert result.execution is Execution.INFRASTRUCTURE_ERROR
     assert result.exit_code == 4
     assert (result.passed, result.failed) == (None, None)
-    assert judge(result, MUTATED).outcome is Outcome.INCONCLUSIVE
+    verdict = judge(result, MUTATED)
+    assert verdict.outcome is Outcome.INCONCLUSIVE
+    # the reason quotes what pytest said, so nobody has to find a stderr that was never kept
+    assert verdict.reason.startswith("pytest rejected its command line (exit 4) (stderr ends: ")
+    assert "tests/test_missing.py" in verdict.reason and "not found" in verdict.reason, verdict.reason
+    from elenchus.modes.evaluate import _run_record
+
+    # the evaluation's record of a run without any test's result keeps what pytest said last; one with
+    # results needs none
+    kept = _run_record("run", "m1", "modified", result, verdict)["stderr"]
+    assert kept is not None and "file or directory not found: tests/test_missing.py" in kept
+    ran = run(project, "tests/test_behaviour.py::test_passes")
+    assert ran.records and _run_record("run", "m1", "modified", ran, judge(ran, MUTATED))["stderr"] is None
 
 
 def test_run_accepts_deselect_pairs_and_refuses_any_other_option_in_the_selection(project):
