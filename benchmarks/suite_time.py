@@ -60,13 +60,23 @@ def checks_at(rev: str) -> dict[str, int]:
     return total
 
 
+def speed_probe() -> float:
+    """Seconds a fixed pure-Python loop takes: this host's speed drifts by half within an hour (other guests),
+    so each round says how fast the machine was when it ran."""
+    started = time.perf_counter()
+    total = 0
+    for number in range(5_000_000):
+        total += number % 7
+    return time.perf_counter() - started
+
+
 def one_round(rev: str, scratch: Path) -> dict:
     clone = scratch / "clone"
     subprocess.run(["git", "clone", "-q", str(CHECKOUT), str(clone)], check=True)
     subprocess.run(["git", "-C", str(clone), "checkout", "-q", rev], check=True)
     subprocess.run([sys.executable, "-m", "venv", ".venv"], cwd=clone, check=True)
     subprocess.run([".venv/bin/pip", "install", "-q", "-e", ".[test]"], cwd=clone, check=True)
-    load = load_average()
+    load, probe = load_average(), speed_probe()
     started = time.monotonic()
     done = subprocess.run(TEST_COMMAND, cwd=clone, capture_output=True, text=True,
                           env={k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")})
@@ -75,7 +85,8 @@ def one_round(rev: str, scratch: Path) -> dict:
     counts = {kind: int(n) for n, kind in re.findall(r"(\d+) (passed|failed|skipped|errors?|xfailed|xpassed)",
                                                         summary)}
     return {"wall_seconds": rounded(wall, 1), "exit_code": done.returncode, "summary": summary.strip("= "),
-            "counts": counts, "load_average_before": load}
+            "counts": counts, "load_average_before": load,
+            "speed_probe_seconds_before": rounded(probe, 3)}
 
 
 def main() -> None:
