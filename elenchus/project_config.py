@@ -36,11 +36,10 @@ TABLE = "[tool.elenchus]"
 # file key -> the evaluate command's parameter it sets
 OPTIONS: dict[str, str] = {
     "scope": "scope", "target": "target", "budget": "budget", "jobs": "jobs", "timeout-factor": "timeout_factor",
-    "search-budget": "search_budget", "witness-time": "witness_time", "witnesses": "witnesses", "fail-on": "fail_on",
-    "runner": "runner",
-    "test-selection": "test_selection", "exhaustive": "exhaustive", "isolation": "isolation",
-    "require-isolation": "require_isolation", "max-memory": "max_memory", "max-processes": "max_processes",
-    "max-file-size": "max_file_size", "cluster": "cluster",
+    "search-budget": "search_budget", "witness-time": "witness_time", "witnesses": "witnesses",
+    "fail-on": "fail_on", "runner": "runner", "test-selection": "test_selection", "exhaustive": "exhaustive",
+    "isolation": "isolation", "require-isolation": "require_isolation", "max-memory": "max_memory",
+    "max-processes": "max_processes", "max-file-size": "max_file_size", "cluster": "cluster",
 }
 
 # what applies when neither the command line nor the file sets an option
@@ -48,9 +47,10 @@ DEFAULTS: dict[str, Any] = {
     "scope": "asked in a terminal (current-change recommended); required elsewhere",
     "target": "none", "budget": BUDGET_DEFAULT, "jobs": "the number of CPUs, at most 4",
     "timeout-factor": TIMEOUT_FACTOR_DEFAULT, "search-budget": SEARCH_BUDGET_DEFAULT,
-    "witness-time": WITNESS_TIME_DEFAULT, "witnesses": True, "fail-on": [], "runner": "collected", "test-selection": "coverage",
-    "exhaustive": False, "isolation": "auto", "require-isolation": False, "max-memory": MEMORY_MB_DEFAULT,
-    "max-processes": PROCESSES_DEFAULT, "max-file-size": FILE_SIZE_MB_DEFAULT, "cluster": "none: every run here",
+    "witness-time": WITNESS_TIME_DEFAULT, "witnesses": True, "fail-on": [], "runner": "collected",
+    "test-selection": "coverage", "exhaustive": False, "isolation": "auto", "require-isolation": False,
+    "max-memory": MEMORY_MB_DEFAULT, "max-processes": PROCESSES_DEFAULT, "max-file-size": FILE_SIZE_MB_DEFAULT,
+    "cluster": "none: every run here",
 }
 
 # keys that describe the project (``config.load_settings``, ``secrecy.configure``), with their defaults
