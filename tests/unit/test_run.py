@@ -235,6 +235,19 @@ def test_run_unknown_test_selector_is_an_infrastructure_error_judged_inconclusiv
     assert ran.records and _run_record("run", "m1", "modified", ran, judge(ran, MUTATED))["stderr"] is None
 
 
+def test_a_run_ends_once_its_records_are_written_unless_pytest_still_has_to_say_why(project):
+    """After a pass or a failure the records say everything: the run ends there, without pytest's summary
+    (its clean-up costs 5 % of a small run). After a usage error pytest still prints the reason."""
+    passed = run(project, "tests/test_behaviour.py::test_passes")
+    assert passed.execution is Execution.COMPLETED and passed.exit_code == 0 and len(passed.records) == 1
+    failed = run(project, "tests/test_behaviour.py::test_assertion")
+    assert failed.exit_code == 1 and judge(failed, MUTATED).outcome is Outcome.KILLED
+    for ended in (passed, failed):
+        assert " passed" not in ended.stdout_tail and " failed" not in ended.stdout_tail, ended.stdout_tail
+    rejected = run(project, "tests/test_missing.py")
+    assert rejected.exit_code == 4 and "file or directory not found" in rejected.stderr_tail
+
+
 def test_run_accepts_deselect_pairs_and_refuses_any_other_option_in_the_selection(project):
     result = run(project, f"{BEHAVIOUR}::test_passes", f"{BEHAVIOUR}::test_assertion",
                  "--deselect", f"{BEHAVIOUR}::test_assertion")
