@@ -140,7 +140,8 @@ def test_nothing_one_warm_run_leaves_in_tmp_or_home_reaches_the_next(cohort, tmp
 def test_a_hanging_warm_run_times_out_naming_the_test_and_leaves_no_process(cohort, tmp_path):
     warm = WarmRunner(tmp_path / "scratch", 1, [], ["pkg"])
     try:
-        result = warm.run(RunRequest(cohort, ("tests/test_hang.py",), 3))
+        # (long enough for the fork to reach the test on a loaded 2-core host: the timeout must find it running)
+        result = warm.run(RunRequest(cohort, ("tests/test_hang.py",), 8))
         assert result.execution is Execution.TIMED_OUT
         assert result.interrupted_at == "tests/test_hang.py::test_hangs"
         assert judge(result).outcome is Outcome.TIMEOUT
