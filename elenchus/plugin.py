@@ -404,6 +404,7 @@ class Recorder:
         self.collection_errors: list[dict[str, Any]] = []
         self._collect_excinfo: dict[str, Any] = {}
         self._running: str | None = None
+        self._marker: tuple[Path, int] | None = None  # the record path it belongs to, and its descriptor
         self._previous_sigterm: Any = None
         self.exit_when_written = False  # a forked run of a collected session ends once its records are out
 
@@ -438,6 +439,8 @@ class Recorder:
     # -- recording (controller only)
     def pytest_runtest_logstart(self, nodeid: str, location: Any) -> None:
         self._running = nodeid
+        if self.persist:
+            self._mark(nodeid)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if not self.persist:
@@ -449,6 +452,23 @@ class Recorder:
 
     def pytest_runtest_logfinish(self, nodeid: str, location: Any) -> None:
         self._running = None
+        if self.persist:
+            self._mark(None)
+
+    def _mark(self, nodeid: str | None) -> None:
+        """Keep the running test's node id in ``<record>.running``, empty between tests: a run killed
+        before it could write its records (a test that ignores SIGTERM, a hang in C code, a loaded host
+        outlasting the grace) still names the test that was running."""
+        if self._marker is None or self._marker[0] != self.path:  # (a forked run has a record path of its own)
+            if self._marker is not None:
+                os.close(self._marker[1])
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._marker = (self.path, os.open(running_path(self.path), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644))
+        descriptor = self._marker[1]
+        if nodeid is None:
+            os.ftruncate(descriptor, 0)
+        else:
+            os.pwrite(descriptor, nodeid.encode("utf-8", "surrogateescape") + b"\n", 0)
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if not self.persist or not report.failed:
@@ -484,6 +504,10 @@ class Recorder:
             for line in lines:
                 handle.write(json.dumps(line, sort_keys=True) + "\n")
         os.replace(partial, self.path)
+        if self._marker is not None:  # the trailer says what was running now
+            os.close(self._marker[1])
+            running_path(self._marker[0]).unlink(missing_ok=True)
+            self._marker = None
         _skip_idle_summaries(session.config)
         context = self.context
         if self.exit_when_written or (context is not None and context.ends_when_written and not context.parallel
@@ -496,6 +520,11 @@ class Recorder:
                 except Exception:  # noqa: BLE001
                     pass
             os._exit(int(exitstatus))
+
+
+def running_path(record_path: Path) -> Path:
+    """Where the run's running test is named while it runs (``Recorder._mark``)."""
+    return record_path.with_name(record_path.name + ".running")
 
 
 #: Exit statuses whose whole story is in the records (tests passed, failed, none collected). After any other

@@ -402,6 +402,17 @@ def _last_words(stderr_path: Path) -> str:
     return " (stderr ends: " + " | ".join(line[:200] for line in lines[-LAST_WORDS_LINES:]) + ")"
 
 
+def _running(marker: Path) -> str | None:
+    """The test a run was running when it ended without its records (killed past the grace, or crashed):
+    the plugin names it in ``marker`` while it runs."""
+    try:
+        text = marker.read_bytes().decode("utf-8", "replace")
+        marker.unlink()
+    except OSError:
+        return None
+    return text[:-1] if text.endswith("\n") and "\n" not in text[:-1] else None
+
+
 def _relative_to_workspace(path: str, workspace_real: str) -> str:
     real = os.path.realpath(path)
     if real == workspace_real or real.startswith(workspace_real + os.sep):
@@ -473,10 +484,11 @@ class FreshLauncher:
     def launch(self, command: Sequence[str], workspace: Path, run_dir: Path, env: Mapping[str, str],
                stdout_path: Path, stderr_path: Path, timeout: float | None, kill_grace: float,
                python: str) -> Launch:
+        wrapped = sandbox.current().wrap(command, workspace, [run_dir], python)
         with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
             try:
                 proc = subprocess.Popen(
-                    sandbox.current().wrap(command, workspace, [run_dir], python),
+                    wrapped,
                     cwd=workspace,
                     env=dict(env),
                     stdin=subprocess.DEVNULL,
@@ -488,7 +500,7 @@ class FreshLauncher:
             except OSError as error:
                 return Launch(None, False, None, f"could not start pytest in {workspace}: {error}")
             try:
-                return Launch(proc.wait(timeout=timeout), False, proc.pid)
+                return Launch(_status(proc.wait(timeout=timeout), list(wrapped) != list(command)), False, proc.pid)
             except subprocess.TimeoutExpired:
                 _stop(proc, kill_grace)
                 return Launch(None, True, proc.pid)
@@ -501,6 +513,12 @@ class FreshLauncher:
 
 
 FRESH = FreshLauncher()
+
+
+def _status(code: int, sandboxed: bool) -> int:
+    """pytest's exit status as ``subprocess`` gives it unsandboxed: the sandbox reports a death by signal N
+    as 128 + N, which pytest itself never exits with."""
+    return -(code - 128) if sandboxed and 128 < code <= 128 + signal.NSIG else code
 
 
 def run_pytest(
@@ -596,6 +614,8 @@ def _run(
     stdout_path = run_dir / "stdout.txt"
     stderr_path = run_dir / "stderr.txt"
     record_path.unlink(missing_ok=True)
+    running = _plugin.running_path(record_path)
+    running.unlink(missing_ok=True)
     relative_mutant = _mutated_relative(mutated_file, str(workspace))
     command = pytest_command(record_path, tests, python, disabled_plugins=disabled_plugins, layout=layout,
                              mutated_file=relative_mutant, mutated_lines=mutated_lines, cover=cover,
@@ -629,7 +649,7 @@ def _run(
             mutated_file=mutated_file,
             timeout=timeout,
             pid=pid,
-            interrupted_at=(session or {}).get("interrupted_at"),
+            interrupted_at=(session or {}).get("interrupted_at") if session is not None else _running(running),
             detail=detail,
             mutated_lines_executed=_executed(session),
             modules=_modules(session),
@@ -833,7 +853,8 @@ def judge(result: RunResult, mutated_file: str | None = None) -> Verdict:
         where = f" (running {result.interrupted_at})" if result.interrupted_at else ""
         return Verdict(Outcome.TIMEOUT, None, f"{result.detail or 'timed out'}{where}")
     if result.execution is Execution.INFRASTRUCTURE_ERROR:
-        return Verdict(Outcome.INCONCLUSIVE, None, result.detail or "infrastructure error")
+        where = f" (running {result.interrupted_at})" if result.interrupted_at else ""
+        return Verdict(Outcome.INCONCLUSIVE, None, f"{result.detail or 'infrastructure error'}{where}")
     if result.exit_code == 5:
         return Verdict(Outcome.NOT_COMPARABLE, None, "pytest collected no tests (exit 5)")
 

@@ -291,6 +291,39 @@ def test_run_infinite_loop_times_out_is_judged_timeout_and_leaves_no_process(pro
     assert not _pid_alive(result.pid)
 
 
+def test_a_run_killed_before_it_wrote_its_records_still_names_the_test_it_was_running(tmp_path):
+    # The test ignores SIGTERM, so no KeyboardInterrupt writes the records: only the grace's SIGKILL ends it.
+    workspace = write_tree(tmp_path / "ws", {
+        "test_stubborn.py": """
+            import os, signal
+
+            def test_first():
+                assert True
+
+            def test_ignores_the_timeout():
+                signal.signal(signal.SIGTERM, signal.SIG_IGN)
+                while True:
+                    pass
+
+            def test_crashes():
+                os.kill(os.getpid(), signal.SIGKILL)
+        """,
+    })
+    result = run_pytest(workspace, None, 3, env=FAST_ENV)
+    assert result.execution is Execution.TIMED_OUT and result.records == ()
+    assert result.interrupted_at == "test_stubborn.py::test_ignores_the_timeout"
+    assert judge(result).reason.endswith("(running test_stubborn.py::test_ignores_the_timeout)")
+    crashed = run_pytest(workspace, ["test_stubborn.py::test_first", "test_stubborn.py::test_crashes"], 60,
+                         env=FAST_ENV)
+    assert crashed.execution is Execution.INFRASTRUCTURE_ERROR and crashed.exit_code == -9
+    assert crashed.interrupted_at == "test_stubborn.py::test_crashes"
+    assert judge(crashed).reason.startswith("pytest was killed by signal 9")
+    assert judge(crashed).reason.endswith("(running test_stubborn.py::test_crashes)")
+    finished = run_pytest(workspace, ["test_stubborn.py::test_first"], 60, env=FAST_ENV)
+    assert finished.execution is Execution.COMPLETED and finished.interrupted_at is None
+    assert [p.name for p in Path(tempfile.gettempdir()).glob("*/records.jsonl.running")] == []
+
+
 def test_run_kills_a_process_a_test_left_behind_when_the_run_ends(tmp_path):
     marker = f"elenchus-sleeper-{os.getpid()}-{time.monotonic_ns()}"
     workspace = write_tree(tmp_path / "ws", {
