@@ -407,6 +407,8 @@ def canonical_blocks(report: Mapping[str, Any], capture: Mapping[str, Any] | Non
         status = _status(items, mutation.get("contract_id"))
         if comparison is not None:
             assessment = comparison["assessment"]
+            if assessment == "caught-at-import":  # no check caught it, and it is no risk either
+                continue
             if assessment in _PROTECTING:
                 protection.append(_protected(mutation, status, assessment, _killer(comparison)))
             else:
@@ -417,7 +419,7 @@ def canonical_blocks(report: Mapping[str, Any], capture: Mapping[str, Any] | Non
             protection.append(_protected(mutation, status, "killed", mutation.get("kill")))
         elif mutation["result"] in ("survived", "not-covered"):
             risks.append(_risk("unprotected", mutation, status, mutation.get("reason")))
-        elif mutation["result"] not in ("rejected", "not_challenged"):
+        elif mutation["result"] not in ("rejected", "not_challenged", "caught-at-import"):
             risks.append(_risk(mutation["result"], mutation, status, mutation.get("reason")))
     for record in report["not_challenged"]:
         risks.append(_risk("not_challenged", record, _status(items, record.get("contract_id")), record["reason"]))

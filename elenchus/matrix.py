@@ -7,6 +7,10 @@
 | killed   | survived | protection-regression  |
 | survived | survived | unprotected            |
 
+A mutant that stops the code loading ("caught-at-import": the mutated module raises while it is imported,
+or collecting the tests crashes through it) is caught by any suite that imports it, but by no check: it is
+neither protection nor a risk, whatever the other cohort did.
+
 A mutant that no test of a cohort executes ("not-covered") survives it without a run: it
 reads as survived here (a change that deleted the only tests running some code lost that
 protection), while the report keeps saying that nothing ran it. Anything else (an
@@ -18,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 ASSESSMENTS = ("existing-protection", "incremental-protection", "protection-regression", "unprotected",
-               "not-comparable", "inconclusive", "blocked")
+               "caught-at-import", "not-comparable", "inconclusive", "blocked")
 _TABLE = {
     ("killed", "killed"): "existing-protection",
     ("survived", "killed"): "incremental-protection",
@@ -40,6 +44,9 @@ def assess(existing: str, modified: str, existing_reason: str | None = None,
     modified = "survived" if modified == "not-covered" else modified
     if existing == "blocked" or modified == "blocked":
         return Assessment("blocked", existing_reason or modified_reason or "a cohort could not be built")
+    if "caught-at-import" in (existing, modified):
+        reason = modified_reason if modified == "caught-at-import" else existing_reason
+        return Assessment("caught-at-import", reason or "the mutated code no longer loads")
     if "not-comparable" in (existing, modified):
         reason = existing_reason if existing == "not-comparable" else modified_reason
         return Assessment("not-comparable", reason or "a cohort could not run this mutant comparably")

@@ -273,15 +273,31 @@ def _failure_from_excinfo(
     }
 
 
+def _frames_files(traceback: Any) -> list[str]:
+    """Absolute source files of a raw traceback's frames, outermost first, without pytest's own."""
+    files: list[str] = []
+    while traceback is not None:
+        raw = traceback.tb_frame.f_code.co_filename
+        traceback = traceback.tb_next
+        if raw.startswith("<"):  # <frozen importlib._bootstrap>, <string>
+            continue
+        path = os.path.abspath(raw)
+        if not path.startswith(_INTERNAL_DIRS) and path not in files:
+            files.append(path)
+    return files
+
+
 def _collection_failure(report: pytest.CollectReport, excinfo: Any) -> dict[str, Any]:
     exception_type = None
     message = ""
+    crossed: list[str] = []
     if excinfo is not None:
         exc = excinfo.value
         cause = exc.__cause__ if isinstance(exc, pytest.Collector.CollectError) else None
         shown = cause if cause is not None else exc
         exception_type = _exception_type(shown)
         message = _short_message(str(shown))
+        crossed = _frames_files(shown.__traceback__)  # a module that crashed while importing shows here
     if not message:
         # The longrepr ends with "E   ModuleNotFoundError: No module named 'x'" lines.
         text = str(report.longrepr or "")
@@ -298,7 +314,7 @@ def _collection_failure(report: pytest.CollectReport, excinfo: Any) -> dict[str,
         "outcome": "error",
         "duration": 0.0,
         "failure_kind": "collection-error",
-        "crossed_files": [],
+        "crossed_files": crossed,
         "exception_type": exception_type,
         "message": message,
         "check": None,

@@ -21,8 +21,9 @@ SCOPE_LABELS = {
     "confirmed-intent": "Confirmed intent: the code the confirmed contract items anchor",
 }
 _RESULT_WORDS = {
-    "killed": "caught", "survived": "not caught", "not-covered": "not run by any test", "timeout": "timed out", "not-comparable": "not comparable",
-    "inconclusive": "inconclusive", "not-run": "not run",
+    "killed": "caught", "survived": "not caught", "not-covered": "not run by any test", "timeout": "timed out",
+    "not-comparable": "not comparable", "inconclusive": "inconclusive", "not-run": "not run",
+    "caught-at-import": "caught at import (the code no longer loads)",
 }
 
 
@@ -314,6 +315,17 @@ def render_markdown(report: dict) -> str:
         for item in equivalent:
             lines.append(f"- {item.get('incident') or item['changed_intent']} ({_where(item['location'])}): "
                          f"{item['reason']}")
+        lines.append("")
+
+    # -- Caught at import: the suite goes red, but no check is what caught them
+    unviable = by_assessment.get("caught-at-import", [])
+    if unviable:
+        lines += ["## Caught At Import", "",
+                  "These mutants stop the code loading, so the tests fail before any of them checks behaviour: "
+                  "they are neither caught by a check nor a gap.", ""]
+        for comparison in unviable:
+            mutation = mutations[comparison["mutation_id"]]
+            lines.append(f"- {mutation['incident']} ({_where(mutation['location'])}): {comparison['reason']}")
         lines.append("")
 
     # -- Test Quality Concerns

@@ -98,6 +98,7 @@ class Outcome(StrEnum):
     TIMEOUT = "timeout"
     NOT_COMPARABLE = "not-comparable"
     INCONCLUSIVE = "inconclusive"
+    CAUGHT_AT_IMPORT = "caught-at-import"  # the mutant stops the code loading: neither a check's kill nor a risk
 
 
 # ---------------------------------------------------------------------------
@@ -784,6 +785,18 @@ def _is_structural(record: TestRecord) -> bool:
     return (record.exception_type or "").rsplit(".", 1)[-1] in _plugin.NEVER_A_KILL_EXCEPTIONS
 
 
+def _crashed_loading(record: TestRecord, mutated_file: str | None) -> bool:
+    """Whether collecting the tests failed inside the mutated file: the mutated module raised while it was
+    imported, or a test module's import-time code called into it and it raised, or a name it should define
+    is missing (``cannot import name 'x' from 'pkg.mod' (.../pkg/mod.py)``)."""
+    if record.failure_kind is not FailureKind.COLLECTION_ERROR or not mutated_file:
+        return False
+    if any(_same_file(crossed, mutated_file) for crossed in record.crossed_files):
+        return True
+    named = re.search(r"\((?:.*/)?" + re.escape(_normalise(mutated_file)) + r"\)", record.message or "")
+    return (record.exception_type or "").rsplit(".", 1)[-1] == "ImportError" and named is not None
+
+
 def _describe(record: TestRecord) -> str:
     kind = record.failure_kind.value if record.failure_kind else record.outcome.value
     detail = ": ".join(part for part in (record.exception_type, record.message) if part)
@@ -871,6 +884,13 @@ def judge(result: RunResult, mutated_file: str | None = None) -> Verdict:
     if timeouts:
         return Verdict(Outcome.TIMEOUT, None, f"a per-test timeout fired: {_describe(timeouts[0])}")
     if failures:
+        crash = next((r for r in failures if _crashed_loading(r, mutated)), None)
+        if crash is not None and all(_is_structural(r) for r in failures):
+            error = ": ".join(part for part in (crash.exception_type, crash.message) if part) or "an error"
+            others = len(failures) - 1
+            return Verdict(Outcome.CAUGHT_AT_IMPORT, None,
+                           f"collecting {crash.nodeid} failed inside the mutated code ({error}), before any test ran"
+                           + (f"; {others} more failed to collect or set up" if others else ""))
         if all(_is_structural(r) for r in failures):
             listed = "; ".join(_describe(r) for r in failures[:3])
             more = f" and {len(failures) - 3} more" if len(failures) > 3 else ""

@@ -1271,7 +1271,7 @@ _OUTPUT_ONLY = frozenset({"json_path", "html_path", "sarif_path", "save", "fail_
 # not comparable failed only in collection, import or setup, with a mutant the baseline had no such failure
 # without; an inconclusive one may have been the machine or a flaky test, and is measured again.)
 _REPEATABLE = frozenset({Outcome.KILLED, Outcome.SURVIVED, Outcome.NOT_COVERED, Outcome.TIMEOUT,
-                         Outcome.NOT_COMPARABLE})
+                         Outcome.NOT_COMPARABLE, Outcome.CAUGHT_AT_IMPORT})
 
 
 def run(options: Options, echo: Callable[[str], None], ask: Callable[[str, str], str],

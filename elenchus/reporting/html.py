@@ -20,7 +20,7 @@ ELEMENTS = Path(__file__).with_name("vendor") / "mutation-test-elements.js"
 ELEMENTS_VERSION = "3.9.0"
 
 _ORDER = ("protection-regression", "unprotected", "incremental-protection", "existing-protection",
-          "not-comparable", "inconclusive", "blocked")
+          "caught-at-import", "not-comparable", "inconclusive", "blocked")
 
 _STYLE = """
 body { margin: 0; font-family: system-ui, sans-serif; }

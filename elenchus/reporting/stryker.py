@@ -21,6 +21,7 @@ _STATUS = {
     "survived": "Survived",
     "not-covered": "NoCoverage",
     "timeout": "Timeout",
+    "caught-at-import": "RuntimeError",  # the format's word for a mutant that crashes before any test checks
     "not-comparable": "RuntimeError",
     "inconclusive": "RuntimeError",
     "not-run": "Ignored",
@@ -32,6 +33,7 @@ ASSESSMENT_WORDS = {
     "protection-regression": "Protection regression: the tests from before the change caught this, "
                              "the modified tests no longer do",
     "unprotected": "Unprotected: no test catches this",
+    "caught-at-import": "Caught at import: the mutated code no longer loads, so the tests fail before any check",
     "not-comparable": "Not comparable: a cohort could not run this mutant comparably",
     "inconclusive": "Inconclusive: the runs do not show whether a test catches this",
     "blocked": "Blocked: a cohort could not be built",

@@ -350,3 +350,52 @@ def test_evaluate_says_why_a_changed_file_that_does_not_parse_has_no_mutant(tmp_
                    env={"ELENCHUS_RUNS_DIR": str(tmp_path / "runs")})
     assert done.returncode == 4, done.stderr  # the suite cannot even be collected: baseline red
     assert "`pkg/m.py` (no mutant: the file does not parse at Head (invalid syntax at line 1)" in done.stdout
+
+
+def test_a_mutant_that_stops_the_code_loading_is_caught_at_import_never_a_risk_nor_a_kill(tmp_path):
+    from tests.conftest import git
+
+    repo = tmp_path / "repo"
+    (repo / "pkg").mkdir(parents=True)
+    (repo / "tests").mkdir()
+    (repo / "pkg" / "__init__.py").write_text("")
+    (repo / "pkg" / "units.py").write_text('UNITS = {"k": 1000, "m": 1000000}\n\n\n'
+                                           "def scale(value, unit):\n    return value * UNITS[unit]\n")
+    (repo / "pkg" / "seq.py").write_text("def last(items):\n    return 0\n")
+    (repo / "tests" / "test_units.py").write_text(
+        "from pkg.units import scale\n\n\ndef test_scale():\n    assert scale(2, 'k') == 2000\n")
+    (repo / "tests" / "test_seq.py").write_text(
+        "from pkg.seq import last\n\nEXPECTED = last([1, 2, 3])  # computed while the module is collected\n\n\n"
+        "def test_last():\n    assert EXPECTED == 3\n")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "one")
+    with open(repo / "pkg" / "units.py", "a") as handle:  # `""` for "k": the module raises KeyError at import
+        handle.write('\n\nDEFAULT_UNIT = "k"\nDEFAULT_FACTOR = UNITS[DEFAULT_UNIT]\n')
+    # `- 0` for `- 1`: the test module's import-time call raises IndexError inside `last`
+    (repo / "pkg" / "seq.py").write_text("def last(items):\n    return items[len(items) - 1]\n")
+    git(repo, "commit", "-q", "-am", "two")
+    done = run_cli("evaluate", "--repo", str(repo), "--scope", "current-change", "--fresh", "--no-witnesses",
+                   "--fail-on", "unprotected", "--fail-on", "not-comparable", "--fail-on", "inconclusive",
+                   env={"ELENCHUS_RUNS_DIR": str(tmp_path / "runs")})
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads(next((tmp_path / "runs").glob("*/report.json")).read_text())
+    validate("mutation-report", report)
+    crashed = {m["id"]: m for m in report["mutations"] if m["result"] == "caught-at-import"}
+    diffs = "\n".join(m["diff"] for m in crashed.values())
+    assert '+DEFAULT_UNIT = ""' in diffs and "+    return items[len(items) - 0]" in diffs
+    reasons = sorted(m["reason"] for m in crashed.values())
+    assert reasons == [
+        "collecting tests/test_seq.py failed inside the mutated code (IndexError: list index out of range), "
+        "before any test ran",
+        "collecting tests/test_units.py failed inside the mutated code (KeyError: ''), before any test ran"]
+    assert all(m["kill"] is None for m in crashed.values())
+    assessed = {c["mutation_id"]: c["assessment"] for c in report["comparisons"]}
+    assert {assessed[i] for i in crashed} == {"caught-at-import"}
+    at_risk = done.stdout.split("## Still At Risk")[1].split("## Caught At Import")[0]
+    assert "DEFAULT_UNIT" not in at_risk and "len(items) - 0" not in at_risk
+    assert "- `DEFAULT_UNIT` is now `\"\"` instead of `\"k\"`" in done.stdout.split("## Caught At Import")[1]
+    assert "KeyError" in done.stdout.split("## Caught At Import")[1].split("##")[0]
+    stryker = json.loads(next((tmp_path / "runs").glob("*/mutation-testing-report.json")).read_text())
+    statuses = [m["status"] for f in stryker["files"].values() for m in f["mutants"] if m["id"] in crashed]
+    assert statuses == ["RuntimeError", "RuntimeError"]

@@ -135,6 +135,23 @@ def test_a_mutant_that_only_breaks_a_fixture_is_never_a_kill(project):
     assert verdict.outcome is Outcome.NOT_COMPARABLE
 
 
+def test_a_mutated_module_that_no_longer_defines_an_imported_name_is_caught_at_import_and_no_other_is(tmp_path):
+    project = write_tree(tmp_path / "p", {
+        "pkg/__init__.py": "",
+        "pkg/mod.py": "if False:  # the mutant: True became False\n    def used():\n        return 1\n",
+        "pkg/other.py": "def helper():\n    return 2\n",
+        "tests/test_mod.py": "from pkg.mod import used\n\n\ndef test_used():\n    assert used() == 1\n",
+        "tests/test_other.py": "from pkg.other import gone\n\n\ndef test_gone():\n    assert gone() == 2\n",
+    })
+    verdict = judge(run_pytest(project, ["tests/test_mod.py"], 60, mutated_file=MUTATED, env=FAST_ENV))
+    assert verdict.outcome is Outcome.CAUGHT_AT_IMPORT and verdict.kill is None
+    assert verdict.reason.startswith("collecting tests/test_mod.py failed inside the mutated code (ImportError: "
+                                     "cannot import name 'used' from 'pkg.mod'")
+    # a name missing from a module that is not the mutated one says nothing about the mutant
+    verdict = judge(run_pytest(project, ["tests/test_other.py"], 60, mutated_file=MUTATED, env=FAST_ENV))
+    assert verdict.outcome is Outcome.NOT_COMPARABLE
+
+
 @pytest.mark.parametrize(("source", "line", "expected"), [
     ("def test():\n    assert f()[0] == 1\n", 2, "assert"),
     ("def test():\n    assert (\n        f()[0]\n        == 1\n    )\n", 3, "assert"),
