@@ -814,7 +814,8 @@ def search_input(
             if found is not None and comparer.confirm(found):
                 return outcome(found, True, None, comparer)
         signature = _Signature.of(node)
-        constants = _character_variants(source, mutant, mine) + _mutated_constants(source, mutant)
+        constants = (_character_variants(source, mutant, mine) + _pattern_examples(source, mutant)
+                     + _mutated_constants(source, mutant))
         for args_repr, kwargs_repr, origin in _boundary_calls(signature, mine, constants, test_literals,
                                                                boundary_budget):
             if time.monotonic() > comparer.deadline:
@@ -956,6 +957,121 @@ def _mutated_constants(source: str, mutant: Mutant) -> list[Any]:
 
 #: Regular-expression syntax: a character of these says nothing about what an input should hold.
 _PATTERN_SYNTAX = frozenset("^$[]()+*?{}|\\.")
+
+#: Characters tried where a pattern allows any character but some: letters first, as words hold them.
+_FILLERS = "abcdefghijklmnopqrstuvwxyz0123456789-_ ."
+#: What a pattern's character category stands for in an example.
+_CATEGORY_EXAMPLES = {"CATEGORY_DIGIT": "1", "CATEGORY_NOT_DIGIT": "a", "CATEGORY_WORD": "a", "CATEGORY_NOT_WORD": "-",
+                      "CATEGORY_SPACE": " ", "CATEGORY_NOT_SPACE": "a"}
+#: Examples made from each pattern on the mutated lines (one per alternative, up to this many).
+_PATTERN_ALTERNATIVES = 4
+
+
+def _pattern_examples(source: str, mutant: Mutant) -> list[str]:
+    """Strings that the regular expressions on the mutant's lines match, the code's and the mutant's, each
+    alone and with a letter before and after (where an anchor the mutant moved shows): a rule of a rule
+    table, or a pattern the mutant edited, is told apart by the words it matches (``"quiz"`` for
+    ``(?i)(quiz)$``), which no edge value or recorded call may hold."""
+    shift = len(mutant.mutated_source.splitlines()) - len(source.splitlines())
+    before = [v for v in _constants_on(source, mutant.line, mutant.end_line) if isinstance(v, str)]
+    after = [v for v in _constants_on(mutant.mutated_source, mutant.line, mutant.end_line + shift, mutated=True)
+             if isinstance(v, str)]
+    changed = [v for v in (*before, *after) if (v in before) != (v in after)]
+    examples: list[str] = []
+    for pattern in _unique([*changed, *before, *after]):
+        if not (set(pattern) & _PATTERN_SYNTAX):
+            continue
+        for found in _matching(pattern):
+            examples += [found, found + "x", "x" + found]
+    return _unique(examples)[:24]
+
+
+def _matching(pattern: str) -> list[str]:
+    """Up to ``_PATTERN_ALTERNATIVES`` short strings ``pattern`` matches (the n-th takes the n-th alternative
+    of each choice); none when it is not a regular expression Python compiles."""
+    try:
+        compiled = re.compile(pattern)
+        parsed = _regex_parser().parse(pattern)
+    except (re.error, TypeError, ValueError, OverflowError, RecursionError):
+        return []
+    found: list[str] = []
+    for choice in range(_PATTERN_ALTERNATIVES):
+        try:
+            text = _render(parsed, choice)
+        except (RecursionError, ValueError, KeyError):
+            continue
+        if text not in found and compiled.search(text) is not None:
+            found.append(text)
+    return found
+
+
+def _regex_parser() -> Any:
+    """Python's own parser of regular expressions (``re._parser`` since 3.11, ``sre_parse`` before)."""
+    try:
+        import re._parser as parser  # type: ignore[import-not-found]
+    except ImportError:  # pragma: no cover - Python 3.10
+        import sre_parse as parser  # type: ignore[import-not-found,no-redef]
+    return parser
+
+
+def _render(parsed: Any, choice: int) -> str:
+    """One string the parsed pattern matches: the ``choice``-th alternative of each branch (the last when
+    there are fewer), each repeat taken once (or as often as its minimum), a class's first member."""
+    text: list[str] = []
+    for op, value in parsed:
+        name = str(op)
+        if name == "LITERAL":
+            text.append(chr(value))
+        elif name == "NOT_LITERAL":
+            text.append(next(c for c in _FILLERS if ord(c) != value))
+        elif name == "ANY":
+            text.append("a")
+        elif name == "IN":
+            text.append(_member(value))
+        elif name == "BRANCH":
+            branches = value[1]
+            text.append(_render(branches[min(choice, len(branches) - 1)], choice))
+        elif name == "SUBPATTERN":
+            text.append(_render(value[-1], choice))
+        elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+            low, _, inner = value
+            text.append(_render(inner, choice) * max(low, 1))
+        elif name in ("ATOMIC_GROUP",):
+            text.append(_render(value, choice))
+        # anchors (AT), lookarounds (ASSERT, ASSERT_NOT), back references and conditionals add nothing
+    return "".join(text)
+
+
+def _member(items: Any) -> str:
+    """A character of a class ``[...]``: its first member, or for ``[^...]`` the first filler it allows."""
+    negated = any(str(op) == "NEGATE" for op, _ in items)
+    if not negated:
+        for op, value in items:
+            name = str(op)
+            if name == "LITERAL":
+                return chr(value)
+            if name == "RANGE":
+                return chr(value[0])
+            if name == "CATEGORY":
+                return _CATEGORY_EXAMPLES.get(str(value), "a")
+        return "a"
+    pattern = re.compile("[" + "".join(_class_text(op, value) for op, value in items) + "]")
+    return next((c for c in _FILLERS if pattern.fullmatch(c)), "a")
+
+
+def _class_text(op: Any, value: Any) -> str:
+    """The parsed member of a class written back as class syntax (``NEGATE`` as ``^``)."""
+    name = str(op)
+    if name == "NEGATE":
+        return "^"
+    if name == "LITERAL":
+        return re.escape(chr(value))
+    if name == "RANGE":
+        return f"{re.escape(chr(value[0]))}-{re.escape(chr(value[1]))}"
+    if name == "CATEGORY":
+        return {"CATEGORY_DIGIT": r"\d", "CATEGORY_NOT_DIGIT": r"\D", "CATEGORY_WORD": r"\w",
+                "CATEGORY_NOT_WORD": r"\W", "CATEGORY_SPACE": r"\s", "CATEGORY_NOT_SPACE": r"\S"}.get(str(value), "")
+    return ""
 
 
 def _character_variants(source: str, mutant: Mutant, samples: Sequence[CallSample]) -> list[str]:

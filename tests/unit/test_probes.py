@@ -380,6 +380,41 @@ def test_a_dropped_guard_is_reached_only_when_its_body_runs_in_the_code(tmp_path
     assert found.distinction is not None and found.distinction.args_repr == ("142",)
 
 
+def test_a_rule_of_a_regex_table_is_told_apart_by_a_word_the_rule_matches(tmp_path):
+    import dataclasses
+
+    source = textwrap.dedent('''\
+        import re
+
+        RULES = [
+            (r"(?i)(quiz)$", r"\\1zes"),
+            (r"(?i)(x|ch|ss|sh)$", r"\\1es"),
+            (r"$", "s"),
+        ]
+
+
+        def pluralize(word):
+            for rule, replacement in RULES:
+                if re.search(rule, word):
+                    return re.sub(rule, replacement, word)
+            return word
+    ''')
+    root = make_project(tmp_path / "plural", "plural", source, "def test_nothing():\n    pass\n")
+    mutated = source.replace("(x|ch|ss|sh)$", "(x|ch|ss)$")  # `dish` no longer becomes `dishes`
+    mutant = dataclasses.replace(handmade_mutant("src/shop/plural.py", "pluralize", mutated),
+                                 line=5, end_line=5, mutated_lines=(5,))
+    # the tests pluralized `cat` only, and no edge value ends in `sh`: only the rule's own words tell it apart
+    found = probes.search_input(root, mutant, [probes.CallSample("shop.plural:pluralize", ("'cat'",))],
+                                search_budget=0)
+    assert found.distinction is not None and found.distinction.origin == "boundary"
+    [word] = (eval(text) for text in found.distinction.args_repr)
+    assert word.endswith("sh")
+    assert found.distinction.reference_repr == repr(word + "es")
+    assert probes._matching(r"(?i)(analy|ba|the)(sis|ses)$") == ["analysis", "bases", "theses"]
+    assert probes._matching(r"(?i)([^aeiouy]|qu)y$") == ["by", "quy"]
+    assert probes._matching(r"(unbalanced") == []
+
+
 def test_module_level_lines_ran_at_import_count_as_reached_by_every_call(tmp_path):
     import dataclasses
 
