@@ -737,6 +737,7 @@ class InputSearch:
     reason: str | None
     tried: tuple[tuple[str, int], ...]
     seconds: float
+    reached: int | None = None  # compared inputs that ran the mutated code; None when that was not watched
 
     @property
     def inputs(self) -> int:
@@ -779,10 +780,13 @@ def search_input(
     reference_dir = Path(reference_dir)
     symbol = symbol or mutant.symbol
 
+    watched = False
+
     def outcome(distinction: Distinction | None, searched: bool, reason: str | None,
                 comparer: _Comparer | None = None) -> InputSearch:
         tried = tuple(sorted((comparer.tried if comparer else {}).items()))
-        return InputSearch(distinction, searched, reason, tried, round(time.monotonic() - started, 3))
+        reached = comparer.reached if comparer is not None and watched else None
+        return InputSearch(distinction, searched, reason, tried, round(time.monotonic() - started, 3), reached)
 
     why = unsupported_reason(reference_dir, mutant, symbol)
     if why is not None:
@@ -805,6 +809,7 @@ def search_input(
         reference = stack.enter_context(_Driver(reference_copy, module, symbol, per_call_timeout, roots,
                                                 (mutant.path, removed) if removed else None))
         watch = (mutant.path, mutant.mutated_lines) if mutant.mutated_lines and not removed else None
+        watched = bool(watch or removed)
         mutated = stack.enter_context(_Driver(mutant_copy, module, symbol, per_call_timeout, roots, watch))
         if not reference.ready or not mutated.ready:
             return outcome(None, False, reference.error or mutated.error or f"cannot call {target}")

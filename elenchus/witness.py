@@ -196,6 +196,8 @@ def targets_for(source: str, mutant: Mutant) -> list[str]:
 
 def _describe(search: probes.InputSearch) -> str:
     tried = ", ".join(f"{count} from {_ORIGINS.get(origin, origin)}" for origin, count in search.tried)
+    if search.reached is not None:
+        tried += f"; {search.reached} of them ran the mutated code"
     return f"{search.inputs} input(s) ({tried})" if tried else "no input"
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -42,6 +43,8 @@ def test_a_survivor_comes_with_a_verified_witness_and_an_indistinguishable_one_i
     # floor_at's `value < lo` -> `<=`: no static rule knows its shape, and no input tells it apart.
     [equivalent] = [r for r in report["rejected"] if r["reason"].startswith("likely equivalent")]
     assert equivalent["location"]["symbol"] == "floor_at" and "input(s)" in equivalent["reason"]
+    reached = re.search(r"; (\d+) of them ran the mutated code", equivalent["reason"])  # the claim says what backs it
+    assert reached is not None and int(reached.group(1)) > 0
     assert all(m["location"]["symbol"] != "floor_at" or m["result"] != "survived" for m in report["mutations"])
     assert "## Likely Equivalent" in done.stdout
     still_at_risk = done.stdout.split("## Still At Risk")[1].split("## Likely Equivalent")[0]

@@ -363,10 +363,10 @@ def test_inputs_that_never_run_the_mutated_line_prove_nothing_so_nothing_is_clai
                                  mutated_lines=(3,))
     found = probes.search_input(root, mutant, [probes.CallSample("shop.rare:rarity", ("5",))], search_budget=0)
     assert found.distinction is None and not found.searched and found.inputs > 0
-    assert found.reason == "no call of `rarity` ran the mutated line(s) 3"
+    assert found.reason == "no call of `rarity` ran the mutated line(s) 3" and found.reached == 0
     reached = dataclasses.replace(mutant, mutated_lines=(4,))  # the common line: every call runs it
-    assert probes.search_input(root, reached, [probes.CallSample("shop.rare:rarity", ("5",))],
-                               search_budget=0).searched
+    found = probes.search_input(root, reached, [probes.CallSample("shop.rare:rarity", ("5",))], search_budget=0)
+    assert found.searched and found.reached is not None and found.reached > 0
 
 
 
