@@ -820,7 +820,7 @@ def search_input(
                 return outcome(found, True, None, comparer)
         signature = _Signature.of(node)
         constants = (_character_variants(source, mutant, mine) + _pattern_examples(source, mutant)
-                     + _mutated_constants(source, mutant))
+                     + _code_point_characters(source, mutant, node) + _mutated_constants(source, mutant))
         for args_repr, kwargs_repr, origin in _boundary_calls(signature, mine, constants, test_literals,
                                                                boundary_budget):
             if time.monotonic() > comparer.deadline:
@@ -989,6 +989,19 @@ def _pattern_examples(source: str, mutant: Mutant) -> list[str]:
         for found in _matching(pattern):
             examples += [found, found + "x", "x" + found]
     return _unique(examples)[:24]
+
+
+def _code_point_characters(source: str, mutant: Mutant, target: ast.FunctionDef) -> list[str]:
+    """For code that reads characters as code points (``ord``), the characters at and beside each integer
+    constant the mutation changed: a bound ``0x7f`` of a character-width function shows on ``'\\x7f'``
+    and ``'\\x7e'``, which no edge value or recorded word holds."""
+    mutated = _function_node(source, mutant.symbol)
+    if not any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "ord"
+               for function in (target, mutated) if function is not None for n in ast.walk(function)):
+        return []
+    bounds = [v for v in _mutated_constants(source, mutant) if type(v) is int and 0 <= v <= sys.maxunicode]
+    return _unique(chr(code) for value in bounds for code in (value, value - 1, value + 1)
+                   if 0 <= code <= sys.maxunicode)
 
 
 def _matching(pattern: str) -> list[str]:

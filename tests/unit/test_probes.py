@@ -415,6 +415,21 @@ def test_a_rule_of_a_regex_table_is_told_apart_by_a_word_the_rule_matches(tmp_pa
     assert probes._matching(r"(unbalanced") == []
 
 
+def test_a_code_point_bound_is_told_apart_by_the_character_at_it(tmp_path):
+    import dataclasses
+
+    source = ("def width(char):\n    code = ord(char)\n    if code < 32 or 0x7F <= code < 0xA0:\n"
+              "        return -1\n    return 1\n")
+    root = make_project(tmp_path / "width", "width", source, "def test_nothing():\n    pass\n")
+    mutant = dataclasses.replace(handmade_mutant("src/shop/width.py", "width",
+                                                 source.replace("0x7F <= code", "0x7F < code")),
+                                 line=3, end_line=3, mutated_lines=(3,))
+    found = probes.search_input(root, mutant, [probes.CallSample("shop.width:width", ("'a'",))], search_budget=0)
+    assert found.distinction is not None and found.distinction.origin == "boundary"
+    assert found.distinction.args_repr == ("'\\x7f'",)
+    assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("-1", "1")
+
+
 def test_module_level_lines_ran_at_import_count_as_reached_by_every_call(tmp_path):
     import dataclasses
 
