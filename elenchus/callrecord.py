@@ -54,6 +54,7 @@ import inspect
 import json
 import math
 import os
+import re
 import signal
 import sys
 import threading
@@ -441,6 +442,31 @@ class _Reach:
         return self._line
 
 
+#: Strings one ``strings`` request returns at most, and the longest kept.
+MAX_STRINGS = 200
+MAX_STRING_CHARS = 200
+
+
+def strings_in(values: Sequence[Any]) -> list[str]:
+    """The strings ``values`` hold, walking builtin containers and compiled patterns, in order, bounded."""
+    found: list[str] = []
+    stack = list(reversed(values))
+    budget = MAX_ELEMENTS * 4
+    while stack and len(found) < MAX_STRINGS and budget > 0:
+        budget -= 1
+        value = stack.pop()
+        if type(value) is str:
+            if len(value) <= MAX_STRING_CHARS and value not in found:
+                found.append(value)
+        elif isinstance(value, re.Pattern) and isinstance(value.pattern, str):
+            stack.append(value.pattern)
+        elif type(value) in (list, tuple, set, frozenset):
+            stack.extend(reversed(sorted(value, key=repr) if type(value) in (set, frozenset) else list(value)))
+        elif type(value) is dict:
+            stack.extend(reversed([item for pair in value.items() for item in pair]))
+    return found
+
+
 def serve(argv: Sequence[str]) -> int:
     """The driver loop: ``MODULE QUALNAME PER_CALL_SECONDS [PATH:LINE,LINE]``; requests on
     stdin, answers on stdout.
@@ -493,6 +519,11 @@ def serve(argv: Sequence[str]) -> int:
             if "equal" in request:
                 answer(_limited(equal, per_call, request["equal"], request.get("imports", []))
                        or {"kind": "timeout"})
+                continue
+            if "strings" in request:
+                home = sys.modules.get(module_name)
+                values = [getattr(home, name) for name in request["strings"] if hasattr(home, name)]
+                answer({"strings": _limited(strings_in, per_call, values) or []})
                 continue
             args = [ast.literal_eval(text) for text in request["args_repr"]]
             kwargs = {name: ast.literal_eval(text) for name, text in request["kwargs_repr"].items()}

@@ -446,6 +446,22 @@ class _Driver:
             return None
         return {"True": True, "False": False}.get(str(answer.get("repr"))) if answer.get("kind") == "value" else None
 
+    def strings(self, names: Sequence[str]) -> list[str]:
+        """The strings the module's globals ``names`` hold in this driver (none when it cannot tell)."""
+        if self._proc is None or self._proc.stdin is None:
+            return []
+        try:
+            self._proc.stdin.write((json.dumps({"strings": list(names)}) + "\n").encode())
+            self._proc.stdin.flush()
+        except OSError:
+            self.close()
+            return []
+        answer = self._read(time.monotonic() + self.per_call + 5.0)
+        if answer is None:
+            self.close(graceful=False)
+            return []
+        return [text for text in answer.get("strings") or () if isinstance(text, str)]
+
     def close(self, graceful: bool = True) -> None:
         """End the driver (end of input, then SIGKILL to its process group); nothing is left behind."""
         proc, self._proc = self._proc, None
@@ -819,10 +835,11 @@ def search_input(
             if found is not None and comparer.confirm(found):
                 return outcome(found, True, None, comparer)
         signature = _Signature.of(node)
-        constants = (_character_variants(source, mutant, mine) + _pattern_examples(source, mutant)
-                     + _code_point_characters(source, mutant, node) + _mutated_constants(source, mutant))
+        constants = _character_variants(source, mutant, mine) + _mutated_constants(source, mutant)
+        designed = (_pattern_examples(source, mutant) + _code_point_characters(source, mutant, node)
+                    + _data_examples(reference, source, mutant))
         for args_repr, kwargs_repr, origin in _boundary_calls(signature, mine, constants, test_literals,
-                                                               boundary_budget):
+                                                               boundary_budget, designed):
             if time.monotonic() > comparer.deadline:
                 break
             found = comparer.check(args_repr, kwargs_repr, origin)
@@ -989,6 +1006,38 @@ def _pattern_examples(source: str, mutant: Mutant) -> list[str]:
         for found in _matching(pattern):
             examples += [found, found + "x", "x" + found]
     return _unique(examples)[:24]
+
+
+def _data_examples(reference: _Driver, source: str, mutant: Mutant) -> list[str]:
+    """The strings held by the module-level data the mutated lines read (as the code built it at import:
+    a rule table filled by calls, a set of words), and strings their patterns match: a mutant that skips the
+    first rule of a table is told apart by a word that rule matches (``"zombies"``), which only the running
+    module knows."""
+    names = _data_names(source, mutant.line, mutant.end_line)
+    if not names:
+        return []
+    found: list[str] = []
+    for text in reference.strings(names):
+        found += [*_matching(text)[:1], text] if set(text) & _PATTERN_SYNTAX else [text]
+    return _unique(found)[:_DATA_EXAMPLES]
+
+
+#: Strings taken from the module's data for one mutant, at most.
+_DATA_EXAMPLES = 40
+
+
+def _data_names(source: str, first: int, last: int) -> list[str]:
+    """Names on lines ``first``..``last`` that the module assigns at its top level (its tables and
+    constants), in order of appearance."""
+    tree = _module_tree(source)
+    if tree is None:
+        return []
+    assigned = {target.id for node in tree.body if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+                for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+                if isinstance(target, ast.Name)}
+    used = [node for node in ast.walk(tree) if isinstance(node, ast.Name) and node.id in assigned
+            and first <= node.lineno <= last]
+    return list(dict.fromkeys(node.id for node in sorted(used, key=lambda n: (n.lineno, n.col_offset))))
 
 
 def _code_point_characters(source: str, mutant: Mutant, target: ast.FunctionDef) -> list[str]:
@@ -1179,14 +1228,16 @@ def _fits(value: Any, kinds: Sequence[type]) -> bool:
 
 
 def _boundary_calls(signature: _Signature, samples: Sequence[CallSample], constants: Sequence[Any],
-                    test_literals: Sequence[Any], budget: int) -> Iterator[tuple[list[str], dict[str, str], str]]:
+                    test_literals: Sequence[Any], budget: int,
+                    designed: Sequence[Any] = ()) -> Iterator[tuple[list[str], dict[str, str], str]]:
     """Up to ``budget`` distinct calls, each a base call with one argument replaced.
 
     The base calls are the recorded ``samples``; with none, one default call: each
     required parameter gets the first edge value of its annotated type (0 when the type
     is unknown), and positional parameters with a literal default are passed it. In
     order: the ``constants`` of the mutated lines and their neighbours ("boundary"), the
-    first base call's empty, zero, negative, huge and None values ("edge-value"), the
+    ``designed`` inputs (strings the mutated patterns and tables match, characters at code-point
+    bounds: "designed"), the first base call's empty, zero, negative, huge and None values ("edge-value"), the
     ``test_literals`` ("test-literal"), then the other base calls' edge values; those of
     the first base call always fit in the budget. A replacement must fit the types seen for that
     argument in the samples, its default and its annotation. Yields (args_repr,
@@ -1256,6 +1307,10 @@ def _boundary_calls(signature: _Signature, samples: Sequence[CallSample], consta
             for base in bases:
                 for slot in slots(*base):
                     yield value, slot, base, "boundary"
+        for value in _unique(designed):
+            for base in bases:
+                for slot in slots(*base):
+                    yield value, slot, base, "designed"
         yield from edge_values(bases[0])  # few, and often the telling ones: before the time runs out
         for value in _unique(list(test_literals)[:TEST_LITERALS]):
             for base in bases:
@@ -1271,7 +1326,7 @@ def _boundary_calls(signature: _Signature, samples: Sequence[CallSample], consta
     for value, slot, base, origin in steps():
         if given >= budget:
             return
-        if origin == "boundary" and given >= budget - reserve:
+        if origin in ("boundary", "designed") and given >= budget - reserve:
             continue
         if value is not None and not _fits(value, kinds.get(slot, [])):
             continue

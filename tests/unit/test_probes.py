@@ -406,13 +406,49 @@ def test_a_rule_of_a_regex_table_is_told_apart_by_a_word_the_rule_matches(tmp_pa
     # the tests pluralized `cat` only, and no edge value ends in `sh`: only the rule's own words tell it apart
     found = probes.search_input(root, mutant, [probes.CallSample("shop.plural:pluralize", ("'cat'",))],
                                 search_budget=0)
-    assert found.distinction is not None and found.distinction.origin == "boundary"
+    assert found.distinction is not None and found.distinction.origin == "designed"
     [word] = (eval(text) for text in found.distinction.args_repr)
     assert word.endswith("sh")
     assert found.distinction.reference_repr == repr(word + "es")
     assert probes._matching(r"(?i)(analy|ba|the)(sis|ses)$") == ["analysis", "bases", "theses"]
     assert probes._matching(r"(?i)([^aeiouy]|qu)y$") == ["by", "quy"]
     assert probes._matching(r"(unbalanced") == []
+
+
+def test_a_skipped_rule_of_a_table_built_at_import_is_told_apart_by_a_word_that_rule_matches(tmp_path):
+    import dataclasses
+
+    source = textwrap.dedent('''\
+        import re
+
+        RULES = [(r"(?i)s$", "")]
+
+
+        def _irregular(singular, plural):
+            RULES.insert(0, ("(?i)(" + plural[0] + ")" + plural[1:] + "$", r"\\1" + singular[1:]))
+
+
+        def singularize(word):
+            for rule, replacement in RULES:
+                if re.search(rule, word):
+                    return re.sub(rule, replacement, word)
+            return word
+
+
+        _irregular("zombie", "zombies")
+        _irregular("person", "people")
+    ''')
+    root = make_project(tmp_path / "single", "single", source, "def test_nothing():\n    pass\n")
+    line = source.splitlines().index("    for rule, replacement in RULES:") + 1
+    mutant = dataclasses.replace(
+        handmade_mutant("src/shop/single.py", "singularize", source.replace("in RULES:", "in RULES[1:]:")),
+        line=line, end_line=line, mutated_lines=(line,))
+    # Only the running module knows the first rule (`people`, inserted last); the tests singularized `cats`.
+    found = probes.search_input(root, mutant, [probes.CallSample("shop.single:singularize", ("'cats'",))],
+                                search_budget=0)
+    assert found.distinction is not None and found.distinction.origin == "designed"
+    assert found.distinction.args_repr == ("'people'",)
+    assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("'person'", "'people'")
 
 
 def test_a_code_point_bound_is_told_apart_by_the_character_at_it(tmp_path):
@@ -425,7 +461,7 @@ def test_a_code_point_bound_is_told_apart_by_the_character_at_it(tmp_path):
                                                  source.replace("0x7F <= code", "0x7F < code")),
                                  line=3, end_line=3, mutated_lines=(3,))
     found = probes.search_input(root, mutant, [probes.CallSample("shop.width:width", ("'a'",))], search_budget=0)
-    assert found.distinction is not None and found.distinction.origin == "boundary"
+    assert found.distinction is not None and found.distinction.origin == "designed"
     assert found.distinction.args_repr == ("'\\x7f'",)
     assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("-1", "1")
 
