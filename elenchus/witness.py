@@ -178,6 +178,22 @@ def _assigned_at(source: str, line: int) -> set[str]:
     return names
 
 
+def _called_at(source: str, line: int | None = None) -> set[str]:
+    """Module-level functions the module's own top-level statements call while it imports (those spanning
+    ``line`` only, when given): ``_irregular('person', 'people')`` filling rule tables."""
+    return {inner.func.id for node in _module_statements(source)
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            and (line is None or node.lineno <= line <= (node.end_lineno or node.lineno))
+            for inner in ast.walk(node) if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name)}
+
+
+def _filled(source: str, calls: Mapping[str, set[str]], functions: set[str]) -> set[str]:
+    """The module-level data (names the module assigns at its top level) that ``functions`` touch."""
+    data = set().union(set(), *(_assigned(node) for node in _module_statements(source)
+                                if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))))
+    return set().union(set(), *(calls.get(name, set()) & data for name in functions))
+
+
 def targets_for(source: str, mutant: Mutant) -> list[str]:
     """Public module-level functions to call: the mutated one, else those reaching it (nearest first)."""
     calls = _references(source)
@@ -185,8 +201,10 @@ def targets_for(source: str, mutant: Mutant) -> list[str]:
     if mutant.symbol in calls and not mutant.symbol.startswith("_"):
         return [mutant.symbol]
     wanted = {leaf, mutant.symbol.rsplit(".", 1)[-1]}
-    if mutant.symbol == "<module>":  # module-level code: the functions reading what it assigns
-        wanted = _assigned_at(source, mutant.line)
+    if mutant.symbol == "<module>":  # module-level code: the functions reading what it assigns or fills
+        wanted = _assigned_at(source, mutant.line) | _filled(source, calls, _called_at(source, mutant.line))
+    elif leaf in _called_at(source):  # a function the import runs: its effect is the data it fills
+        wanted |= _filled(source, calls, {leaf})
     found: list[str] = []
     for _ in range(3):  # callers, their callers, once more
         callers = [name for name, called in calls.items() if called & wanted and name not in found]

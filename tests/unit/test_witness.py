@@ -69,6 +69,38 @@ def test_a_table_is_reached_through_the_module_level_names_built_from_it():
     assert targets_for(source, mutant) == ["shown"]
 
 
+def test_what_the_import_runs_is_reached_through_the_functions_reading_the_data_it_fills():
+    source = textwrap.dedent("""
+        RULES = []
+
+
+        def _irregular(singular, plural):
+            def folded(text):
+                return text.lower()
+
+            RULES.insert(0, (folded(plural), singular))
+
+
+        def singularize(word):
+            for plural, singular in RULES:
+                if word == plural:
+                    return singular
+            return word
+
+
+        def shout(word):
+            return word.upper()
+
+
+        _irregular("person", "people")
+    """)
+    mutants, _ = generate("m.py", source)
+    call = next(m for m in mutants if m.symbol == "<module>" and "_irregular(" in m.diff.splitlines()[-1])
+    assert targets_for(source, call) == ["singularize"]  # the call fills RULES; `shout` reads nothing of it
+    nested = next(m for m in mutants if m.symbol == "_irregular.folded")
+    assert targets_for(source, nested) == ["singularize"]
+
+
 GUARDED = textwrap.dedent("""
     def ratio(a, b):
         if b == 0:
