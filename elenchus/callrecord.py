@@ -467,6 +467,38 @@ def strings_in(values: Sequence[Any]) -> list[str]:
     return found
 
 
+class _Opaque(Exception):
+    """A value whose state cannot be written down canonically (an object, a function)."""
+
+
+def state_of(values: Any) -> str | None:
+    """A canonical text of ``values`` (builtin data, compiled patterns), equal in two processes exactly when
+    they hold equal data whatever their hash seeds; None when some of it is not such data."""
+    budget = [MAX_ELEMENTS * 20]
+
+    def canonical(value: Any) -> Any:
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise _Opaque
+        kind = type(value)
+        if value is None or kind in (bool, int, float, str, bytes):
+            return [kind.__name__, repr(value)]
+        if kind in (list, tuple):
+            return [kind.__name__, [canonical(item) for item in value]]
+        if kind in (set, frozenset):
+            return [kind.__name__, sorted((canonical(item) for item in value), key=json.dumps)]
+        if kind is dict:
+            return ["dict", [[canonical(key), canonical(item)] for key, item in value.items()]]
+        if isinstance(value, re.Pattern):
+            return ["re", canonical(value.pattern), value.flags]
+        raise _Opaque
+
+    try:
+        return json.dumps(canonical(values))
+    except (_Opaque, RecursionError, ValueError):
+        return None
+
+
 def serve(argv: Sequence[str]) -> int:
     """The driver loop: ``MODULE QUALNAME PER_CALL_SECONDS [PATH:LINE,LINE]``; requests on
     stdin, answers on stdout.
@@ -519,6 +551,11 @@ def serve(argv: Sequence[str]) -> int:
             if "equal" in request:
                 answer(_limited(equal, per_call, request["equal"], request.get("imports", []))
                        or {"kind": "timeout"})
+                continue
+            if "state" in request:
+                home = sys.modules.get(module_name)
+                answer({"state": {name: _limited(state_of, per_call, getattr(home, name)) if hasattr(home, name)
+                                  else None for name in request["state"]}})
                 continue
             if "strings" in request:
                 home = sys.modules.get(module_name)

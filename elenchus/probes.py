@@ -446,21 +446,32 @@ class _Driver:
             return None
         return {"True": True, "False": False}.get(str(answer.get("repr"))) if answer.get("kind") == "value" else None
 
-    def strings(self, names: Sequence[str]) -> list[str]:
-        """The strings the module's globals ``names`` hold in this driver (none when it cannot tell)."""
+    def state(self, names: Sequence[str]) -> dict[str, str | None]:
+        """A canonical text of each of the module's globals ``names`` here (``callrecord.state_of``; None: it
+        holds more than data, or is not there)."""
+        state = (self._ask({"state": list(names)}) or {}).get("state")
+        if not isinstance(state, dict):
+            return {name: None for name in names}
+        return {name: text if isinstance(text := state.get(name), str) else None for name in names}
+
+    def _ask(self, request: Mapping[str, Any]) -> dict[str, Any] | None:
         if self._proc is None or self._proc.stdin is None:
-            return []
+            return None
         try:
-            self._proc.stdin.write((json.dumps({"strings": list(names)}) + "\n").encode())
+            self._proc.stdin.write((json.dumps(request) + "\n").encode())
             self._proc.stdin.flush()
         except OSError:
             self.close()
-            return []
+            return None
         answer = self._read(time.monotonic() + self.per_call + 5.0)
         if answer is None:
             self.close(graceful=False)
-            return []
-        return [text for text in answer.get("strings") or () if isinstance(text, str)]
+        return answer
+
+    def strings(self, names: Sequence[str]) -> list[str]:
+        """The strings the module's globals ``names`` hold in this driver (none when it cannot tell)."""
+        answer = self._ask({"strings": list(names)})
+        return [text for text in (answer or {}).get("strings") or () if isinstance(text, str)]
 
     def close(self, graceful: bool = True) -> None:
         """End the driver (end of input, then SIGKILL to its process group); nothing is left behind."""
@@ -754,6 +765,7 @@ class InputSearch:
     tried: tuple[tuple[str, int], ...]
     seconds: float
     reached: int | None = None  # compared inputs that ran the mutated code; None when that was not watched
+    proof: str | None = None  # why no input can tell the two apart, when that is known rather than searched
 
     @property
     def inputs(self) -> int:
@@ -780,6 +792,8 @@ def search_input(
     symbol: str | None = None,
     module: str | None = None,
     roots: Sequence[str] = (),
+    data: Sequence[str] = (),
+    state: Sequence[str] = (),
 ) -> InputSearch:
     """Look for an input on which ``mutant`` fails a reference-output assertion.
 
@@ -799,10 +813,11 @@ def search_input(
     watched = False
 
     def outcome(distinction: Distinction | None, searched: bool, reason: str | None,
-                comparer: _Comparer | None = None) -> InputSearch:
+                comparer: _Comparer | None = None, proof: str | None = None) -> InputSearch:
         tried = tuple(sorted((comparer.tried if comparer else {}).items()))
         reached = comparer.reached if comparer is not None and watched else None
-        return InputSearch(distinction, searched, reason, tried, round(time.monotonic() - started, 3), reached)
+        return InputSearch(distinction, searched, reason, tried, round(time.monotonic() - started, 3), reached,
+                           proof)
 
     why = unsupported_reason(reference_dir, mutant, symbol)
     if why is not None:
@@ -829,6 +844,11 @@ def search_input(
         mutated = stack.enter_context(_Driver(mutant_copy, module, symbol, per_call_timeout, roots, watch))
         if not reference.ready or not mutated.ready:
             return outcome(None, False, reference.error or mutated.error or f"cannot call {target}")
+        same, changed = _compared_state(reference, mutated, state)
+        if same:  # the mutated code runs only while the module imports, and left the same data behind
+            return outcome(None, True, None, proof=f"the module holds the same data after its import with and "
+                                                   f"without the mutant ({_names(state)}), and the mutated code "
+                                                   "runs only while it imports")
         comparer = _Comparer(reference, mutated, time.monotonic() + time_budget)
         for sample in mine:
             found = comparer.check(sample.args_repr, dict(sample.kwargs_repr), "recorded")
@@ -837,7 +857,7 @@ def search_input(
         signature = _Signature.of(node)
         constants = _character_variants(source, mutant, mine) + _mutated_constants(source, mutant)
         designed = (_pattern_examples(source, mutant) + _code_point_characters(source, mutant, node)
-                    + _data_examples(reference, source, mutant))
+                    + _data_examples((reference, mutated), source, mutant, data))
         for args_repr, kwargs_repr, origin in _boundary_calls(signature, mine, constants, test_literals,
                                                                boundary_budget, designed):
             if time.monotonic() > comparer.deadline:
@@ -860,6 +880,10 @@ def search_input(
         if not comparer.compared:
             return outcome(None, False, f"no call of `{symbol}` could be compared (each timed out, crashed or "
                                         "returned something too long to write down)", comparer)
+        if changed:  # what the import left behind differs: no claim of equivalence, whatever was tried
+            return outcome(None, False, f"the module's data differs after its import with the mutant "
+                                        f"({_names(changed)}), but none of the inputs tried through `{symbol}` "
+                                        "showed it", comparer)
         if (watch or removed) and not comparer.reached:  # agreement on inputs that never ran the change
             what = (f"the code the mutant drops (line(s) {', '.join(map(str, removed))})" if removed else
                     f"the mutated line(s) {', '.join(map(str, mutant.mutated_lines))}")
@@ -1008,22 +1032,39 @@ def _pattern_examples(source: str, mutant: Mutant) -> list[str]:
     return _unique(examples)[:24]
 
 
-def _data_examples(reference: _Driver, source: str, mutant: Mutant) -> list[str]:
-    """The strings held by the module-level data the mutated lines read (as the code built it at import:
-    a rule table filled by calls, a set of words), and strings their patterns match: a mutant that skips the
-    first rule of a table is told apart by a word that rule matches (``"zombies"``), which only the running
-    module knows."""
-    names = _data_names(source, mutant.line, mutant.end_line)
+def _compared_state(reference: _Driver, mutated: _Driver, names: Sequence[str]) -> tuple[bool, list[str]]:
+    """(whether every one of ``names`` holds the same data in both modules, the names that differ)."""
+    if not names:
+        return False, []
+    mine, theirs = reference.state(names), mutated.state(names)
+    changed = [name for name in names if mine[name] is not None and theirs[name] is not None
+               and mine[name] != theirs[name]]
+    return all(mine[name] is not None and mine[name] == theirs[name] for name in names), changed
+
+
+def _names(names: Sequence[str], shown: int = 4) -> str:
+    listed = ", ".join(f"`{name}`" for name in list(names)[:shown])
+    return listed + (f" and {len(names) - shown} more" if len(names) > shown else "")
+
+
+def _data_examples(drivers: Sequence[_Driver], source: str, mutant: Mutant, data: Sequence[str]) -> list[str]:
+    """The strings held by the module-level data the mutated lines read, or that ``data`` names (what the code
+    the import runs fills), as each running module built it, and strings their patterns match (also in
+    capitals, where a case-insensitive class shows): a mutant that skips the first rule of a table is told
+    apart by a word that rule matches (``"zombies"``), which only the running module knows."""
+    names = list(dict.fromkeys([*_data_names(source, mutant.line, mutant.end_line), *data]))
     if not names:
         return []
     found: list[str] = []
-    for text in reference.strings(names):
-        found += [*_matching(text)[:1], text] if set(text) & _PATTERN_SYNTAX else [text]
+    for driver in drivers:
+        for text in driver.strings(names):
+            examples = _matching(text)[:1] if set(text) & _PATTERN_SYNTAX else []
+            found += [*examples, *(example.upper() for example in examples), text]
     return _unique(found)[:_DATA_EXAMPLES]
 
 
 #: Strings taken from the module's data for one mutant, at most.
-_DATA_EXAMPLES = 40
+_DATA_EXAMPLES = 60
 
 
 def _data_names(source: str, first: int, last: int) -> list[str]:

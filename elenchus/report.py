@@ -307,11 +307,12 @@ def render_markdown(report: dict) -> str:
         lines += ["Nothing: every challenged incident was caught and nothing was left beyond the budget.", ""]
 
     # -- Likely equivalent: survivors no input told apart are not gaps
-    equivalent = [r for r in report["rejected"] if r["reason"].startswith("likely equivalent")]
+    equivalent = [r for r in report["rejected"] if r["reason"].startswith(("likely equivalent",
+                                                                           "equivalent (proven)"))]
     if equivalent:
         lines += ["## Likely Equivalent", "",
-                  "These mutants survived, but no input could tell them apart from the code, so they are not "
-                  "reported as gaps:", ""]
+                  "These mutants survived, but no input could tell them apart from the code (or, proven, none "
+                  "can), so they are not reported as gaps:", ""]
         for item in equivalent:
             lines.append(f"- {item.get('incident') or item['changed_intent']} ({_where(item['location'])}): "
                          f"{item['reason']}")

@@ -194,6 +194,26 @@ def _filled(source: str, calls: Mapping[str, set[str]], functions: set[str]) -> 
     return set().union(set(), *(calls.get(name, set()) & data for name in functions))
 
 
+def data_for(source: str, mutant: Mutant) -> tuple[list[str], list[str]]:
+    """(the module-level data the mutant's code fills while the module imports, every module-level data name
+    when the mutated code runs only then: else none, since a function called later can act differently on
+    the same data)."""
+    calls = _references(source)
+    everything = sorted(set().union(set(), *(_assigned(node) for node in _module_statements(source)
+                                              if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)))))
+    leaf = mutant.symbol.split(".")[0]
+    if mutant.symbol == "<module>":
+        filled = _assigned_at(source, mutant.line) | _filled(source, calls, _called_at(source, mutant.line))
+    elif mutant.symbol in everything:
+        filled = {mutant.symbol}
+    elif leaf in calls and leaf in _called_at(source) and not any(
+            leaf in read for name, read in calls.items() if name != leaf):
+        filled = _filled(source, calls, {leaf})
+    else:
+        return [], []
+    return sorted(filled), everything
+
+
 def targets_for(source: str, mutant: Mutant) -> list[str]:
     """Public module-level functions to call: the mutated one, else those reaching it (nearest first)."""
     calls = _references(source)
@@ -271,6 +291,7 @@ def search_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Se
             f"`{mutant.symbol}` is not a public module-level function and no public function of "
             f"{mutant.path} calls it")
         return NoWitness(False, f"no witness was searched: {where}", 0, round(time.monotonic() - started, 3))
+    data, state = data_for(source, mutant)
     for index in range(progress.next_target, len(targets)):
         symbol = targets[index]
         remaining = time_budget - progress.seconds - (time.monotonic() - started)
@@ -278,8 +299,12 @@ def search_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Se
             break
         search = probes.search_input(reference_dir, mutant, samples.get(f"{module}:{symbol}", ()),
                                      test_literals=test_literals, time_budget=remaining, scratch=scratch,
-                                     symbol=symbol, module=module, roots=layout.roots)
+                                     symbol=symbol, module=module, roots=layout.roots, data=data, state=state)
         progress.inputs += search.inputs
+        if search.proof is not None:
+            progress.seconds += time.monotonic() - started
+            return NoWitness(True, f"equivalent (proven): {search.proof}", progress.inputs,
+                             round(progress.seconds, 3))
         if not search.searched:
             progress.notes.append(f"`{symbol}`: {search.reason}")
             continue

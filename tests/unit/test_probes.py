@@ -451,6 +451,32 @@ def test_a_skipped_rule_of_a_table_built_at_import_is_told_apart_by_a_word_that_
     assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("'person'", "'people'")
 
 
+def test_module_data_left_the_same_by_the_import_proves_equivalence_and_data_left_changed_forbids_it(tmp_path):
+    import dataclasses
+
+    source = ("SIZE = 2 * 2\nSPARE = 3\n\n\ndef area(n):\n    if n == 123456789:\n        return SPARE\n"
+              "    return n * SIZE\n")
+    root = make_project(tmp_path / "data", "data", source, "def test_nothing():\n    pass\n")
+    sample = [probes.CallSample("shop.data:area", ("5",))]
+    same = dataclasses.replace(handmade_mutant("src/shop/data.py", "<module>", source.replace("2 * 2", "2 + 2")),
+                               line=1, end_line=1, mutated_lines=(1,))
+    found = probes.search_input(root, same, sample, search_budget=0, symbol="area", data=["SIZE"],
+                                state=["SIZE", "SPARE"])
+    assert found.distinction is None and found.searched and found.inputs == 0  # nothing to try: it is proven
+    assert found.proof == ("the module holds the same data after its import with and without the mutant "
+                           "(`SIZE`, `SPARE`), and the mutated code runs only while it imports")
+    # SPARE = 4 shows only on an input nobody tries: the data differs, so no equivalence is claimed
+    hidden = dataclasses.replace(handmade_mutant("src/shop/data.py", "<module>", source.replace("= 3", "= 4")),
+                                 line=2, end_line=2, mutated_lines=(2,))
+    found = probes.search_input(root, hidden, sample, search_budget=0, symbol="area", data=["SPARE"],
+                                state=["SIZE", "SPARE"])
+    assert found.distinction is None and not found.searched and found.proof is None and found.inputs > 0
+    assert found.reason == ("the module's data differs after its import with the mutant (`SPARE`), but none of "
+                            "the inputs tried through `area` showed it")
+    # without what the import leaves behind, the same search would have called it likely equivalent
+    assert probes.search_input(root, hidden, sample, search_budget=0, symbol="area").searched
+
+
 def test_a_code_point_bound_is_told_apart_by_the_character_at_it(tmp_path):
     import dataclasses
 

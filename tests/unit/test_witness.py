@@ -11,7 +11,7 @@ from elenchus.discover import function_spans
 from elenchus.mutate import FunctionSpan, generate
 from elenchus import probes
 from elenchus.probes import Distinction
-from elenchus.witness import Witness, misfit, targets_for
+from elenchus.witness import Witness, data_for, misfit, targets_for
 
 SOURCE = textwrap.dedent("""
     LIMIT = 3
@@ -99,6 +99,10 @@ def test_what_the_import_runs_is_reached_through_the_functions_reading_the_data_
     assert targets_for(source, call) == ["singularize"]  # the call fills RULES; `shout` reads nothing of it
     nested = next(m for m in mutants if m.symbol == "_irregular.folded")
     assert targets_for(source, nested) == ["singularize"]
+    # what they fill, and every module-level name, whose state after the import decides equivalence
+    assert data_for(source, call) == data_for(source, nested) == (["RULES"], ["RULES"])
+    later = next(m for m in mutants if m.symbol == "singularize")  # runs at every call: no state decides it
+    assert data_for(source, later) == ([], [])
 
 
 GUARDED = textwrap.dedent("""
