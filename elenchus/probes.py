@@ -71,7 +71,7 @@ from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import strategies as st
 from hypothesis.configuration import set_hypothesis_home_dir
 
-from elenchus import callrecord, sandbox
+from elenchus import callrecord, records, sandbox
 from elenchus.layout import SourceLayout
 from elenchus.mutate import Mutant
 from elenchus.run import (
@@ -88,8 +88,9 @@ from elenchus.run import (
 from elenchus.workspace import fresh_copy, place_test, remove_tree, scratch_root, write_mutant
 
 # Hypothesis keeps caches under its home directory, by default `.hypothesis/` in the current
-# directory: the user's repository. Elenchus's own temporary directory takes them instead.
-set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "hypothesis")
+# directory: the user's repository. Elenchus's cache directory takes them instead, across runs: built
+# again in each search process (in a run's private temporary directory), they took 3 s of its 5.
+set_hypothesis_home_dir(records.hypothesis_home())
 
 __all__ = [
     "CallSample",
@@ -675,12 +676,14 @@ class _Comparer:
         self.opaque: dict[str, int] = {}  # results no probe can write down or compare, by what they were
         self.compared = 0  # inputs whose two results were compared
         self.reached = 0  # ... of which the mutant ran the mutated lines
+        self.expired = False  # the deadline came before every input meant was tried
 
     def check(self, args_repr: Sequence[str], kwargs_repr: Mapping[str, str], origin: str) -> Distinction | None:
         key = json.dumps([list(args_repr), sorted(kwargs_repr.items())])
         if key in self._seen:
             return self._seen[key]
         if time.monotonic() > self.deadline:
+            self.expired = True
             return None
         self.tried[origin] = self.tried.get(origin, 0) + 1
         result = None
@@ -794,6 +797,7 @@ def search_input(
     roots: Sequence[str] = (),
     data: Sequence[str] = (),
     state: Sequence[str] = (),
+    reads: Sequence[int] = (),
 ) -> InputSearch:
     """Look for an input on which ``mutant`` fails a reference-output assertion.
 
@@ -805,6 +809,11 @@ def search_input(
     steps share ``time_budget``. ``symbol`` calls another public function of the module
     (one that reaches the mutated code) instead of the mutated one; ``module`` and
     ``roots`` say how the workspace imports it (default: ``module_name_for``, no roots).
+
+    For code the module runs while it imports (``witness.data_for``): ``data`` names the module-level data it
+    fills (whose strings become designed inputs), ``state`` every module-level data name (the same data in
+    both modules proves the mutant equivalent), and ``reads`` the lines of the module's functions that read
+    ``data``: such a mutant is reached by a call that runs one of them, not by the import every call shares.
     """
     started = time.monotonic()
     reference_dir = Path(reference_dir)
@@ -837,10 +846,14 @@ def search_input(
         # A dropped statement is reached when the code's own copy of it acts (a dropped guard's
         # body runs); other edits when the mutant runs its edited lines.
         removed = _acting_lines(source, mutant.mutated_source)
+        if reads:  # code the import runs is reached by a call that reads what it filled
+            removed, read_watch = [], (mutant.path, tuple(reads))
+        else:
+            read_watch = (mutant.path, removed) if removed else None
         reference = stack.enter_context(_Driver(reference_copy, module, symbol, per_call_timeout, roots,
-                                                (mutant.path, removed) if removed else None))
-        watch = (mutant.path, mutant.mutated_lines) if mutant.mutated_lines and not removed else None
-        watched = bool(watch or removed)
+                                                read_watch))
+        watch = (mutant.path, mutant.mutated_lines) if mutant.mutated_lines and not removed and not reads else None
+        watched = bool(watch or read_watch)
         mutated = stack.enter_context(_Driver(mutant_copy, module, symbol, per_call_timeout, roots, watch))
         if not reference.ready or not mutated.ready:
             return outcome(None, False, reference.error or mutated.error or f"cannot call {target}")
@@ -861,6 +874,7 @@ def search_input(
         for args_repr, kwargs_repr, origin in _boundary_calls(signature, mine, constants, test_literals,
                                                                boundary_budget, designed):
             if time.monotonic() > comparer.deadline:
+                comparer.expired = True
                 break
             found = comparer.check(args_repr, kwargs_repr, origin)
             if found is not None:
@@ -880,10 +894,15 @@ def search_input(
         if not comparer.compared:
             return outcome(None, False, f"no call of `{symbol}` could be compared (each timed out, crashed or "
                                         "returned something too long to write down)", comparer)
-        if changed:  # what the import left behind differs: no claim of equivalence, whatever was tried
-            return outcome(None, False, f"the module's data differs after its import with the mutant "
-                                        f"({_names(changed)}), but none of the inputs tried through `{symbol}` "
-                                        "showed it", comparer)
+        if comparer.expired:  # a search cut short backs no claim of equivalence
+            return outcome(None, False, f"the search through `{symbol}` ran out of its {time_budget:g} s after "
+                                        f"{sum(comparer.tried.values())} input(s), before every kind of input "
+                                        "was tried", comparer)
+        if reads and not comparer.reached:  # agreement on calls that never read what the import filled
+            differs = f"the module's data differs after its import with the mutant ({_names(changed)}), but" \
+                if changed else "the mutated code runs while the module imports, and"
+            return outcome(None, False, f"{differs} no call of `{symbol}` read {_names(data)} (line(s) "
+                                        f"{', '.join(map(str, reads))})", comparer)
         if (watch or removed) and not comparer.reached:  # agreement on inputs that never ran the change
             what = (f"the code the mutant drops (line(s) {', '.join(map(str, removed))})" if removed else
                     f"the mutated line(s) {', '.join(map(str, mutant.mutated_lines))}")
@@ -1015,7 +1034,7 @@ _PATTERN_ALTERNATIVES = 4
 
 def _pattern_examples(source: str, mutant: Mutant) -> list[str]:
     """Strings that the regular expressions on the mutant's lines match, the code's and the mutant's, each
-    alone and with a letter before and after (where an anchor the mutant moved shows): a rule of a rule
+    alone, with a `!` before and after (where an anchor the mutant dropped shows) and in capitals: a rule of a rule
     table, or a pattern the mutant edited, is told apart by the words it matches (``"quiz"`` for
     ``(?i)(quiz)$``), which no edge value or recorded call may hold."""
     shift = len(mutant.mutated_source.splitlines()) - len(source.splitlines())
@@ -1028,8 +1047,8 @@ def _pattern_examples(source: str, mutant: Mutant) -> list[str]:
         if not (set(pattern) & _PATTERN_SYNTAX):
             continue
         for found in _matching(pattern):
-            examples += [found, found + "x", "x" + found]
-    return _unique(examples)[:24]
+            examples += [found, found + "!", "!" + found, found.upper()]
+    return _unique(examples)[:32]
 
 
 def _compared_state(reference: _Driver, mutated: _Driver, names: Sequence[str]) -> tuple[bool, list[str]]:

@@ -29,12 +29,22 @@ RESUME_KEYS = ("base_sha", "head_sha", "worktree_fingerprint", "scope", "target"
                "mutant_ids")
 
 
+def cache_home() -> Path:
+    """Elenchus's per-user cache directory: ``$XDG_CACHE_HOME/elenchus``, else ``~/.cache/elenchus``."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")) / "elenchus"
+
+
 def runs_root() -> Path:
     configured = os.environ.get("ELENCHUS_RUNS_DIR")
     if configured:
         return Path(configured).expanduser()
-    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(cache) / "elenchus" / "runs"
+    return cache_home() / "runs"
+
+
+def hypothesis_home() -> Path:
+    """Where the witness search keeps Hypothesis's caches (its Unicode tables, the constants it reads from
+    local modules): kept across runs, since building them again costs a search seconds of its budget."""
+    return cache_home() / "hypothesis"
 
 
 def new_run_id() -> str:

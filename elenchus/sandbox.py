@@ -285,7 +285,8 @@ def for_review(repos: Sequence[str | Path], kind: str = "auto", *, network: bool
     """The sandbox of a review: the repositories, Elenchus's run and cache directories and HOME hidden."""
     from elenchus import records
 
-    hidden = [Path(r).resolve() for r in repos if r] + [records.runs_root(), records.ResultCache().root]
+    hidden = [Path(r).resolve() for r in repos if r] + [records.runs_root(), records.ResultCache().root,
+                                                         records.hypothesis_home()]
     return detect(kind, network=network, limits=limits, hidden=hidden, require=require)
 
 

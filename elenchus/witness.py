@@ -194,10 +194,11 @@ def _filled(source: str, calls: Mapping[str, set[str]], functions: set[str]) -> 
     return set().union(set(), *(calls.get(name, set()) & data for name in functions))
 
 
-def data_for(source: str, mutant: Mutant) -> tuple[list[str], list[str]]:
-    """(the module-level data the mutant's code fills while the module imports, every module-level data name
-    when the mutated code runs only then: else none, since a function called later can act differently on
-    the same data)."""
+def data_for(source: str, mutant: Mutant) -> tuple[list[str], list[str], list[int]]:
+    """(the module-level data the mutant's code fills while the module imports, every module-level data name,
+    the lines of functions run after the import that read what it fills) when the mutated code runs only
+    while the module imports; else nothing, since a function called later can act differently on the same
+    data."""
     calls = _references(source)
     everything = sorted(set().union(set(), *(_assigned(node) for node in _module_statements(source)
                                               if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)))))
@@ -210,8 +211,21 @@ def data_for(source: str, mutant: Mutant) -> tuple[list[str], list[str]]:
             leaf in read for name, read in calls.items() if name != leaf):
         filled = _filled(source, calls, {leaf})
     else:
-        return [], []
-    return sorted(filled), everything
+        return [], [], []
+    at_import = _called_at(source)
+    reads = sorted({inner.lineno for node in _module_statements(source) for function in _functions(node)
+                    if function.name not in at_import for inner in ast.walk(function)
+                    if isinstance(inner, ast.Name) and inner.id in filled})
+    return sorted(filled), everything, reads
+
+
+def _functions(node: ast.stmt) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """A module-level function, or the methods of a module-level class."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return [node]
+    if isinstance(node, ast.ClassDef):
+        return [item for item in node.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    return []
 
 
 def targets_for(source: str, mutant: Mutant) -> list[str]:
@@ -249,6 +263,7 @@ class _Progress:
     seconds: float = 0.0  # spent searching and verifying so far
     searched: bool = False  # some input was compared
     unkept: bool = False  # some input differed, but its test was not kept
+    unfinished: bool = False  # the time ran out before every target was searched
     notes: list[str] = field(default_factory=list)
     described: list[str] = field(default_factory=list)
 
@@ -291,15 +306,18 @@ def search_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Se
             f"`{mutant.symbol}` is not a public module-level function and no public function of "
             f"{mutant.path} calls it")
         return NoWitness(False, f"no witness was searched: {where}", 0, round(time.monotonic() - started, 3))
-    data, state = data_for(source, mutant)
+    data, state, reads = data_for(source, mutant)
     for index in range(progress.next_target, len(targets)):
         symbol = targets[index]
         remaining = time_budget - progress.seconds - (time.monotonic() - started)
-        if remaining <= 0:
+        if remaining <= 0:  # what was not searched backs no claim of equivalence
+            progress.unfinished = True
+            progress.notes.append(f"the time ran out before `{symbol}` was searched")
             break
         search = probes.search_input(reference_dir, mutant, samples.get(f"{module}:{symbol}", ()),
                                      test_literals=test_literals, time_budget=remaining, scratch=scratch,
-                                     symbol=symbol, module=module, roots=layout.roots, data=data, state=state)
+                                     symbol=symbol, module=module, roots=layout.roots, data=data, state=state,
+                                     reads=reads)
         progress.inputs += search.inputs
         if search.proof is not None:
             progress.seconds += time.monotonic() - started
@@ -334,7 +352,8 @@ def search_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Se
     progress.next_target = len(targets)
     progress.seconds += time.monotonic() - started
     seconds = round(progress.seconds, 3)
-    if not progress.searched or progress.unkept:  # nothing compared, or a difference no kept test shows: a gap
+    # Nothing compared, a target left unsearched, or a difference no kept test shows: a gap.
+    if not progress.searched or progress.unkept or progress.unfinished:
         lead = "no witness was found, so it stays a gap" if progress.inputs else "no witness was searched"
         return NoWitness(False, f"{lead}: " + "; ".join(progress.notes), progress.inputs, seconds)
     tried = "; ".join(progress.described + progress.notes)

@@ -415,6 +415,20 @@ def test_a_rule_of_a_regex_table_is_told_apart_by_a_word_the_rule_matches(tmp_pa
     assert probes._matching(r"(unbalanced") == []
 
 
+def test_a_dropped_anchor_is_told_apart_by_a_match_with_a_character_after_it(tmp_path):
+    import dataclasses
+
+    source = 'import re\n\nPATTERN = re.compile(r"^[a-z0-9_-]+$")\n\n\ndef valid(tag):\n' \
+             '    return PATTERN.match(tag) is not None\n'
+    root = make_project(tmp_path / "tags", "tags", source, "def test_nothing():\n    pass\n")
+    mutant = dataclasses.replace(handmade_mutant("src/shop/tags.py", "PATTERN", source.replace("+$", "+")),
+                                 line=3, end_line=3, mutated_lines=(3,))
+    found = probes.search_input(root, mutant, [probes.CallSample("shop.tags:valid", ("'alpha'",))],
+                                search_budget=0, symbol="valid")
+    assert found.distinction is not None and found.distinction.origin == "designed"
+    assert found.distinction.args_repr == ("'a!'",)
+
+
 def test_a_skipped_rule_of_a_table_built_at_import_is_told_apart_by_a_word_that_rule_matches(tmp_path):
     import dataclasses
 
@@ -469,12 +483,28 @@ def test_module_data_left_the_same_by_the_import_proves_equivalence_and_data_lef
     hidden = dataclasses.replace(handmade_mutant("src/shop/data.py", "<module>", source.replace("= 3", "= 4")),
                                  line=2, end_line=2, mutated_lines=(2,))
     found = probes.search_input(root, hidden, sample, search_budget=0, symbol="area", data=["SPARE"],
-                                state=["SIZE", "SPARE"])
+                                state=["SIZE", "SPARE"], reads=[7])
     assert found.distinction is None and not found.searched and found.proof is None and found.inputs > 0
-    assert found.reason == ("the module's data differs after its import with the mutant (`SPARE`), but none of "
-                            "the inputs tried through `area` showed it")
-    # without what the import leaves behind, the same search would have called it likely equivalent
+    assert found.reason == ("the module's data differs after its import with the mutant (`SPARE`), but no call of "
+                            "`area` read `SPARE` (line(s) 7)") and found.reached == 0
+    # counting the import every call shares as reaching it, the same search would have called it likely equivalent
     assert probes.search_input(root, hidden, sample, search_budget=0, symbol="area").searched
+    # a call that reads the table reaches the mutant, and tells it apart
+    found = probes.search_input(root, hidden, [probes.CallSample("shop.data:area", ("123456789",))],
+                                search_budget=0, symbol="area", data=["SPARE"], state=["SIZE", "SPARE"], reads=[7])
+    assert found.distinction is not None and found.distinction.args_repr == ("123456789",)
+
+
+def test_a_search_cut_short_by_its_time_claims_no_equivalence(tmp_path):
+    source = "import time\n\n\ndef double(n):\n    time.sleep(0.2)\n    return n * 2\n"
+    root = make_project(tmp_path / "slow", "slow", source, "def test_nothing():\n    pass\n")
+    mutant = handmade_mutant("src/shop/slow.py", "double", source.replace("n * 2", "n + n"))
+    samples = [probes.CallSample("shop.slow:double", ("2",))]
+    found = probes.search_input(root, mutant, samples, search_budget=50, time_budget=1.5)
+    assert found.distinction is None and not found.searched and 0 < found.inputs < 50
+    assert found.reason.startswith(f"the search through `double` ran out of its 1.5 s after {found.inputs} input(s)")
+    # with the time to finish, the same search is complete, and backs the claim
+    assert probes.search_input(root, mutant, samples, search_budget=3, boundary_budget=3, time_budget=60).searched
 
 
 def test_a_code_point_bound_is_told_apart_by_the_character_at_it(tmp_path):

@@ -100,9 +100,10 @@ def test_what_the_import_runs_is_reached_through_the_functions_reading_the_data_
     nested = next(m for m in mutants if m.symbol == "_irregular.folded")
     assert targets_for(source, nested) == ["singularize"]
     # what they fill, and every module-level name, whose state after the import decides equivalence
-    assert data_for(source, call) == data_for(source, nested) == (["RULES"], ["RULES"])
+    reading = source.splitlines().index("    for plural, singular in RULES:") + 1  # not _irregular's own lines
+    assert data_for(source, call) == data_for(source, nested) == (["RULES"], ["RULES"], [reading])
     later = next(m for m in mutants if m.symbol == "singularize")  # runs at every call: no state decides it
-    assert data_for(source, later) == ([], [])
+    assert data_for(source, later) == ([], [], [])
 
 
 GUARDED = textwrap.dedent("""
