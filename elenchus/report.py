@@ -20,6 +20,10 @@ SCOPE_LABELS = {
     "target": "Broader target",
     "confirmed-intent": "Confirmed intent: the code the confirmed contract items anchor",
 }
+#: The kinds of rejection, as the summary line names them.
+_ARID = "in code no test should pin (docstrings, annotations, log and message text)"
+_REJECTION_WORDS = {"arid": _ARID, "arid code": _ARID}
+
 _RESULT_WORDS = {
     "killed": "caught", "survived": "not caught", "not-covered": "not run by any test", "timeout": "timed out",
     "not-comparable": "not comparable", "inconclusive": "inconclusive", "not-run": "not run",
@@ -130,6 +134,30 @@ def _incident_block(mutation: dict, lines: list[str], caught_by: str | None = No
     lines.append("")
 
 
+def _act_on(by_assessment: dict[str, list[dict]], mutations: dict[str, dict]) -> list[str]:
+    """One line per finding, first: each protection regression, then each incident no test catches with
+    the call that shows it."""
+    lines = ["### What to act on", ""]
+    for comparison in by_assessment.get("protection-regression", []):
+        mutation = mutations[comparison["mutation_id"]]
+        lines.append(f"- Protection regression at {_where(mutation['location'])}: {mutation['incident']}; only the "
+                     f"old tests caught it ({_kill_text(comparison['existing'])})")
+    for comparison in by_assessment.get("unprotected", []):
+        mutation = mutations[comparison["mutation_id"]]
+        witness = mutation.get("witness") or {}
+        if witness.get("call"):
+            shown = f"`{witness['call']}` {_behaves(witness['original'])} with the code and " \
+                    f"{_behaves(witness['mutant'])} with the mutant"
+        elif mutation.get("result") == "not-covered":
+            shown = "no test runs this code"
+        else:
+            shown = "no call was found that shows it"
+        lines.append(f"- Not caught at {_where(mutation['location'])}: {mutation['incident']}; {shown}")
+    if len(lines) == 2:
+        lines.append("Nothing: no protection regression, and no challenged incident the tests miss.")
+    return lines + [""]
+
+
 def _not_challenged(report: dict) -> list[str]:
     """A count, the riskiest few, and how to challenge them: not one line per candidate."""
     items = sorted(report["not_challenged"], key=lambda item: item["rank"])
@@ -192,7 +220,7 @@ def render_markdown(report: dict) -> str:
     budget = report.get("budget", {})
     lines.append(f"- Mutants: {len(report['mutations'])} challenged (budget {budget.get('limit', '?')}), "
                  f"{len(report['not_challenged'])} not challenged, {len(report['rejected'])} rejected before running")
-    reasons = Counter(r["reason"].split(":")[0] for r in report["rejected"])
+    reasons = Counter(_REJECTION_WORDS.get(kind := r["reason"].split(":")[0], kind) for r in report["rejected"])
     if reasons:
         lines.append("  - Rejected: " + "; ".join(f"{count} {reason}" for reason, count in sorted(reasons.items())))
     for name, baseline in sorted(report["baseline"].items(), key=lambda item: item[0] != "modified"):
@@ -212,6 +240,8 @@ def render_markdown(report: dict) -> str:
 
     idle = nothing_ran(report)
     idle_text = f"Nothing was evaluated: {idle}." if idle else None
+    if not idle_text and report["mode"] != "harden":
+        lines += _act_on(by_assessment, mutations)
 
     # -- Existing Protection
     lines += ["## Existing Protection", ""]
@@ -222,8 +252,13 @@ def render_markdown(report: dict) -> str:
         lines += [idle_text, ""]
     elif not existing:
         lines += ["No challenged incident was caught by the tests that existed before the change.", ""]
-    for comparison in existing:
-        _incident_block(mutations[comparison["mutation_id"]], lines, caught_by=_kill_text(comparison["existing"]))
+    for comparison in existing:  # one line each: what to act on is elsewhere (details in the JSON and HTML)
+        mutation = mutations[comparison["mutation_id"]]
+        contract = f" [{mutation['contract_id']}]" if mutation.get("contract_id") else ""
+        lines.append(f"- {mutation['incident']} ({_where(mutation['location'])}){contract}: caught by "
+                     f"{_kill_text(comparison['existing'])}")
+    if existing:
+        lines.append("")
 
     # -- Modified Test Contribution
     lines += ["## Modified Test Contribution", ""]

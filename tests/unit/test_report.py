@@ -105,3 +105,37 @@ def test_incidents_that_read_the_same_get_headings_told_apart_by_location():
                 if line.startswith("#") and first["incident"] in line]
     assert len(headings) == 2 and len(set(headings)) == 2
     assert any(f":{first['location']['line'] + 7}" in heading for heading in headings)
+
+
+def test_findings_come_first_one_line_each_and_existing_protection_is_one_line_per_incident():
+    report = example()
+    gap = next(m for m in report["mutations"] if m["id"] == "M2")
+    gap["witness"] = {"call": "chunks([1], -1)", "original": "raise ValueError", "mutant": "[]",
+                      "test": "def test_it():\n    pass\n", "origin": "edge-value", "seconds": 0.3,
+                      "incident_check": "fits"}
+    text = render_markdown(report)
+    scope, rest = text.split("## Existing Protection")
+    act = scope.split("### What to act on")[1]
+    assert [line for line in act.splitlines() if line.startswith("- ")] == [
+        f"- Not caught at src/chunker/chunks.py:6 in `chunks`: {gap['incident']}; `chunks([1], -1)` raises "
+        "`ValueError` with the code and gives `[]` with the mutant"]
+    protected = rest.split("## Modified Test Contribution")[0]
+    caught = next(m for m in report["mutations"] if m["id"] == "M3")
+    assert [line for line in protected.splitlines() if line.strip()] == [
+        f"- {caught['incident']} (src/chunker/chunks.py:8 in `chunks`) [C3]: caught by "
+        "`tests/test_chunks.py::test_empty_input_gives_no_chunks` (an assertion failed)"]
+    assert "Rejected: 1 in code no test should pin (docstrings, annotations, log and message text)" in scope
+    # a regression comes first, and a report with nothing to act on says so
+    report["comparisons"][0].update(assessment="protection-regression")
+    regressed = next(m for m in report["mutations"] if m["id"] == report["comparisons"][0]["mutation_id"])
+    act = render_markdown(report).split("### What to act on")[1].split("## Existing Protection")[0]
+    assert act.strip().splitlines()[0].startswith(f"- Protection regression at {_where(regressed)}: "
+                                                  f"{regressed['incident']}; only the old tests caught it (")
+    report["comparisons"] = [c for c in report["comparisons"] if c["assessment"] == "existing-protection"]
+    act = render_markdown(report).split("### What to act on")[1].split("## Existing Protection")[0]
+    assert act.strip() == "Nothing: no protection regression, and no challenged incident the tests miss."
+
+
+def _where(mutation: dict) -> str:
+    location = mutation["location"]
+    return f"{location['path']}:{location['line']} in `{location['symbol']}`"
