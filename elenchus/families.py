@@ -1917,6 +1917,13 @@ class RegexSlip:
                      "`r'^v\\d+$'` requires at least one: `\\d+` became `\\d*`",
         ),
         Example(
+            before="import re\n\nVERSION_RE = re.compile(r'^v\\d+$')\n",
+            after="import re\n\nVERSION_RE = re.compile(r'^v\\d$')\n",
+            changed_intent="believes `\\d` appears once where `r'^v\\d+$'` matches",
+            incident="`VERSION_RE` matches a single `\\d` where the pattern `r'^v\\d+$'` takes one or more: "
+                     "`\\d+` became `\\d`",
+        ),
+        Example(
             before="class Account:\n    NAME_PATTERN = r'^[a-z]+$'\n",
             after="class Account:\n    NAME_PATTERN = r'^[a-z]+'\n",
             changed_intent="believes a match of `r'^[a-z]+$'` that does not reach the end of the "
@@ -1972,6 +1979,10 @@ class RegexSlip:
                      f"{who} also matches where there is no `{piece}`, though the pattern "
                      f"`{literal}` requires at least one: `{part}` became `{new_part}`",
                      f"with text that lacks `{piece}` where `{literal}` requires it, expecting no match"),
+            "single": (f"believes `{piece}` appears once where `{literal}` matches",
+                       f"{who} matches a single `{piece}` where the pattern `{literal}` takes one or more: "
+                       f"`{part}` became `{new_part}`",
+                       f"with text that has `{piece}` twice in a row where `{literal}` matches"),
             "start": (f"believes a match of `{literal}` that does not start the text is as good as "
                       f"one that does",
                       f"{who} no longer requires a match of `{literal}` to start the text: "
@@ -2050,14 +2061,14 @@ class _RegexEdit:
     """One slip in a pattern: ``part`` of it became ``new_part``; ``piece`` is what it concerns."""
 
     pattern: str
-    kind: str  # "class", "excluded" (negated class), "plus", "start" or "end"
+    kind: str  # "class", "excluded" (negated class), "plus", "single", "start" or "end"
     part: str
     new_part: str
     piece: str
 
 
 def _regex_edits(pattern: str) -> Iterator[_RegexEdit]:
-    """A class member dropped, `x+` loosened to `x*`, a `^` or `$` anchor dropped."""
+    """A class member dropped, `x+` loosened to `x*` or made single `x`, a `^` or `$` anchor dropped."""
     if pattern.startswith("^"):
         yield _RegexEdit(pattern[1:], "start", "^", "", "^")
     groups: list[int] = []
@@ -2083,6 +2094,8 @@ def _regex_edits(pattern: str) -> Iterator[_RegexEdit]:
             piece = pattern[atom:i]
             yield _RegexEdit(pattern[:i] + "*" + pattern[i + 1:], "plus", f"{piece}+", f"{piece}*",
                              piece)
+            if pattern[i + 1:i + 2] not in ("?", "+"):  # (`x+?` made `x?` would be another slip)
+                yield _RegexEdit(pattern[:i] + pattern[i + 1:], "single", f"{piece}+", piece, piece)
         if char == "(":
             groups.append(i)
         if char == ")":
@@ -2196,6 +2209,13 @@ class DroppedEntry:
                      "`('jpg', 'png', 'gif')`",
         ),
         Example(
+            before="PLURALS = [\n    (r'(?i)(quiz)$', r'\\1zes'),\n    (r'$', 's'),\n]\n",
+            after="PLURALS = [\n    (r'$', 's'),\n]\n",
+            changed_intent="believes the row `(r'(?i)(quiz)$', r'\\1zes')` does not belong in `PLURALS`",
+            incident="`PLURALS` no longer holds the row `(r'(?i)(quiz)$', r'\\1zes')`: it was removed from "
+                     "`PLURALS`",
+        ),
+        Example(
             before="def to_json(user):\n    return {'id': user.id, 'name': user.name}\n",
             after="def to_json(user):\n    return {'id': user.id}\n",
             changed_intent="believes nothing needs the key `'name'`",
@@ -2237,6 +2257,14 @@ class DroppedEntry:
                       element: cst.BaseElement) -> Site:
         target, replacement = _without_element(node, index)
         item, display = view.code(element.value), view.code(node)
+        if isinstance(element.value, cst.Tuple):  # a row of a rule table: the table is named, not shown
+            table = f"`{view.assigned_name(node)}`"
+            return _site(
+                self.key, target, replacement, element,
+                f"believes the row `{item}` does not belong in {table}",
+                f"{view.who(node)} no longer holds the row `{item}`: it was removed from {table}",
+                f"a test that {view.exercise(node)} with a case only the row `{item}` handles",
+            )
         return _site(
             self.key, target, replacement, element,
             f"believes `{item}` does not belong in `{display}`",
@@ -2257,8 +2285,15 @@ class DroppedEntry:
         if len(node.elements) < 2 or view.assigned_name(node) is None:
             return False
         plain = all(isinstance(e, cst.Element) and (
-            _is_literal(e.value) or isinstance(e.value, (cst.Name, cst.Attribute))) for e in node.elements)
+            _is_literal(e.value) or isinstance(e.value, (cst.Name, cst.Attribute)) or _is_row(e.value))
+            for e in node.elements)
         return plain and not _in_dunder_assignment(view, node)
+
+
+def _is_row(value: cst.BaseExpression) -> bool:
+    """A row of a rule table: a tuple of literals, such as `(r"(?i)(quiz)$", r"\\1zes")`."""
+    return isinstance(value, cst.Tuple) and len(value.elements) > 1 and all(
+        isinstance(e, cst.Element) and _is_literal(e.value) for e in value.elements)
 
 
 class ChangedEntryValue:

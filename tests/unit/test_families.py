@@ -279,7 +279,9 @@ def test_regex_slip_skips_anchors_the_call_already_implies_and_escaped_plain_str
     kinds = [s.incident.split(": ", 1)[0] for s in sites_of("regex-slip", source)]
     assert kinds == [
         "`f` also matches where there is no `\\w`, though the pattern `r'^\\w+'` requires at least one",
+        "`f` matches a single `\\w` where the pattern `r'^\\w+'` takes one or more",
         "`f` also matches where there is no `\\d`, though the pattern `r'\\d+$'` requires at least one",
+        "`f` matches a single `\\d` where the pattern `r'\\d+$'` takes one or more",
     ]
 
 
@@ -289,6 +291,8 @@ def test_regex_slip_reads_a_negated_class_and_a_quantified_group():
     assert incidents == [
         "`TOKEN_RE` also matches where there is no `(ab)`, though the pattern `r'(ab)+[^,;]'` "
         "requires at least one: `(ab)+` became `(ab)*`",
+        "`TOKEN_RE` matches a single `(ab)` where the pattern `r'(ab)+[^,;]'` takes one or more: `(ab)+` became "
+        "`(ab)`",
         "`TOKEN_RE` now matches `,` where the pattern `r'(ab)+[^,;]'` excluded it: the class "
         "`[^,;]` became `[^;]`",
         "`TOKEN_RE` now matches `;` where the pattern `r'(ab)+[^,;]'` excluded it: the class "
