@@ -386,8 +386,45 @@ def observe(function: Callable[..., Any], args: list[Any], kwargs: dict[str, Any
     if built is None:
         # Builtin literal types all the way down: only too long (or not finite) to write down.
         too_long = all(kind in (*_SCALARS, *_CONTAINERS) for kind in _types_in(value, [MAX_ELEMENTS]))
+        seen = None if too_long else _limited(view_of, per_call, value)
+        if seen is not None:
+            return {"kind": "value", "repr": seen[1], "imports": list(seen[2]), "view": seen[0],
+                    "args_after": after}
         return {"kind": "unrepresentable", "type": type(value).__qualname__, "too_long": too_long}
     return {"kind": "value", "repr": built[0], "imports": list(built[1]), "args_after": after}
+
+
+def view_of(value: Any) -> tuple[str, str, tuple[str, ...]] | None:
+    """What a test could still assert about a value no text rebuilds, as (view, text, imports): its public
+    attributes, ``vars(x) == {...}``, when it has no others and each can be written down; else its own text,
+    ``str(x) == '...'``, when its class writes one (not the default ``<... at 0x...>``); else None."""
+    attributes = getattr(value, "__dict__", None)
+    if (isinstance(attributes, dict) and attributes and not isinstance(value, type) and not callable(value)
+            and all(isinstance(name, str) and not name.startswith("_") for name in attributes)):
+        parts: list[str] | None = []
+        imports: list[str] = []
+        for name, item in attributes.items():
+            text = literal_repr(item)
+            if text is None:
+                built = constructor_repr(item)
+                if built is None:
+                    parts = None
+                    break
+                text, needed = built[0], built[1]
+                imports += needed
+            parts.append(f"{name!r}: {text}")
+        if parts is not None and len(text := "{" + ", ".join(parts) + "}") <= MAX_REPR_CHARS:
+            return "vars", text, tuple(dict.fromkeys(imports))
+    kind = type(value)
+    if kind.__str__ is object.__str__ and kind.__repr__ is object.__repr__:
+        return None
+    try:
+        text = str(value)
+    except Exception:  # noqa: BLE001 - a __str__ that raises says nothing a test could assert
+        return None
+    if len(text) > MAX_REPR_CHARS or re.search(r" at 0x[0-9a-fA-F]+", text):
+        return None
+    return "str", repr(text), ()
 
 
 def _limited(work: Callable[..., Any], seconds: float, *args: Any) -> Any:

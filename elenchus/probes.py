@@ -160,8 +160,11 @@ class Distinction:
     the mutant side. Exceptions are named as a probe writes them (``ValueError``,
     ``pkg.mod.CartError``). ``origin`` tells where the input came from: "recorded" (a
     call the tests made), "boundary" (a constant of the mutated lines, or a neighbour),
-    "test-literal" (a literal the related tests write), "edge-value" (an empty, zero,
-    negative or None argument) or "search" (the Hypothesis search).
+    "designed" (what the mutated patterns and tables match), "test-literal" (a literal the
+    related tests write), "edge-value" (an empty, zero, negative or None argument) or
+    "search" (the Hypothesis search). A result no text rebuilds is compared by what a test
+    could still assert (``view``): its public attributes, ``vars(f(x)) == {...}``, else its
+    text, ``str(f(x)) == '...'``.
     A value that is not a literal is written as its constructor (``datetime.date(2000, 1,
     2)``), with ``imports`` for the reference's. ``changed_arguments`` holds, for a
     function that changes its arguments in place,
@@ -178,6 +181,7 @@ class Distinction:
     origin: str = "search"
     changed_arguments: tuple[tuple[int, str, str], ...] = ()
     imports: tuple[str, ...] = ()  # what the reference value's text needs (``import datetime``)
+    view: str | None = None  # "vars" or "str": the values are the result's attributes or text, not the result
 
 
 @dataclass(frozen=True, slots=True)
@@ -698,12 +702,14 @@ class _Comparer:
                 self.compared += 1
                 self.reached += bool(mutant_answer.get("reached") or reference_answer.get("reached"))
                 # The result is what a test checks first; in-place changes count when it agrees.
-                differs = self._differs(reference, mutant, reference_answer, mutant_answer)
+                view = reference_answer.get("view")
+                differs = view != mutant_answer.get("view") and reference[0] is not None \
+                    or self._differs(reference, mutant, reference_answer, mutant_answer)
                 changed = () if differs else _changed_arguments(_after(reference_answer), _after(mutant_answer))
                 if differs or changed:
                     result = Distinction(tuple(args_repr), tuple(sorted(kwargs_repr.items())), reference[0],
                                          reference[1], mutant[0], mutant[1], origin, changed,
-                                         tuple(reference_answer.get("imports") or ()))
+                                         tuple(reference_answer.get("imports") or ()), view)
         self._seen[key] = result
         return result
 
@@ -1769,6 +1775,8 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
     passed = tuple(held.get(index, text) for index, text in enumerate(distinction.args_repr))
     call = _call_text(callee, passed, distinction.kwargs_repr)
     shown = _call_text(function, distinction.args_repr, distinction.kwargs_repr)
+    if distinction.view is not None and distinction.reference_exception is None:  # what a test can assert of it
+        call, shown = f"{distinction.view}({call})", f"{distinction.view}({shown})"
     test_name = f"test_{function}_{mutant.id[:8]}"
     path = path or f"tests/test_elenchus_probe_{mutant.id}.py"
 

@@ -415,6 +415,63 @@ def test_a_rule_of_a_regex_table_is_told_apart_by_a_word_the_rule_matches(tmp_pa
     assert probes._matching(r"(unbalanced") == []
 
 
+def test_a_result_no_text_rebuilds_is_compared_by_its_attributes_else_its_text(tmp_path):
+    import dataclasses
+
+    source = textwrap.dedent('''\
+        from decimal import Decimal
+
+
+        class Span:
+            def __init__(self, years, months):
+                self.years = Decimal(years)
+                self.months = Decimal(months)
+
+            def __repr__(self):  # loses the fraction: no text rebuilds an equal value
+                return f"Span({int(self.years)}, {int(self.months)})"
+
+            def __eq__(self, other):
+                return vars(self) == vars(other)
+
+
+        class Label:
+            def __init__(self, text):
+                self._text = text
+
+            def __str__(self):
+                return f"label {self._text}"
+
+
+        def span(text):
+            years, _, months = text.partition("y")
+            return Span(years.replace(",", "."), months or "0")
+
+
+        def label(text):
+            return Label(text.upper())
+    ''')
+    root = make_project(tmp_path / "span", "span", source, "def test_nothing():\n    pass\n")
+    line = source.splitlines().index('    return Span(years.replace(",", "."), months or "0")') + 1
+    mutant = dataclasses.replace(
+        handmade_mutant("src/shop/span.py", "span", source.replace('years.replace(",", ".")', "years")),
+        line=line, end_line=line, mutated_lines=(line,))
+    found = probes.search_input(root, mutant, [probes.CallSample("shop.span:span", ("'1,5y'",))], search_budget=0)
+    assert found.distinction is not None and found.distinction.view == "vars"
+    assert found.distinction.reference_repr == "{'years': Decimal('1.5'), 'months': Decimal('0')}"
+    probe = probes.write_probe(mutant, found.distinction, "shop.span", witness=True)
+    assert "    assert vars(span('1,5y')) == {'years': Decimal('1.5'), 'months': Decimal('0')}\n" in probe.source
+    assert probe.input_repr == "vars(span('1,5y'))"
+    assert probes.verify_probe(root, probe, mutant).accepted  # passes on the code, fails on the mutant
+    # private attributes only, but a text of its own: compared by `str()`
+    line = source.splitlines().index("    return Label(text.upper())") + 1
+    shouted = dataclasses.replace(
+        handmade_mutant("src/shop/span.py", "label", source.replace("Label(text.upper())", "Label(text)")),
+        line=line, end_line=line, mutated_lines=(line,))
+    found = probes.search_input(root, shouted, [probes.CallSample("shop.span:label", ("'ab'",))], search_budget=0)
+    assert found.distinction is not None and found.distinction.view == "str"
+    assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("'label AB'", "'label ab'")
+
+
 def test_a_dropped_anchor_is_told_apart_by_a_match_with_a_character_after_it(tmp_path):
     import dataclasses
 
