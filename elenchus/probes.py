@@ -1075,8 +1075,9 @@ def _names(names: Sequence[str], shown: int = 4) -> str:
 def _data_examples(drivers: Sequence[_Driver], source: str, mutant: Mutant, data: Sequence[str]) -> list[str]:
     """The strings held by the module-level data the mutated lines read, or that ``data`` names (what the code
     the import runs fills), as each running module built it, and strings their patterns match, each also in
-    capitals (where a case-insensitive rule or a table of lower-case words shows): a mutant that skips the first rule of a table is told
-    apart by a word that rule matches (``"zombies"``), which only the running module knows."""
+    capitals (where a case-insensitive rule or a table of lower-case words shows): a mutant that skips the
+    first rule of a table is told apart by a word that rule matches (``"zombies"``), which only the running
+    module knows."""
     names = list(dict.fromkeys([*_data_names(source, mutant.line, mutant.end_line), *data]))
     if not names:
         return []
