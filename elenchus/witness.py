@@ -152,11 +152,13 @@ def _references(source: str) -> dict[str, set[str]]:
     return found
 
 
-def _module_statements(source: str) -> list[ast.stmt]:
+@functools.lru_cache(maxsize=8)
+def _module_statements(source: str) -> tuple[ast.stmt, ...]:
+    """The module's top-level statements, parsed once (read-only: the nodes are shared)."""
     try:
-        return ast.parse(source).body
+        return tuple(ast.parse(source).body)
     except SyntaxError:
-        return []
+        return ()
 
 
 def _assigned(node: ast.stmt) -> set[str]:
@@ -187,36 +189,72 @@ def _called_at(source: str, line: int | None = None) -> set[str]:
             for inner in ast.walk(node) if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name)}
 
 
-def _filled(source: str, calls: Mapping[str, set[str]], functions: set[str]) -> set[str]:
-    """The module-level data (names the module assigns at its top level) that ``functions`` touch."""
-    data = set().union(set(), *(_assigned(node) for node in _module_statements(source)
+def _module_data(source: str) -> set[str]:
+    """The names the module assigns at its top level: its constants and tables."""
+    return set().union(set(), *(_assigned(node) for node in _module_statements(source)
                                 if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))))
+
+
+def _filled(source: str, calls: Mapping[str, set[str]], functions: set[str]) -> set[str]:
+    """The module-level data that ``functions`` touch."""
+    data = _module_data(source)
     return set().union(set(), *(calls.get(name, set()) & data for name in functions))
 
 
+#: Calls whose only effect is the value they return: a statement making nothing but these leaves the
+#: module's data as its whole effect.
+_PURE_CALLS = frozenset({"frozenset", "set", "dict", "tuple", "list", "int", "float", "str", "bytes", "bool",
+                         "range", "len", "sorted", "min", "max", "abs", "round", "compile", "maketrans"})
+
+
 def data_for(source: str, mutant: Mutant) -> tuple[list[str], list[str], list[int]]:
-    """(the module-level data the mutant's code fills while the module imports, every module-level data name,
-    the lines of functions run after the import that read what it fills) when the mutated code runs only
-    while the module imports; else nothing, since a function called later can act differently on the same
-    data."""
+    """When the mutated code runs only while the module imports: (the module-level data it fills, every
+    module-level data name when what it leaves there is all it does, the lines of functions run after the
+    import that read what it fills); else nothing, since a function called later can act differently on the
+    same data."""
     calls = _references(source)
-    everything = sorted(set().union(set(), *(_assigned(node) for node in _module_statements(source)
-                                              if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)))))
+    everything = sorted(_module_data(source))
     leaf = mutant.symbol.split(".")[0]
+    at_import = _called_at(source)
+    statement = [node for node in _module_statements(source)
+                 if node.lineno <= mutant.line <= (node.end_lineno or node.lineno)]
     if mutant.symbol == "<module>":
         filled = _assigned_at(source, mutant.line) | _filled(source, calls, _called_at(source, mutant.line))
     elif mutant.symbol in everything:
         filled = {mutant.symbol}
-    elif leaf in calls and leaf in _called_at(source) and not any(
-            leaf in read for name, read in calls.items() if name != leaf):
-        filled = _filled(source, calls, {leaf})
+    elif leaf in calls and leaf in at_import and not _referenced_later(source, calls, leaf):
+        filled, statement = _filled(source, calls, {leaf}), []
     else:
         return [], [], []
-    at_import = _called_at(source)
     reads = sorted({inner.lineno for node in _module_statements(source) for function in _functions(node)
                     if function.name not in at_import for inner in ast.walk(function)
                     if isinstance(inner, ast.Name) and inner.id in filled})
-    return sorted(filled), everything, reads
+    return sorted(filled), everything if _only_data(statement) and _only_data(
+        [node for node in _module_statements(mutant.mutated_source)
+         if node.lineno <= mutant.line <= (node.end_lineno or node.lineno)]) else [], reads
+
+
+def _only_data(statements: Sequence[ast.stmt]) -> bool:
+    """An assignment whose value calls nothing but ``_PURE_CALLS``: its whole effect is what it assigns."""
+    return bool(statements) and all(
+        isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and all(
+            isinstance(call.func, (ast.Name, ast.Attribute))
+            and (call.func.id if isinstance(call.func, ast.Name) else call.func.attr) in _PURE_CALLS
+            for call in ast.walk(node) if isinstance(call, ast.Call))
+        for node in statements)
+
+
+def _referenced_later(source: str, calls: Mapping[str, set[str]], name: str) -> bool:
+    """Whether ``name`` may run after the import: another function reads it, or the module's top level
+    keeps it (``HANDLERS = [_irregular]``) rather than only calling it."""
+    if any(name in read for other, read in calls.items() if other != name):
+        return True
+    called = {id(call.func) for node in _module_statements(source) for call in ast.walk(node)
+              if isinstance(call, ast.Call)}
+    return any(isinstance(inner, ast.Name) and inner.id == name and id(inner) not in called
+               for node in _module_statements(source)
+               if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+               for inner in ast.walk(node))
 
 
 def _functions(node: ast.stmt) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
