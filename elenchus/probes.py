@@ -437,19 +437,10 @@ class _Driver:
 
     def equal(self, texts: Sequence[str], imports: Sequence[str]) -> bool | None:
         """Do two constructor reprs build equal values in this driver? None: it could not tell."""
-        if self._proc is None or self._proc.stdin is None:
+        answer = self._ask({"equal": list(texts), "imports": list(imports)})
+        if answer is None or answer.get("kind") != "value":
             return None
-        try:
-            self._proc.stdin.write((json.dumps({"equal": list(texts), "imports": list(imports)}) + "\n").encode())
-            self._proc.stdin.flush()
-        except OSError:
-            self.close()
-            return None
-        answer = self._read(time.monotonic() + self.per_call + 5.0)
-        if answer is None:
-            self.close(graceful=False)
-            return None
-        return {"True": True, "False": False}.get(str(answer.get("repr"))) if answer.get("kind") == "value" else None
+        return {"True": True, "False": False}.get(str(answer.get("repr")))
 
     def state(self, names: Sequence[str]) -> dict[str, str | None]:
         """A canonical text of each of the module's globals ``names`` here (``callrecord.state_of``; None: it
@@ -460,6 +451,7 @@ class _Driver:
         return {name: text if isinstance(text := state.get(name), str) else None for name in names}
 
     def _ask(self, request: Mapping[str, Any]) -> dict[str, Any] | None:
+        """Send one request other than a call; its answer, or None when the driver is gone (it is then ended)."""
         if self._proc is None or self._proc.stdin is None:
             return None
         try:

@@ -451,10 +451,13 @@ def test_a_result_no_text_rebuilds_is_compared_by_its_attributes_else_its_text(t
             return Label(text.upper())
     ''')
     root = make_project(tmp_path / "span", "span", source, "def test_nothing():\n    pass\n")
-    line = source.splitlines().index('    return Span(years.replace(",", "."), months or "0")') + 1
-    mutant = dataclasses.replace(
-        handmade_mutant("src/shop/span.py", "span", source.replace('years.replace(",", ".")', "years")),
-        line=line, end_line=line, mutated_lines=(line,))
+
+    def on_its_line(symbol: str, old: str, new: str) -> mutate.Mutant:
+        line = next(number for number, text in enumerate(source.splitlines(), 1) if old in text)
+        return dataclasses.replace(handmade_mutant("src/shop/span.py", symbol, source.replace(old, new)),
+                                   line=line, end_line=line, mutated_lines=(line,))
+
+    mutant = on_its_line("span", 'years.replace(",", ".")', "years")
     found = probes.search_input(root, mutant, [probes.CallSample("shop.span:span", ("'1,5y'",))], search_budget=0)
     assert found.distinction is not None and found.distinction.view == "vars"
     assert found.distinction.reference_repr == "{'years': Decimal('1.5'), 'months': Decimal('0')}"
@@ -463,10 +466,7 @@ def test_a_result_no_text_rebuilds_is_compared_by_its_attributes_else_its_text(t
     assert probe.input_repr == "vars(span('1,5y'))"
     assert probes.verify_probe(root, probe, mutant).accepted  # passes on the code, fails on the mutant
     # private attributes only, but a text of its own: compared by `str()`
-    line = source.splitlines().index("    return Label(text.upper())") + 1
-    shouted = dataclasses.replace(
-        handmade_mutant("src/shop/span.py", "label", source.replace("Label(text.upper())", "Label(text)")),
-        line=line, end_line=line, mutated_lines=(line,))
+    shouted = on_its_line("label", "Label(text.upper())", "Label(text)")
     found = probes.search_input(root, shouted, [probes.CallSample("shop.span:label", ("'ab'",))], search_budget=0)
     assert found.distinction is not None and found.distinction.view == "str"
     assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("'label AB'", "'label ab'")
