@@ -698,6 +698,9 @@ class _Comparer:
                 differs = view != mutant_answer.get("view") and reference[0] is not None \
                     or self._differs(reference, mutant, reference_answer, mutant_answer)
                 changed = () if differs else _changed_arguments(_after(reference_answer), _after(mutant_answer))
+                if view and not (differs or changed):  # agreeing attributes or text: the values may still differ
+                    kind = "results that agree only in their attributes or text"
+                    self.opaque[kind] = self.opaque.get(kind, 0) + 1
                 if differs or changed:
                     result = Distinction(tuple(args_repr), tuple(sorted(kwargs_repr.items())), reference[0],
                                          reference[1], mutant[0], mutant[1], origin, changed,
@@ -1201,7 +1204,8 @@ def _class_text(op: Any, value: Any) -> str:
 
 
 def _character_variants(source: str, mutant: Mutant, samples: Sequence[CallSample]) -> list[str]:
-    """Recorded string arguments with a character the mutation added or removed put in.
+    """Recorded string arguments with a character the mutation added or removed put in, or with one
+    character the mutated lines name put in place of another.
 
     When a mutant drops `_` from the class `[a-z0-9_-]`, the inputs that tell it apart
     contain `_`: "alpha-2" becomes "alpha-2_", "_alpha-2" and "a_lpha-2".
@@ -1214,9 +1218,14 @@ def _character_variants(source: str, mutant: Mutant, samples: Sequence[CallSampl
     characters = sorted(changed - _PATTERN_SYNTAX)
     strings = [value for sample in samples for value in (*sample.args, *sample.kwargs.values())
                if isinstance(value, str)]
+    # One character the line names put in place of another it names: `.replace(',', '.')` dropped is told
+    # apart by "P1,5Y" where the tests wrote "P1.5Y".
+    singles = sorted({v for v in (*before, *after) if len(v) == 1})
+    swapped = [text.replace(old, new) for text in strings for old in singles for new in singles
+               if old != new and old in text]
     variants = [variant for text in strings for character in characters
                 for variant in (text + character, character + text, text[:1] + character + text[1:])]
-    return _unique(variants + characters)[:40]
+    return _unique(swapped + variants + characters)[:40]
 
 
 def _neighbours(value: Any) -> tuple[Any, ...]:

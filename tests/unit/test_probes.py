@@ -470,6 +470,25 @@ def test_a_result_no_text_rebuilds_is_compared_by_its_attributes_else_its_text(t
     found = probes.search_input(root, shouted, [probes.CallSample("shop.span:label", ("'ab'",))], search_budget=0)
     assert found.distinction is not None and found.distinction.view == "str"
     assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("'label AB'", "'label ab'")
+    # agreeing attributes are weaker than equal values: no claim of equivalence rests on them
+    same = on_its_line("span", 'months or "0"', 'months or "00"')
+    found = probes.search_input(root, same, [probes.CallSample("shop.span:span", ("'1,5y'",))], search_budget=5)
+    assert found.distinction is None and not found.searched
+    assert "results that agree only in their attributes or text" in found.reason
+
+
+def test_a_character_the_mutated_line_names_is_put_in_place_of_another_it_names(tmp_path):
+    import dataclasses
+
+    source = "def amount(text):\n    return float(text.replace(',', '.'))\n"
+    root = make_project(tmp_path / "amount", "amount", source, "def test_nothing():\n    pass\n")
+    mutant = dataclasses.replace(handmade_mutant("src/shop/amount.py", "amount",
+                                                 source.replace("text.replace(',', '.')", "text")),
+                                 mutated_lines=(2,))
+    found = probes.search_input(root, mutant, [probes.CallSample("shop.amount:amount", ("'1.5'",))],
+                                search_budget=0)
+    assert found.distinction is not None and found.distinction.args_repr == ("'1,5'",)
+    assert (found.distinction.reference_repr, found.distinction.mutant_exception) == ("1.5", "ValueError")
 
 
 def test_a_dropped_anchor_is_told_apart_by_a_match_with_a_character_after_it(tmp_path):
