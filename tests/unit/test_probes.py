@@ -623,13 +623,20 @@ def test_a_small_integer_constant_is_also_tried_as_the_magnitude_it_may_be_the_e
 
 
 def test_results_that_cannot_be_written_are_not_compared_so_nothing_is_claimed_equivalent(tmp_path):
-    source = "class Box:\n    def __init__(self, n):\n        self.n = n\n\n\ndef boxed(n):\n    return Box(n + 1)\n"
+    # A private attribute and no text of its own: nothing a test could assert about the result.
+    source = "class Box:\n    def __init__(self, n):\n        self._n = n\n\n\ndef boxed(n):\n    return Box(n + 1)\n"
     root = make_project(tmp_path / "box", "box", source, "def test_nothing():\n    pass\n")
     mutant = handmade_mutant("src/shop/box.py", "boxed", source.replace("n + 1", "n + 2"))
     recorded = [probes.CallSample("shop.box:boxed", ("1",))]
     found = probes.search_input(root, mutant, recorded, search_budget=20)
     assert found.distinction is None and not found.searched and found.inputs > 0
     assert found.reason.startswith("`boxed` gave results a test cannot write down or compare (`Box`) for ")
+    # with a public attribute, a test can assert it: `vars(boxed(1)) == {'n': 2}` tells the two apart
+    public = make_project(tmp_path / "public", "box", source.replace("_n", "n"), "def test_nothing():\n    pass\n")
+    mutant = handmade_mutant("src/shop/box.py", "boxed", source.replace("_n", "n").replace("n + 1", "n + 2"))
+    found = probes.search_input(public, mutant, recorded, search_budget=20)
+    assert found.distinction is not None and found.distinction.view == "vars"
+    assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("{'n': 2}", "{'n': 3}")
 
 
 def test_a_list_of_objects_is_not_mistaken_for_a_literal_that_is_only_too_long(tmp_path):
