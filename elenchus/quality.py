@@ -51,6 +51,8 @@ class ConcernKind(enum.StrEnum):
     TRY_EXCEPT_IN_TEST = "try-except-in-test"
     REMOVED_TEST = "removed-test"
     ADDED_SKIP = "added-skip"
+    LOOSENED_ASSERTION = "loosened-assertion"
+    SWALLOWED_ERROR = "swallowed-error"
     UNPARSEABLE_TEST_FILE = "unparseable-test-file"
     FIXTURE_COST = "fixture-cost"
     FLAKY = "flaky"
@@ -197,6 +199,17 @@ def dynamic_concerns(durations: Mapping[str, tuple[float, float]]) -> tuple[Conc
                 f"for less time.",
             ))
     return _ordered(concerns)
+
+
+def weakened_concern(path: str, line: int, test: str, kind: str, detail: str) -> Concern:
+    """A check the change loosened, or whose failure it now swallows (found by comparing Base and Head)."""
+    if kind == ConcernKind.SWALLOWED_ERROR:
+        return Concern(path, line, test, ConcernKind.SWALLOWED_ERROR,
+                       f"this change silences the test's check: {detail.rstrip('.')}; let the assertion fail "
+                       "the test.")
+    return Concern(path, line, test, ConcernKind.LOOSENED_ASSERTION,
+                   f"this change weakens the test's check: {detail.rstrip('.')}; confirm the looser "
+                   "expectation is what the code promises.")
 
 
 def flaky_concern(nodeid: str) -> Concern:

@@ -1176,6 +1176,10 @@ class Evaluation:
         paths = sorted(set(tests) | set(change.tests_deleted))
         files = [quality.TestFile(p, session.head.read(p), session.base.read(p)) for p in paths]
         concerns = list(quality.analyze(files))
+        for check in self.checks:  # what the change did to checks that stay (deleted and skipped ones are above)
+            if check.kind in (quality.ConcernKind.LOOSENED_ASSERTION, quality.ConcernKind.SWALLOWED_ERROR):
+                concerns.append(quality.weakened_concern(check.path, check.line, check.test, check.kind,
+                                                         check.detail))
         for baseline in baselines.values():
             for nodeid in baseline.flaky_tests:
                 concerns.append(quality.flaky_concern(nodeid))

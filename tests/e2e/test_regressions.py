@@ -43,6 +43,16 @@ def test_every_weakened_check_that_alone_caught_a_behaviour_yields_a_regression_
     assert "Caught by: only the old tests: `tests/test_measures.py::test_perimeter` (the assertion on " \
            "`perimeter(2, 3)` was loosened" in done.stdout
     assert "it used to check `assert perimeter(2, 3) == 10`" in done.stdout
+    # the loosened and swallowed checks are test-quality concerns of the evaluation too, one per test
+    weakened = {(c["test"], c["concern"]) for c in report["test_quality"]
+                if c["concern"] in ("loosened-assertion", "swallowed-error")}
+    assert weakened == {(test, kind) for test, kind in WEAKENED.items()
+                        if kind in ("loosened-assertion", "swallowed-error")}
+    assert all(c["path"] == "tests/test_measures.py" and c["line"] for c in report["test_quality"]
+               if c["concern"] in ("loosened-assertion", "swallowed-error"))
+    concerns = done.stdout.split("## Test Quality Concerns")[1]
+    assert "`test_perimeter` (loosened-assertion): this change weakens the test's check: the assertion on " \
+           "`perimeter(2, 3)` was loosened" in concerns
 
 
 def test_a_weakened_check_whose_behaviour_an_unchanged_test_still_catches_is_no_regression(evaluate):
