@@ -504,6 +504,28 @@ def strings_in(values: Sequence[Any]) -> list[str]:
     return found
 
 
+def range_ends(values: Sequence[Any]) -> list[int]:
+    """The first start and the last end of each range table ``values`` hold (a list or tuple of
+    ``(start, end)`` integer pairs, as a bisection searches), walking builtin containers, bounded."""
+    found: list[int] = []
+    stack = list(reversed(values))
+    budget = MAX_ELEMENTS * 4
+    while stack and len(found) < MAX_STRINGS and budget > 0:
+        budget -= 1
+        value = stack.pop()
+        if type(value) in (list, tuple) and value and all(
+                type(pair) in (list, tuple) and len(pair) == 2 and all(type(end) is int for end in pair)
+                for pair in value):
+            for end in (value[0][0], value[-1][1]):
+                if end not in found:
+                    found.append(end)
+        elif type(value) in (list, tuple):
+            stack.extend(reversed(value))
+        elif type(value) is dict:
+            stack.extend(reversed(list(value.values())))
+    return found
+
+
 class _Opaque(Exception):
     """A value whose state cannot be written down canonically (an object, a function)."""
 
@@ -593,6 +615,11 @@ def serve(argv: Sequence[str]) -> int:
                 home = sys.modules.get(module_name)
                 answer({"state": {name: _limited(state_of, per_call, getattr(home, name)) if hasattr(home, name)
                                   else None for name in request["state"]}})
+                continue
+            if "bounds" in request:
+                home = sys.modules.get(module_name)
+                values = [getattr(home, name) for name in request["bounds"] if hasattr(home, name)]
+                answer({"bounds": _limited(range_ends, per_call, values) or []})
                 continue
             if "strings" in request:
                 home = sys.modules.get(module_name)

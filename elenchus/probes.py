@@ -465,6 +465,13 @@ class _Driver:
             self.close(graceful=False)
         return answer
 
+    def bounds(self, names: Sequence[str]) -> list[int]:
+        """The ends of the range tables the module's globals ``names`` hold here (``callrecord.range_ends``)."""
+        if not names:
+            return []
+        answer = self._ask({"bounds": list(names)})
+        return [value for value in (answer or {}).get("bounds") or () if type(value) is int]
+
     def strings(self, names: Sequence[str]) -> list[str]:
         """The strings the module's globals ``names`` hold in this driver (none when it cannot tell)."""
         answer = self._ask({"strings": list(names)})
@@ -870,8 +877,8 @@ def search_input(
                 return outcome(found, True, None, comparer)
         signature = _Signature.of(node)
         constants = _character_variants(source, mutant, mine) + _mutated_constants(source, mutant)
-        designed = (_pattern_examples(source, mutant) + _code_point_characters(source, mutant, node)
-                    + _data_examples((reference, mutated), source, mutant, data))
+        designed = (_pattern_examples(source, mutant) + _data_examples((reference, mutated), source, mutant, data)
+                    + _code_point_characters(source, mutant, node, reference))
         for args_repr, kwargs_repr, origin in _boundary_calls(signature, mine, constants, test_literals,
                                                                boundary_budget, designed):
             if time.monotonic() > comparer.deadline:
@@ -1102,17 +1109,27 @@ def _data_names(source: str, first: int, last: int) -> list[str]:
     return list(dict.fromkeys(node.id for node in sorted(used, key=lambda n: (n.lineno, n.col_offset))))
 
 
-def _code_point_characters(source: str, mutant: Mutant, target: ast.FunctionDef) -> list[str]:
+def _code_point_characters(source: str, mutant: Mutant, target: ast.FunctionDef,
+                           reference: _Driver | None = None) -> list[str]:
     """For code that reads characters as code points (``ord``), the characters at and beside each integer
-    constant the mutation changed: a bound ``0x7f`` of a character-width function shows on ``'\\x7f'``
-    and ``'\\x7e'``, which no edge value or recorded word holds."""
+    constant the mutation changed (a bound ``0x7f`` of a character-width function shows on ``'\\x7f'`` and
+    ``'\\x7e'``), and at and beside the ends of the range tables the called function reads (the first
+    range's start, the last range's end: a bisection's guard shows there), which no edge value or recorded
+    word holds."""
     mutated = _function_node(source, mutant.symbol)
     if not any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "ord"
                for function in (target, mutated) if function is not None for n in ast.walk(function)):
         return []
-    bounds = [v for v in _mutated_constants(source, mutant) if type(v) is int and 0 <= v <= sys.maxunicode]
-    return _unique(chr(code) for value in bounds for code in (value, value - 1, value + 1)
-                   if 0 <= code <= sys.maxunicode)
+    bounds = [v for v in _mutated_constants(source, mutant) if type(v) is int]
+    if reference is not None:
+        bounds += reference.bounds(_data_read(source, target))
+    return _unique(chr(code) for value in bounds if 0 <= value <= sys.maxunicode
+                   for code in (value, value - 1, value + 1) if 0 <= code <= sys.maxunicode)
+
+
+def _data_read(source: str, function: ast.FunctionDef) -> list[str]:
+    """The module-level data ``function`` reads, in order of appearance."""
+    return _data_names(source, function.lineno, function.end_lineno or function.lineno)
 
 
 def _matching(pattern: str) -> list[str]:

@@ -598,6 +598,36 @@ def test_a_code_point_bound_is_told_apart_by_the_character_at_it(tmp_path):
     assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("-1", "1")
 
 
+def test_a_bisection_guard_is_told_apart_by_the_character_at_the_end_of_the_range_table(tmp_path):
+    import dataclasses
+
+    source = textwrap.dedent('''\
+        ZERO = ((0x0300, 0x036F), (0x0483, 0x0489))
+
+
+        def _bisearch(ucs, table):
+            if ucs < table[0][0] or ucs > table[-1][1]:
+                return 0
+            for start, end in table:
+                if start <= ucs <= end:
+                    return 1
+            return 0
+
+
+        def width(char):
+            return 0 if _bisearch(ord(char), ZERO) else 1
+    ''')
+    root = make_project(tmp_path / "width", "width", source, "def test_nothing():\n    pass\n")
+    mutant = dataclasses.replace(handmade_mutant("src/shop/width.py", "_bisearch",
+                                                 source.replace("ucs < table[0][0]", "ucs <= table[0][0]")),
+                                 line=5, end_line=5, mutated_lines=(5,))
+    found = probes.search_input(root, mutant, [probes.CallSample("shop.width:width", ("'a'",))],
+                                search_budget=0, symbol="width")
+    assert found.distinction is not None and found.distinction.origin == "designed"
+    assert found.distinction.args_repr == (repr("\u0300"),)  # the first range's start
+    assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("0", "1")
+
+
 def test_module_level_lines_ran_at_import_count_as_reached_by_every_call(tmp_path):
     import dataclasses
 
