@@ -1096,14 +1096,16 @@ _DATA_EXAMPLES = 60
 
 
 def _data_names(source: str, first: int, last: int) -> list[str]:
-    """Names on lines ``first``..``last`` that the module assigns at its top level (its tables and
-    constants), in order of appearance."""
+    """Names on lines ``first``..``last`` that the module assigns or imports at its top level (its tables and
+    constants, ``from .table_zero import ZERO_WIDTH`` too), in order of appearance."""
     tree = _module_tree(source)
     if tree is None:
         return []
     assigned = {target.id for node in tree.body if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
                 for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
                 if isinstance(target, ast.Name)}
+    assigned |= {alias.asname or alias.name for node in tree.body if isinstance(node, ast.ImportFrom)
+                 for alias in node.names if alias.name != "*"}
     used = [node for node in ast.walk(tree) if isinstance(node, ast.Name) and node.id in assigned
             and first <= node.lineno <= last]
     return list(dict.fromkeys(node.id for node in sorted(used, key=lambda n: (n.lineno, n.col_offset))))
