@@ -484,45 +484,50 @@ MAX_STRINGS = 200
 MAX_STRING_CHARS = 200
 
 
-def strings_in(values: Sequence[Any]) -> list[str]:
-    """The strings ``values`` hold, walking builtin containers and compiled patterns, in order, bounded."""
-    found: list[str] = []
+def _walked(values: Sequence[Any], whole: Callable[[Any], bool]) -> Iterator[Any]:
+    """Every value ``values`` hold, in order, walking builtin containers (sets in a stable order, a dict's
+    keys and values) and compiled patterns, but not into a value ``whole`` keeps as one; bounded."""
     stack = list(reversed(values))
     budget = MAX_ELEMENTS * 4
-    while stack and len(found) < MAX_STRINGS and budget > 0:
+    while stack and budget > 0:
         budget -= 1
         value = stack.pop()
-        if type(value) is str:
-            if len(value) <= MAX_STRING_CHARS and value not in found:
-                found.append(value)
-        elif isinstance(value, re.Pattern) and isinstance(value.pattern, str):
+        yield value
+        if whole(value):
+            continue
+        if isinstance(value, re.Pattern) and isinstance(value.pattern, str):
             stack.append(value.pattern)
         elif type(value) in (list, tuple, set, frozenset):
             stack.extend(reversed(sorted(value, key=repr) if type(value) in (set, frozenset) else list(value)))
         elif type(value) is dict:
             stack.extend(reversed([item for pair in value.items() for item in pair]))
+
+
+def strings_in(values: Sequence[Any]) -> list[str]:
+    """The strings ``values`` hold (patterns' texts too), in order, bounded."""
+    found: list[str] = []
+    for value in _walked(values, lambda value: False):
+        if type(value) is str and len(value) <= MAX_STRING_CHARS and value not in found:
+            found.append(value)
+            if len(found) >= MAX_STRINGS:
+                break
     return found
 
 
+def _range_table(value: Any) -> bool:
+    """A list or tuple of ``(start, end)`` integer pairs, as a bisection searches."""
+    return type(value) in (list, tuple) and bool(value) and all(
+        type(pair) in (list, tuple) and len(pair) == 2 and all(type(end) is int for end in pair) for pair in value)
+
+
 def range_ends(values: Sequence[Any]) -> list[int]:
-    """The first start and the last end of each range table ``values`` hold (a list or tuple of
-    ``(start, end)`` integer pairs, as a bisection searches), walking builtin containers, bounded."""
+    """The first start and the last end of each range table ``values`` hold, bounded."""
     found: list[int] = []
-    stack = list(reversed(values))
-    budget = MAX_ELEMENTS * 4
-    while stack and len(found) < MAX_STRINGS and budget > 0:
-        budget -= 1
-        value = stack.pop()
-        if type(value) in (list, tuple) and value and all(
-                type(pair) in (list, tuple) and len(pair) == 2 and all(type(end) is int for end in pair)
-                for pair in value):
-            for end in (value[0][0], value[-1][1]):
-                if end not in found:
-                    found.append(end)
-        elif type(value) in (list, tuple):
-            stack.extend(reversed(value))
-        elif type(value) is dict:
-            stack.extend(reversed(list(value.values())))
+    for value in _walked(values, _range_table):
+        if _range_table(value):
+            found += [end for end in (value[0][0], value[-1][1]) if end not in found]
+            if len(found) >= MAX_STRINGS:
+                break
     return found
 
 
