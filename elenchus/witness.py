@@ -172,7 +172,7 @@ def _assigned_at(source: str, line: int) -> set[str]:
     """The names the module-level statement spanning ``line`` assigns, and the module-level
     names built from them (``TRANS = str.maketrans(MAP)`` carries a change of ``MAP``)."""
     body = _module_statements(source)
-    names = set().union(*(_assigned(n) for n in body if n.lineno <= line <= (n.end_lineno or n.lineno)))
+    names = set().union(*(_assigned(n) for n in _statements_at(source, line)))
     for _ in range(3):
         names |= set().union(set(), *(_assigned(n) for n in body if not isinstance(n, (
             ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and names & {
@@ -183,9 +183,8 @@ def _assigned_at(source: str, line: int) -> set[str]:
 def _called_at(source: str, line: int | None = None) -> set[str]:
     """Module-level functions the module's own top-level statements call while it imports (those spanning
     ``line`` only, when given): ``_irregular('person', 'people')`` filling rule tables."""
-    return {inner.func.id for node in _module_statements(source)
+    return {inner.func.id for node in (_module_statements(source) if line is None else _statements_at(source, line))
             if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-            and (line is None or node.lineno <= line <= (node.end_lineno or node.lineno))
             for inner in ast.walk(node) if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name)}
 
 
@@ -216,8 +215,7 @@ def data_for(source: str, mutant: Mutant) -> tuple[list[str], list[str], list[in
     everything = sorted(_module_data(source))
     leaf = mutant.symbol.split(".")[0]
     at_import = _called_at(source)
-    statement = [node for node in _module_statements(source)
-                 if node.lineno <= mutant.line <= (node.end_lineno or node.lineno)]
+    statement = _statements_at(source, mutant.line)
     if mutant.symbol == "<module>":
         filled = _assigned_at(source, mutant.line) | _filled(source, calls, _called_at(source, mutant.line))
     elif mutant.symbol in everything:
@@ -229,9 +227,13 @@ def data_for(source: str, mutant: Mutant) -> tuple[list[str], list[str], list[in
     reads = sorted({inner.lineno for node in _module_statements(source) for function in _functions(node)
                     if function.name not in at_import for inner in ast.walk(function)
                     if isinstance(inner, ast.Name) and inner.id in filled})
-    return sorted(filled), everything if _only_data(statement) and _only_data(
-        [node for node in _module_statements(mutant.mutated_source)
-         if node.lineno <= mutant.line <= (node.end_lineno or node.lineno)]) else [], reads
+    provable = _only_data(statement) and _only_data(_statements_at(mutant.mutated_source, mutant.line))
+    return sorted(filled), everything if provable else [], reads
+
+
+def _statements_at(source: str, line: int) -> list[ast.stmt]:
+    """The module's top-level statements spanning ``line``."""
+    return [node for node in _module_statements(source) if node.lineno <= line <= (node.end_lineno or node.lineno)]
 
 
 def _only_data(statements: Sequence[ast.stmt]) -> bool:
