@@ -15,6 +15,8 @@ gets its own fresh copy of it.
 
 from __future__ import annotations
 
+import os
+import re
 import shutil
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -36,24 +38,37 @@ class Cohort:
     layout: SourceLayout = SourceLayout((ROOT,), ())  # where its runs import the project from
 
 
-# Hypothesis ships a pytest plugin that pytest autoloads in every run; a suite that never
-# mentions hypothesis does not need it (the recorder also leaves out its terminal summary,
-# which imports all of Hypothesis, in any run no test of which imported it).
-_HYPOTHESIS_PLUGIN = ("hypothesispytest",)
+#: Autoloaded pytest plugins a suite can only observe by naming them, each with the words that show a
+#: suite might (in its tests, their helpers, its conftest and pytest configuration, or PYTEST_ADDOPTS):
+#: skipping the others makes every run cheaper (pytest imports each plugin package, rewriting its asserts,
+#: at start-up: 0.18 s of a small run for xdist and platformdirs together). Hypothesis's plugin would also
+#: import all of Hypothesis for its terminal summary (the recorder leaves that out in runs no test of which
+#: imported it).
+_UNOBSERVED_UNLESS_NAMED: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
+    (("hypothesispytest",), re.compile(r"hypothesis")),
+    (("platformdirs",), re.compile(r"platformdirs")),
+    # its fixtures, its hooks' module, and its command-line options (``addopts = -n auto``)
+    (("xdist", "xdist.looponfail"), re.compile(
+        r"xdist|worker_id|testrun_uid|looponfail|(?<![\w-])(?:-[ndf](?![A-Za-z-])|-n(?:auto|logical)|--(?:numprocesses|maxprocesses"
+        r"|dist|tx|rsyncdir|max-worker-restart)\b)")),
+)
 _PYTEST_CONFIGS = ("pyproject.toml", "pytest.ini", "setup.cfg", "tox.ini")
 
 
 def unneeded_plugins(template: Path, tests: tuple[str, ...]) -> tuple[str, ...]:
     """Autoloaded plugins the suite cannot observe: skipping them makes runs cheaper."""
-    texts = [template / name for name in _PYTEST_CONFIGS] + [template / t for t in tests]
-    texts += list(template.rglob("conftest.py"))
-    for path in texts:
+    files = {template / name for name in _PYTEST_CONFIGS} | {template / t for t in tests}
+    files |= set(template.rglob("conftest.py"))
+    for test in tests:  # helpers beside the tests (a fixture module a conftest lists in pytest_plugins)
+        files |= set((template / test).parent.glob("*.py"))
+    texts = [os.environ.get("PYTEST_ADDOPTS", "")]
+    for path in sorted(files):
         try:
-            if "hypothesis" in path.read_text(errors="replace"):
-                return ()
+            texts.append(path.read_text(errors="replace"))
         except OSError:
             continue
-    return _HYPOTHESIS_PLUGIN
+    return tuple(name for names, named in _UNOBSERVED_UNLESS_NAMED if not any(named.search(t) for t in texts)
+                 for name in names)
 
 
 def selected_tests(change: ChangeSet, head: Snapshot, mutated_files: tuple[str, ...] = ()) -> tuple[str, ...]:

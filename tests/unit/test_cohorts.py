@@ -1,5 +1,12 @@
+import pytest
+
 from elenchus.cohorts import build_cohorts, selected_tests, unneeded_plugins
+from elenchus.run import Execution, run_pytest
 from elenchus.session import open_session
+
+from tests.conftest import write_tree
+
+ALL_SKIPPABLE = ("hypothesispytest", "platformdirs", "xdist", "xdist.looponfail")
 
 
 def test_cohorts_existing_holds_head_production_with_the_pre_change_tests(build_scenario, tmp_path):
@@ -24,6 +31,40 @@ def test_cohorts_without_a_test_change_share_one_template(build_scenario, tmp_pa
 def test_cohorts_skip_the_hypothesis_plugin_only_for_suites_that_never_mention_it(tmp_path):
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests/test_a.py").write_text("def test_a():\n    assert 1 + 1 == 2\n")
-    assert unneeded_plugins(tmp_path, ("tests/test_a.py",)) == ("hypothesispytest",)
+    assert unneeded_plugins(tmp_path, ("tests/test_a.py",)) == ALL_SKIPPABLE
     (tmp_path / "tests/test_b.py").write_text("from hypothesis import given\n")
-    assert unneeded_plugins(tmp_path, ("tests/test_a.py", "tests/test_b.py")) == ()
+    assert unneeded_plugins(tmp_path, ("tests/test_a.py", "tests/test_b.py")) == (
+        "platformdirs", "xdist", "xdist.looponfail")
+
+
+@pytest.mark.parametrize("files", [
+    {"tests/test_w.py": "def test_w(worker_id):\n    assert worker_id == 'master'\n"},  # an xdist fixture
+    {"tests/conftest.py": "pytest_plugins = ['helpers']\n",  # ... from a helper module
+     "tests/helpers.py": "import pytest\n\n@pytest.fixture\ndef slot(testrun_uid):\n    return testrun_uid\n",
+     "tests/test_w.py": "def test_w(slot):\n    assert slot\n"},
+    {"pytest.ini": "[pytest]\naddopts = -n 1\n", "tests/test_w.py": "def test_w():\n    assert True\n"},
+    {"pytest.ini": "[pytest]\naddopts = -nauto\n", "tests/test_w.py": "def test_w():\n    assert True\n"},
+])
+def test_a_suite_that_uses_xdist_keeps_it_and_runs_green(tmp_path, files):
+    write_tree(tmp_path, files)
+    disabled = unneeded_plugins(tmp_path, ("tests/test_w.py",))
+    assert "xdist" not in disabled and "xdist.looponfail" not in disabled
+    assert {"hypothesispytest", "platformdirs"} <= set(disabled)
+    kept = run_pytest(tmp_path, ["tests/test_w.py"], 120, disabled_plugins=disabled)
+    assert _green(kept), (kept.execution, kept.detail, kept.records)
+    if "pytest.ini" not in files:  # (under -n the records come from xdist's workers, not this process)
+        assert [r.outcome for r in kept.records] == ["passed"]
+    # (and skipping it would have broken that suite: the check above is what keeps it)
+    skipped = run_pytest(tmp_path, ["tests/test_w.py"], 120, disabled_plugins=(*disabled, "xdist", "xdist.looponfail"))
+    assert not _green(skipped)
+
+
+def _green(result) -> bool:
+    """The run completed and no test it recorded failed (under ``-n`` the tests run in xdist's workers)."""
+    return result.execution is Execution.COMPLETED and all(r.outcome == "passed" for r in result.records)
+
+
+def test_plugins_named_only_in_pytest_addopts_of_the_environment_are_kept(tmp_path, monkeypatch):
+    write_tree(tmp_path, {"tests/test_a.py": "def test_a():\n    assert True\n"})
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:randomly --dist=loadfile")
+    assert unneeded_plugins(tmp_path, ("tests/test_a.py",)) == ("hypothesispytest", "platformdirs")
