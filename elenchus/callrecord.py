@@ -395,9 +395,13 @@ def observe(function: Callable[..., Any], args: list[Any], kwargs: dict[str, Any
 
 
 def view_of(value: Any) -> tuple[str, str, tuple[str, ...]] | None:
-    """What a test could still assert about a value no text rebuilds, as (view, text, imports): its public
-    attributes, ``vars(x) == {...}``, when it has no others and each can be written down; else its own text,
+    """What a test could still assert about a value no text rebuilds, as (view, text, imports): of a regex
+    match, what it matched, where, and each group (``MATCH_FACTS``); else its public attributes,
+    ``vars(x) == {...}``, when it has no others and each can be written down; else its own text,
     ``str(x) == '...'``, when its class writes one (not the default ``<... at 0x...>``); else None."""
+    if isinstance(value, re.Match):  # (its text names the span and the whole match, never a group)
+        text = literal_repr((value.group(0), value.span(), value.groups(), value.groupdict()))
+        return ("match", text, ()) if text is not None and len(text) <= MAX_REPR_CHARS else None
     attributes = getattr(value, "__dict__", None)
     if (isinstance(attributes, dict) and attributes and not isinstance(value, type) and not callable(value)
             and all(isinstance(name, str) and not name.startswith("_") for name in attributes)):
@@ -425,6 +429,10 @@ def view_of(value: Any) -> tuple[str, str, tuple[str, ...]] | None:
     if len(text) > MAX_REPR_CHARS or re.search(r" at 0x[0-9a-fA-F]+", text):
         return None
     return "str", repr(text), ()
+
+
+#: How a test asserts the facts ``view_of`` gives of a match held in ``found``.
+MATCH_FACTS = "(found.group(0), found.span(), found.groups(), found.groupdict())"
 
 
 def _limited(work: Callable[..., Any], seconds: float, *args: Any) -> Any:

@@ -64,12 +64,10 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path, PurePosixPath
+from types import ModuleType
 from typing import Any
 
 import libcst as cst
-from hypothesis import HealthCheck, Phase, Verbosity, given, settings
-from hypothesis import strategies as st
-from hypothesis.configuration import set_hypothesis_home_dir
 
 from elenchus import callrecord, records, sandbox
 from elenchus.layout import SourceLayout
@@ -87,10 +85,32 @@ from elenchus.run import (
 )
 from elenchus.workspace import fresh_copy, place_test, remove_tree, scratch_root, write_mutant
 
-# Hypothesis keeps caches under its home directory, by default `.hypothesis/` in the current
-# directory: the user's repository. Elenchus's cache directory takes them instead, across runs: built
-# again in each search process (in a run's private temporary directory), they took 3 s of its 5.
-set_hypothesis_home_dir(records.hypothesis_home())
+
+
+@functools.cache
+def _hypothesis() -> ModuleType:
+    """Hypothesis, imported where a search first needs it: most commands that load this module (the
+    evaluation's own process, a witness search that ends before generating inputs) never do, and its
+    import costs 0.3 s of CPU. Hypothesis keeps caches under its home directory, by default
+    `.hypothesis/` in the current directory: the user's repository. Elenchus's cache directory takes
+    them instead, across runs: built again in each search process (in a run's private temporary
+    directory), they took 3 s of its 5."""
+    import hypothesis
+    import hypothesis.strategies
+    from hypothesis.configuration import set_hypothesis_home_dir
+
+    set_hypothesis_home_dir(records.hypothesis_home())
+    return hypothesis
+
+
+class _Strategies:
+    """``hypothesis.strategies``, imported at first use (``_hypothesis``)."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(_hypothesis().strategies, name)
+
+
+st = _Strategies()
 
 __all__ = [
     "CallSample",
@@ -181,7 +201,7 @@ class Distinction:
     origin: str = "search"
     changed_arguments: tuple[tuple[int, str, str], ...] = ()
     imports: tuple[str, ...] = ()  # what the reference value's text needs (``import datetime``)
-    view: str | None = None  # "vars" or "str": the values are the result's attributes or text, not the result
+    view: str | None = None  # "vars", "str" or "match": the values are the result's attributes, text or match facts
 
 
 @dataclass(frozen=True, slots=True)
@@ -1676,10 +1696,13 @@ def _search(signature: _Signature, samples: Sequence[CallSample], comparer: _Com
         optional={p.name: strategies[p.name] for p in keyword if p.has_default},
     )
 
-    @settings(max_examples=budget, derandomize=True, database=None, deadline=None,
-              suppress_health_check=list(HealthCheck), phases=(Phase.generate, Phase.shrink),
-              verbosity=Verbosity.quiet, report_multiple_bugs=False)
-    @given(args_strategy, kwargs_strategy)
+    hypothesis = _hypothesis()
+
+    @hypothesis.settings(max_examples=budget, derandomize=True, database=None, deadline=None,
+                         suppress_health_check=list(hypothesis.HealthCheck),
+                         phases=(hypothesis.Phase.generate, hypothesis.Phase.shrink),
+                         verbosity=hypothesis.Verbosity.quiet, report_multiple_bugs=False)
+    @hypothesis.given(args_strategy, kwargs_strategy)
     def search(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         args_repr = [callrecord.literal_repr(value) for value in args]
         kwargs_repr = {name: callrecord.literal_repr(value) for name, value in kwargs.items()}
@@ -1796,8 +1819,9 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
     passed = tuple(held.get(index, text) for index, text in enumerate(distinction.args_repr))
     call = _call_text(callee, passed, distinction.kwargs_repr)
     shown = _call_text(function, distinction.args_repr, distinction.kwargs_repr)
-    if distinction.view is not None and distinction.reference_exception is None:  # what a test can assert of it
-        call, shown = f"{distinction.view}({call})", f"{distinction.view}({shown})"
+    matched = distinction.view == "match" and distinction.reference_exception is None
+    if distinction.view is not None and distinction.reference_exception is None and not matched:
+        call, shown = f"{distinction.view}({call})", f"{distinction.view}({shown})"  # what a test can assert of it
     test_name = f"test_{function}_{mutant.id[:8]}"
     path = path or f"tests/test_elenchus_probe_{mutant.id}.py"
 
@@ -1816,6 +1840,8 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
             expected = f"pytest.approx({expected})"
         line = f"    assert {call} is None\n" if expected == "None" else f"    assert {call} == {expected}\n"
         body = line if len(line) <= 100 else f"    expected = {expected}\n    assert {call} == expected\n"
+        if matched:  # a regex match: what it matched, where, and each group
+            body = f"    found = {call}\n    expected = {expected}\n    assert {callrecord.MATCH_FACTS} == expected\n"
         if held:  # the call changes arguments in place: hold them, then check their states
             body = "".join(f"    {held[index]} = {distinction.args_repr[index]}\n" for index in sorted(held)) + body
             for index, after, _ in distinction.changed_arguments:

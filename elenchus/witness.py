@@ -535,7 +535,7 @@ def _search_processes() -> multiprocessing.context.BaseContext:
 
     if "forkserver" in multiprocessing.get_all_start_methods():
         context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(["elenchus.witness"])
+        context.set_forkserver_preload(["elenchus.witness", "hypothesis"])  # (Hypothesis: imported on first use)
         try:
             forkserver.ensure_running()
             return context

@@ -477,6 +477,27 @@ def test_a_result_no_text_rebuilds_is_compared_by_its_attributes_else_its_text(t
     assert "results that agree only in their attributes or text" in found.reason
 
 
+def test_a_regex_match_is_compared_by_what_it_matched_where_and_each_group(tmp_path):
+    import dataclasses
+
+    source = 'import re\n\nPAIR = re.compile(r"(\\d+)-(\\d+)")\n\n\ndef pair(text):\n    return PAIR.match(text)\n'
+    root = make_project(tmp_path / "pair", "pair", source, "def test_nothing():\n    pass\n")
+    # the same whole match and span (all `str()` of a match shows), another second group
+    mutant = dataclasses.replace(handmade_mutant("src/shop/pair.py", "<module>",
+                                                 source.replace("-(\\d+)", "-(\\d)+")), line=3, end_line=3,
+                                 mutated_lines=(3,))
+    found = probes.search_input(root, mutant, [probes.CallSample("shop.pair:pair", ("'12-34'",))],
+                                search_budget=0, symbol="pair")
+    assert found.distinction is not None and found.distinction.view == "match"
+    assert (found.distinction.reference_repr, found.distinction.mutant_repr) == (
+        "('12-34', (0, 5), ('12', '34'), {})", "('12-34', (0, 5), ('12', '4'), {})")
+    probe = probes.write_probe(mutant, found.distinction, "shop.pair", function="pair", witness=True)
+    assert ("    found = pair('12-34')\n    expected = ('12-34', (0, 5), ('12', '34'), {})\n"
+            "    assert (found.group(0), found.span(), found.groups(), found.groupdict()) == expected\n") in probe.source
+    assert probe.input_repr == "pair('12-34')"
+    assert probes.verify_probe(root, probe, mutant).accepted  # passes on the code, fails on the mutant
+
+
 def test_a_character_the_mutated_line_names_is_put_in_place_of_another_it_names(tmp_path):
     import dataclasses
 
@@ -630,14 +651,28 @@ def test_a_bisection_guard_is_told_apart_by_the_character_at_the_end_of_the_rang
     assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("0", "1")
 
 
-def test_hypothesis_keeps_its_caches_in_elenchus_cache_directory_not_in_a_run_or_the_repository():
-    from hypothesis.configuration import storage_directory
-
+def test_hypothesis_keeps_its_caches_in_elenchus_cache_directory_not_in_a_run_or_the_repository(tmp_path):
     from elenchus import records
+
+    source = "def twice(n):\n    return n * 2\n"
+    root = make_project(tmp_path / "twice", "twice", source, "def test_nothing():\n    pass\n")
+    mutant = handmade_mutant("src/shop/twice.py", "twice", source.replace("n * 2", "n + n"))
+    probes.search_input(root, mutant, [], search_budget=5)  # (generated inputs: Hypothesis ran)
+    from hypothesis.configuration import storage_directory
 
     # Rebuilt in each search process (a run's private temporary directory), they took 3 s of a 5 s search.
     found = storage_directory()
     assert Path(getattr(found, "path", found)) == records.hypothesis_home()  # (a Path before Hypothesis 6.1xx)
+
+
+def test_the_commands_import_hypothesis_only_where_a_search_generates_inputs():
+    import subprocess
+    import sys
+
+    # 0.3 s of CPU in every evaluation's own process, which never generates an input itself
+    code = "import sys, elenchus.witness, elenchus.modes.evaluate; print('hypothesis' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
 
 
 def test_module_level_lines_ran_at_import_count_as_reached_by_every_call(tmp_path):
