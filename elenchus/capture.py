@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from elenchus import probes as probe_engine
+from elenchus.cohorts import unneeded_plugins
 from elenchus.contract import Contract, derive_provisional
 from elenchus.discover import ChangeSet, function_spans, related_tests
 from elenchus.mutate import FunctionSpan, Mutant, Rejected, generate
@@ -108,7 +109,8 @@ def build_challenges(reference: Snapshot, change: ChangeSet, contract: Contract,
                      echo: Callable[[str], None]) -> list[Challenge]:
     tests = related_tests(reference, change.settings, tuple({m.path for _, m in chosen}))
     targets = sorted({(probe_engine.module_name_for(m.path, reference.root), m.symbol) for _, m in chosen})
-    samples = probe_engine.record_calls(reference.root, tests, targets) if tests else {}
+    unneeded = unneeded_plugins(reference.root, tests)  # (the probes written here name no plugin)
+    samples = probe_engine.record_calls(reference.root, tests, targets, disabled_plugins=unneeded) if tests else {}
     test_literals = probe_engine.literals_in([reference.read(test) or "" for test in tests])
     challenges = []
     for rank, mutant in chosen:
@@ -129,7 +131,7 @@ def build_challenges(reference: Snapshot, change: ChangeSet, contract: Contract,
                                         "and a bounded input search)"))
             continue
         probe = probe_engine.write_probe(mutant, found, module, contract_id=item.id if item else None)
-        check = probe_engine.verify_probe(reference.root, probe, mutant)
+        check = probe_engine.verify_probe(reference.root, probe, mutant, disabled_plugins=unneeded)
         evidence = f"on {probe.input_repr} the reference gives {probe.reference_repr}, the mutant {probe.mutant_repr}"
         challenges.append(Challenge(mutant, item.id if item else None, rank, probe if check.accepted else None,
                                     evidence if check.accepted else f"{evidence}; probe rejected: {check.reason}"))
@@ -146,8 +148,9 @@ def anchor_line(change: ChangeSet, path: str, symbol: str) -> int:
 
 def run_against_proposed(proposed: Snapshot, accepted: Sequence[tuple[probe_engine.Probe, str]]) -> list[ProbeResult]:
     results = []
+    unneeded = unneeded_plugins(proposed.root, tuple(probe.path for probe, _ in accepted))
     for probe, source in accepted:
-        outcome = probe_engine.run_probe(proposed.root, probe)
+        outcome = probe_engine.run_probe(proposed.root, probe, disabled_plugins=unneeded)
         kind = {"behavioural-failure": "weak-catch", "passes": "no-catch"}.get(outcome.kind, outcome.kind)
         results.append(ProbeResult(probe, source, kind, outcome.message, outcome.proposed_repr))
     return results

@@ -2099,15 +2099,17 @@ def check_host_probe(reference_dir: Path, path: str, source: str, mutants: Seque
 
 
 def run_probe(workspace_dir: Path, probe: Probe, *, timeout: float = PROBE_TIMEOUT,
-              per_call_timeout: float = PER_CALL_TIMEOUT, scratch: Path | None = None) -> ProbeOutcome:
-    """Run ``probe`` in a fresh copy of ``workspace_dir`` (the proposed revision)."""
+              per_call_timeout: float = PER_CALL_TIMEOUT, scratch: Path | None = None,
+              disabled_plugins: Sequence[str] = ()) -> ProbeOutcome:
+    """Run ``probe`` in a fresh copy of ``workspace_dir`` (the proposed revision), without the pytest
+    plugins ``disabled_plugins``."""
     with _scratch(scratch) as root:
         workspace = fresh_copy(Path(workspace_dir), root)
         try:
             place_test(workspace, probe.path, probe.source)
             # The whole file, not the node id: a module that no longer imports must come back
             # as a collection error, not as pytest's "not found" usage error.
-            result = run_pytest(workspace, [probe.path], timeout)
+            result = run_pytest(workspace, [probe.path], timeout, disabled_plugins=disabled_plugins)
             kind, message = _classify(result)
             proposed = None
             if kind is ProbeOutcomeKind.BEHAVIOURAL_FAILURE and probe.module and probe.function:

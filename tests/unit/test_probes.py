@@ -112,6 +112,21 @@ def test_record_calls_keeps_the_literal_arguments_the_reference_tests_passed(car
     assert sample.args_repr == ("[1, 2, 3, 4, 5]", "2")
 
 
+def test_capture_runs_its_probes_without_the_plugins_the_suite_never_names(cart, tmp_path):
+    from elenchus import capture
+    from elenchus.snapshot import Snapshot
+
+    proposed = Path(shutil.copytree(cart["root"], tmp_path / "proposed"))
+    # (spelled so that the suite names neither plugin: loading one is what this conftest sees)
+    (proposed / "tests" / "conftest.py").write_text(
+        "def pytest_configure(config):\n"
+        "    loaded = [name for name in ('x' + 'dist', 'platform' + 'dirs') if config.pluginmanager.has_plugin(name)]\n"
+        "    assert not loaded, f'plugins loaded: {loaded}'\n")
+    snapshot = Snapshot(proposed, "proposed", "HEAD", None, (), ())
+    [result] = capture.run_against_proposed(snapshot, [(cart["probe"], "generated")])
+    assert result.outcome == "no-catch", result.message  # it ran, and passes on the unchanged code
+
+
 def test_record_calls_counts_the_distinct_calls_whose_arguments_are_not_literals(tmp_path):
     source = "def later(day, n=1):\n    return day\n"
     tests = ("import datetime\n\nfrom shop.days import later\n\n\ndef test_later():\n"
