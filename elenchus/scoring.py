@@ -20,7 +20,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from elenchus import fingerprint, sandbox
-from elenchus.cohorts import build_cohorts
+from elenchus.cohorts import build_cohorts, unneeded_plugins
 from elenchus.discover import discover
 from elenchus.errors import Blocked, ElenchusError
 from elenchus.git import Repository
@@ -174,10 +174,12 @@ def _frozen_failures(base: Snapshot, head: Snapshot, root: Path, test_files: tup
     frozen_root = root / "frozen"
     existing, _ = build_cohorts(change, base, head, frozen_root, test_files)
     failing: dict[str, set[str]] = {}
-    for label, template in (("base", base.root), ("frozen", existing.template)):
+    for label, template, unneeded in (("base", base.root, unneeded_plugins(base.root, test_files)),
+                                      ("frozen", existing.template, existing.disabled_plugins)):
         workspace = fresh_copy(template, root)
         try:
-            result = run_pytest(workspace, [t for t in test_files if (workspace / t).is_file()], 600.0)
+            result = run_pytest(workspace, [t for t in test_files if (workspace / t).is_file()], 600.0,
+                                disabled_plugins=unneeded)
         finally:
             remove_tree(workspace)
         failing[label] = {r.nodeid for r in result.records

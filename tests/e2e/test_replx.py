@@ -9,7 +9,7 @@ import pytest
 from elenchus import fingerprint, scratch
 from elenchus.git import Repository
 
-from tests.conftest import git, run_cli
+from tests.conftest import git, run_cli, write_tree
 
 pytestmark = pytest.mark.slow
 
@@ -138,3 +138,28 @@ def test_replx_score_names_the_missing_or_malformed_input(repair_repo, tmp_path)
     done = run_cli("replx", "score", "--repo", str(repo), "--base", "HEAD~1", "--head", "HEAD", "--command", PYTEST,
                    "--fail-on", "bad")
     assert done.returncode == 2 and "input guard 'fail-on' fired" in done.stderr
+
+
+def test_a_base_test_still_failing_against_the_repaired_code_is_found_without_plugins_the_suite_never_names(
+        tmp_path):
+    repo = tmp_path / "frozen"
+    write_tree(repo, {
+        "pyproject.toml": '[tool.pytest.ini_options]\npythonpath = ["."]\n',
+        "calc.py": "def double(n):\n    return n + 2\n",
+        "tests/test_calc.py": "from calc import double\n\n\ndef test_double():\n    assert double(3) == 6\n",
+        # (spelled so that the suite names neither plugin: loading one is what this conftest sees)
+        "tests/conftest.py": "def pytest_configure(config):\n"
+                             "    names = ('x' + 'dist', 'platform' + 'dirs')\n"
+                             "    assert not [n for n in names if config.pluginmanager.has_plugin(n)]\n",
+    })
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "double, with a failing test")
+    # the "repair" makes the test expect what the code does: the Base test still fails against it
+    (repo / "tests/test_calc.py").write_text("from calc import double\n\n\ndef test_double():\n    assert double(3) == 5\n")
+    git(repo, "commit", "-q", "-am", "repair")
+    done, verdict = score(repo, tmp_path, "--command", PYTEST)
+    assert done.returncode == 0, done.stderr
+    frozen = [f for f in verdict["findings"] if f["class"] == "frozen-test-failure"]
+    assert [(f["path"], f["line"]) for f in frozen] == [("tests/test_calc.py", 4)], verdict["findings"]
+    assert verdict["status"] == "bad_success"
