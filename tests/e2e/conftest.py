@@ -62,8 +62,9 @@ def no_process_mentions(text: str) -> bool:
     return True
 
 
-#: The evaluation the speed tests compare with fresh runs of every relevant test, and the cluster tests
-#: with a cluster's runs: the same one, shared. Where a test does not read witnesses, it leaves their
+#: The evaluation the speed tests compare with fresh runs of every relevant test, the cluster tests with
+#: a cluster's runs, and the regression tests read: the same one, shared. Where a test does not read
+#: witnesses, it leaves their
 #: search out (a bounded search may call a survivor likely equivalent in one run and not in another).
 FAST = ("--scope", "current-change", "--budget", "8", "--jobs", "2", "--fresh", "--no-witnesses")
 #: With ``FAST``, the reference those evaluations are compared with: a fresh interpreter per run, running
