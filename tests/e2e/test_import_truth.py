@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git
+from tests.e2e.conftest import FAST
 
 pytestmark = pytest.mark.slow
 
@@ -79,11 +80,16 @@ def venv_with_editable_install(repo: Path, where: Path) -> str:
     return venv_python
 
 
-def test_src_layout_verdicts_are_the_same_installed_editable_not_installed_and_flat(build_scenario, tmp_path):
+def test_src_layout_verdicts_are_the_same_installed_editable_not_installed_and_flat(build_scenario, shared_evaluation,
+                                                                                   tmp_path):
     repo = build_scenario("src-layout")
 
-    plain, plain_report = evaluate(sys.executable, repo, tmp_path / "runs-plain")
+    # not installed: the evaluation the speed test compares with fresh runs (Base HEAD~1, Head HEAD, as below)
+    assert FAST[FAST.index("--budget") + 1] == BUDGET  # (the runs below are compared with it)
+    plain = shared_evaluation("src-layout", *FAST)
+    plain_report = plain.report
     assert plain.returncode == 0, plain.stdout + plain.stderr
+    assert (plain_report["snapshots"]["base"]["rev"], plain_report["snapshots"]["head"]["rev"]) == ("HEAD~1", "HEAD")
     assert plain_report["baseline"]["modified"]["status"] == "green"
     assert plain_report["execution"]["source_roots"] == ["src", "."]
     expected = verdicts(plain_report)
