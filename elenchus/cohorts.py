@@ -49,8 +49,8 @@ _UNOBSERVED_UNLESS_NAMED: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = 
     (("platformdirs",), re.compile(r"platformdirs")),
     # its fixtures, its hooks' module, and its command-line options (``addopts = -n auto``)
     (("xdist", "xdist.looponfail"), re.compile(
-        r"xdist|worker_id|testrun_uid|looponfail|(?<![\w-])(?:-[ndf](?![A-Za-z-])|-n(?:auto|logical)|--(?:numprocesses|maxprocesses"
-        r"|dist|tx|rsyncdir|max-worker-restart)\b)")),
+        r"xdist|worker_id|testrun_uid|looponfail|(?<![\w-])(?:-[ndf](?![A-Za-z-])|-n(?:auto|logical)"
+        r"|--(?:numprocesses|maxprocesses|dist|tx|rsyncdir|max-worker-restart)\b)")),
 )
 _PYTEST_CONFIGS = ("pyproject.toml", "pytest.ini", "setup.cfg", "tox.ini")
 

@@ -150,8 +150,10 @@ def _act_on(by_assessment: dict[str, list[dict]], mutations: dict[str, dict]) ->
                     f"{_behaves(witness['mutant'])} with the mutant"
         elif mutation.get("result") == "not-covered":
             shown = "no test runs this code"
-        else:
+        elif "no witness was found" in (mutation.get("reason") or ""):
             shown = "no call was found that shows it"
+        else:  # (not searched: that says nothing of whether a call shows it)
+            shown = "no witness was searched for it"
         lines.append(f"- Not caught at {_where(mutation['location'])}: {mutation['incident']}; {shown}")
     if len(lines) == 2:
         lines.append("Nothing: no protection regression, and no challenged incident the tests miss.")

@@ -156,7 +156,8 @@ def test_a_base_test_still_failing_against_the_repaired_code_is_found_without_pl
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "double, with a failing test")
     # the "repair" makes the test expect what the code does: the Base test still fails against it
-    (repo / "tests/test_calc.py").write_text("from calc import double\n\n\ndef test_double():\n    assert double(3) == 5\n")
+    (repo / "tests/test_calc.py").write_text(
+        "from calc import double\n\n\ndef test_double():\n    assert double(3) == 5\n")
     git(repo, "commit", "-q", "-am", "repair")
     done, verdict = score(repo, tmp_path, "--command", PYTEST)
     assert done.returncode == 0, done.stderr

@@ -508,7 +508,8 @@ def test_a_regex_match_is_compared_by_what_it_matched_where_and_each_group(tmp_p
         "('12-34', (0, 5), ('12', '34'), {})", "('12-34', (0, 5), ('12', '4'), {})")
     probe = probes.write_probe(mutant, found.distinction, "shop.pair", function="pair", witness=True)
     assert ("    found = pair('12-34')\n    expected = ('12-34', (0, 5), ('12', '34'), {})\n"
-            "    assert (found.group(0), found.span(), found.groups(), found.groupdict()) == expected\n") in probe.source
+            "    assert (found.group(0), found.span(), found.groups(), found.groupdict()) == expected\n"
+            ) in probe.source
     assert probe.input_repr == "pair('12-34')"
     assert probes.verify_probe(root, probe, mutant).accepted  # passes on the code, fails on the mutant
 

@@ -131,6 +131,14 @@ def test_findings_come_first_one_line_each_and_existing_protection_is_one_line_p
     act = render_markdown(report).split("### What to act on")[1].split("## Existing Protection")[0]
     assert act.strip().splitlines()[0].startswith(f"- Protection regression at {_where(regressed)}: "
                                                   f"{regressed['incident']}; only the old tests caught it (")
+    # a gap without a witness says whether one was looked for
+    del gap["witness"]
+    for reason, shown in (("no witness was found, so it stays a gap: 40 inputs tried",
+                           "no call was found that shows it"),
+                          ("all 2 selected tests passed", "no witness was searched for it")):
+        gap["reason"] = reason
+        act = render_markdown(report).split("### What to act on")[1].split("## Existing Protection")[0]
+        assert f"- Not caught at src/chunker/chunks.py:6 in `chunks`: {gap['incident']}; {shown}\n" in act
     report["comparisons"] = [c for c in report["comparisons"] if c["assessment"] == "existing-protection"]
     act = render_markdown(report).split("### What to act on")[1].split("## Existing Protection")[0]
     assert act.strip() == "Nothing: no protection regression, and no challenged incident the tests miss."
