@@ -51,7 +51,27 @@ from typing import Any
 
 import pytest
 
-RECORD_OPTION = "--elenchus-record"
+
+def _sibling(name: str) -> Any:
+    """A standard-library-only module beside this file, loaded from its file under a private name as this
+    one is (a workspace's own ``elenchus`` package cannot shadow it either)."""
+    import importlib.util
+
+    private = f"_elenchus_{name}"
+    if private not in sys.modules:
+        spec = importlib.util.spec_from_file_location(private, Path(__file__).with_name(f"{name}.py"))
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[private] = module
+        spec.loader.exec_module(module)
+    return sys.modules[private]
+
+
+_protocol = _sibling("record_protocol")
+RECORD_OPTION: str = _protocol.RECORD_OPTION
+NEVER_A_KILL_EXCEPTIONS: frozenset[str] = _protocol.NEVER_A_KILL_EXCEPTIONS
+CHECKS: tuple[str, ...] = _protocol.CHECKS
+running_path = _protocol.running_path
 
 OUTCOMES = ("passed", "failed", "skipped", "error", "xfailed", "xpassed")
 FAILURE_KINDS = (
@@ -65,13 +85,6 @@ FAILURE_KINDS = (
 
 #: Failures that are a check's own verdict.
 STRONG_FAILURES = ("assertion", "expected-exception-not-raised")
-
-#: Exceptions that say the code could not load, never what it did: not a kill wherever they surface.
-NEVER_A_KILL_EXCEPTIONS = frozenset({"ImportError", "ModuleNotFoundError", "SyntaxError", "IndentationError",
-                                     "TabError"})
-
-#: Where a failure surfaced inside the test: a check statement, or null.
-CHECKS = ("assert", "assert-call", "raises-block")
 
 #: Attribute set on each failed TestReport by the makereport wrapper. A plain report
 #: attribute survives xdist's report serialisation (TestReport keeps unknown keys).
@@ -536,11 +549,6 @@ class Recorder:
                 except Exception:  # noqa: BLE001
                     pass
             os._exit(int(exitstatus))
-
-
-def running_path(record_path: Path) -> Path:
-    """Where the run's running test is named while it runs (``Recorder._mark``)."""
-    return record_path.with_name(record_path.name + ".running")
 
 
 #: Exit statuses whose whole story is in the records (tests passed, failed, none collected). After any other

@@ -38,7 +38,7 @@ from enum import StrEnum
 from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
 
-from elenchus import plugin as _plugin
+from elenchus import record_protocol as _protocol
 from elenchus import sandbox, secrecy
 from elenchus.errors import InputGuardError
 from elenchus.layout import ROOT, SourceLayout
@@ -118,7 +118,7 @@ class TestRecord:
     crossed_files: tuple[str, ...]
     exception_type: str | None
     message: str | None
-    check: str | None = None  # the check the failure surfaced in (plugin.CHECKS), or None
+    check: str | None = None  # the check the failure surfaced in (record_protocol.CHECKS), or None
 
     @property
     def is_failure(self) -> bool:
@@ -242,7 +242,7 @@ def module_loader(name: str, path: str) -> str:
 def _bootstrap_code(options: Mapping[str, Any] | None = None, serve: tuple[str, str] | None = None) -> str:
     """Load the plugin and run pytest through it; with ``serve`` (two pipe paths), as a collected
     session of the warm worker (``warm.Collected``) whose runs are forks of it."""
-    loaded = module_loader(PLUGIN_MODULE, str(Path(_plugin.__file__).resolve())) + "import json\n"
+    loaded = module_loader(PLUGIN_MODULE, str(Path(__file__).with_name("plugin.py").resolve())) + "import json\n"
     options_json = json.dumps(dict(options or {}), sort_keys=True)
     if serve is None:
         return loaded + f"raise SystemExit(module.run(json.loads({options_json!r}), sys.argv[1:]))\n"
@@ -303,7 +303,7 @@ def pytest_command(record_path: Path, tests: Sequence[str] | None, python: str =
         python,
         "-c",
         _bootstrap_code(options, serve),
-        _plugin.RECORD_OPTION,
+        _protocol.RECORD_OPTION,
         str(record_path),
         "-q",
         "-p",
@@ -447,7 +447,7 @@ def _parse_records(record_path: Path, workspace: Path) -> tuple[tuple[TestRecord
                         ),
                         exception_type=data.get("exception_type"),
                         message=data.get("message"),
-                        check=data.get("check") if data.get("check") in _plugin.CHECKS else None,
+                        check=data.get("check") if data.get("check") in _protocol.CHECKS else None,
                     )
                 )
             except (KeyError, TypeError, ValueError) as error:
@@ -615,7 +615,7 @@ def _run(
     stdout_path = run_dir / "stdout.txt"
     stderr_path = run_dir / "stderr.txt"
     record_path.unlink(missing_ok=True)
-    running = _plugin.running_path(record_path)
+    running = _protocol.running_path(record_path)
     running.unlink(missing_ok=True)
     relative_mutant = _mutated_relative(mutated_file, str(workspace))
     command = pytest_command(record_path, tests, python, disabled_plugins=disabled_plugins, layout=layout,
@@ -770,7 +770,7 @@ def is_attributed(record: TestRecord, mutated_file: str | None) -> bool:
     if record.failure_kind in (FailureKind.ASSERTION, FailureKind.EXPECTED_EXCEPTION_NOT_RAISED):
         return True
     if record.failure_kind is FailureKind.UNEXPECTED_EXCEPTION:
-        if (record.exception_type or "").rsplit(".", 1)[-1] in _plugin.NEVER_A_KILL_EXCEPTIONS:
+        if (record.exception_type or "").rsplit(".", 1)[-1] in _protocol.NEVER_A_KILL_EXCEPTIONS:
             return False
         if record.check is not None:
             return True
@@ -782,7 +782,7 @@ def _is_structural(record: TestRecord) -> bool:
     """A failure that says the mutant broke the harness, not the behaviour."""
     if record.failure_kind in (FailureKind.COLLECTION_ERROR, FailureKind.SETUP_ERROR):
         return True
-    return (record.exception_type or "").rsplit(".", 1)[-1] in _plugin.NEVER_A_KILL_EXCEPTIONS
+    return (record.exception_type or "").rsplit(".", 1)[-1] in _protocol.NEVER_A_KILL_EXCEPTIONS
 
 
 def _crashed_loading(record: TestRecord, mutated_file: str | None) -> bool:

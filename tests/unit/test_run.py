@@ -453,3 +453,14 @@ def test_run_pytest_refuses_a_non_positive_timeout(project):
     with pytest.raises(InputGuardError) as caught:
         run(project, BEHAVIOUR, timeout=0)
     assert caught.value.guard == "timeout"
+
+
+def test_the_evaluating_process_reads_records_without_importing_pytest():
+    import subprocess
+    import sys
+
+    # pytest is the runs' own business: importing it cost every command 0.17 s of start-up
+    code = ("import sys, elenchus.run, elenchus.modes.evaluate, elenchus.modes.capture, elenchus.commands.replx\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pytest', '_pytest')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
