@@ -6,7 +6,9 @@ Two halves share one rule for what counts as a literal (``is_literal``):
 only when ``--elenchus-calls PATH`` is given with at least one
 ``--elenchus-calls-target MODULE:QUALNAME`` (repeatable). While the session runs it
 notes the arguments each call of a target function actually received, keeps only
-calls whose every argument is a Python literal (``is_literal``), de-duplicates them,
+calls whose every argument is a Python literal (``is_literal``) or a date, time,
+duration, Decimal or Fraction (written as a test writes it, ``argument_repr``;
+``datetime.date(2000, 1, 2)``), de-duplicates them,
 keeps at most ``MAX_SAMPLES`` per target, and writes them at session finish as JSON
 lines::
 
@@ -32,7 +34,9 @@ at every resume), and so, in practice, are instance and class methods: ``self`` 
 
 **The driver** (``serve``) runs in its own process inside a workspace, imports one
 module-level function by its dotted module name, and answers one JSON line per
-request on stdin: the call's literal arguments in, the observed result out (a
+request on stdin: the call's arguments in (``argument_value`` reads them: literals, and
+constructors of those standard library types with literal arguments, nothing else), the
+observed result out (a
 literal ``repr``, or a constructor ``repr`` with the imports it needs such as
 ``datetime.date(2000, 1, 2)`` after ``import datetime``; an exception type,
 "unrepresentable" or a per-call timeout). A request ``{"equal": [A, B], "imports": [...]}``
@@ -175,6 +179,73 @@ def constructor_repr(value: Any) -> tuple[str, tuple[str, ...]] | None:
     return (text, tuple(imports)) if same else None
 
 
+#: Values beyond literals an argument may hold: the standard library's dates, times, durations, decimals
+#: and fractions, written as a test writes them (``datetime.date(2000, 1, 2)`` after ``import datetime``).
+#: Each name such a text may use, with the import it needs.
+_BUILT_NAMES = {"datetime": "import datetime", "decimal": "import decimal", "fractions": "import fractions",
+                "Decimal": "from decimal import Decimal", "Fraction": "from fractions import Fraction"}
+#: The attributes it may read of them (``datetime.timezone.utc``): constructors and constants, nothing else.
+_BUILT_ATTRIBUTES = frozenset({"date", "datetime", "time", "timedelta", "timezone", "utc", "min", "max",
+                               "Decimal", "Fraction"})
+_BUILT_NODES = (ast.Expression, ast.Call, ast.Attribute, ast.Name, ast.Constant, ast.Tuple, ast.List, ast.Dict,
+                ast.Set, ast.keyword, ast.UnaryOp, ast.USub, ast.UAdd, ast.Load)
+
+
+def _built_tree(text: str) -> ast.Expression | None:
+    """The text's tree when it only calls constructors of ``_BUILT_NAMES`` with literal arguments (so it can
+    be evaluated anywhere, even where it came from a file the tests could write), else None."""
+    try:
+        tree = ast.parse(text, mode="eval")
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    for node in ast.walk(tree):
+        if not isinstance(node, _BUILT_NODES) \
+                or isinstance(node, ast.Name) and node.id not in _BUILT_NAMES \
+                or isinstance(node, ast.Attribute) and node.attr not in _BUILT_ATTRIBUTES \
+                or isinstance(node, ast.Call) and not isinstance(node.func, (ast.Name, ast.Attribute)):
+            return None
+    return tree
+
+
+def argument_repr(value: Any) -> str | None:
+    """How a call's argument is written: its literal (``literal_repr``), else, for a date, time, duration,
+    Decimal or Fraction (or a literal container of them), the constructor a test writes; else None."""
+    text = literal_repr(value)
+    if text is not None:
+        return text
+    if not all(kind.__module__ in ("builtins", *_BUILT_NAMES) for kind in _types_in(value, [MAX_ELEMENTS])):
+        return None
+    built = constructor_repr(value)
+    return built[0] if built is not None and _built_tree(built[0]) is not None else None
+
+
+def argument_value(text: str) -> Any:
+    """The value an ``argument_repr`` text writes; ValueError for any other text."""
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        pass
+    tree = _built_tree(text)
+    if tree is None:
+        raise ValueError(f"not an argument a test could write: {text[:80]!r}")
+    namespace = {name: importlib.import_module(line.split()[1]) if line.startswith("import ")
+                 else getattr(importlib.import_module(line.split()[1]), name) for name, line in _BUILT_NAMES.items()}
+    try:
+        return eval(compile(tree, "<argument>", "eval"), {"__builtins__": {}}, namespace)  # noqa: S307 - checked
+    except Exception as error:  # noqa: BLE001 - a constructor refusing its arguments
+        raise ValueError(f"{type(error).__name__}: {error}") from None
+
+
+def argument_imports(texts: Sequence[str]) -> tuple[str, ...]:
+    """The imports the argument texts ``texts`` need (none for literals)."""
+    names = set()
+    for text in texts:
+        tree = _built_tree(text)
+        if tree is not None:
+            names |= {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+    return tuple(_BUILT_NAMES[name] for name in sorted(names))
+
+
 # ---------------------------------------------------------------------------
 # the recorder (pytest plugin)
 
@@ -294,8 +365,8 @@ class CallRecorder:
         if len(samples) >= MAX_SAMPLES:
             return
         args, kwargs = split_arguments(code, values)
-        args_repr = [literal_repr(value) for value in args]
-        kwargs_repr = {name: literal_repr(value) for name, value in kwargs.items()}
+        args_repr = [argument_repr(value) for value in args]
+        kwargs_repr = {name: argument_repr(value) for name, value in kwargs.items()}
         if None in args_repr or None in kwargs_repr.values():
             try:
                 identity = hash(repr((args, sorted(kwargs.items())))[:MAX_REPR_CHARS])
@@ -639,8 +710,8 @@ def serve(argv: Sequence[str]) -> int:
                 values = [getattr(home, name) for name in request["strings"] if hasattr(home, name)]
                 answer({"strings": _limited(strings_in, per_call, values) or []})
                 continue
-            args = [ast.literal_eval(text) for text in request["args_repr"]]
-            kwargs = {name: ast.literal_eval(text) for name, text in request["kwargs_repr"].items()}
+            args = [argument_value(text) for text in request["args_repr"]]
+            kwargs = {name: argument_value(text) for name, text in request["kwargs_repr"].items()}
         except (ValueError, KeyError, TypeError, SyntaxError) as exc:
             answer({"kind": "bad-request", "error": str(exc)[:200]})
             continue
@@ -654,6 +725,9 @@ def serve(argv: Sequence[str]) -> int:
 
 __all__ = [
     "CALLS_OPTION",
+    "argument_imports",
+    "argument_repr",
+    "argument_value",
     "MAX_SAMPLES",
     "TARGET_OPTION",
     "CallRecorder",

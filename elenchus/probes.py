@@ -36,15 +36,19 @@ Hypothesis is used here only.
 Limits: only module-level, public, synchronous, non-generator functions get generated
 probes (methods, nested functions, private functions and modules are reported by
 ``unsupported_reason``); only return values and raised exception types are compared,
-not the final state of mutated arguments or other objects; inputs and outputs must be
-Python literals (``callrecord.literal_repr``); a bare float result is compared
+not the final state of mutated arguments or other objects; inputs must be Python
+literals or the standard library's dates, times, durations, Decimals and fractions
+(``callrecord.argument_repr``), outputs literals or values a constructor rebuilds; a bare float result is compared
 approximately (``pytest.approx`` defaults), containers of floats exactly.
 """
 
 from __future__ import annotations
 
 import ast
+import datetime
+import decimal
 import difflib
+import fractions
 import functools
 import hashlib
 import json
@@ -165,11 +169,11 @@ class CallSample:
 
     @property
     def args(self) -> tuple[Any, ...]:
-        return tuple(ast.literal_eval(text) for text in self.args_repr)
+        return tuple(callrecord.argument_value(text) for text in self.args_repr)
 
     @property
     def kwargs(self) -> dict[str, Any]:
-        return {name: ast.literal_eval(text) for name, text in self.kwargs_repr}
+        return {name: callrecord.argument_value(text) for name, text in self.kwargs_repr}
 
 
 @dataclass(frozen=True, slots=True)
@@ -599,8 +603,8 @@ def _read_samples(path: Path, found: dict[str, list[CallSample]], unrecorded: di
                 continue
             args = tuple(str(text) for text in data["args_repr"])
             kwargs = tuple(sorted((str(k), str(v)) for k, v in dict(data["kwargs_repr"]).items()))
-            for text in (*args, *(v for _, v in kwargs)):
-                ast.literal_eval(text)
+            for text in (*args, *(v for _, v in kwargs)):  # (a file the tests could write: checked, not trusted)
+                callrecord.argument_value(text)
         except (ValueError, KeyError, TypeError, SyntaxError, MemoryError, RecursionError):
             continue
         sample = CallSample(target, args, kwargs)
@@ -1396,8 +1400,8 @@ def _boundary_calls(signature: _Signature, samples: Sequence[CallSample], consta
             args[slot] = value
         else:
             kwargs[slot] = value
-        args_repr = [text for text in map(callrecord.literal_repr, args) if text is not None]
-        kwargs_repr = {name: text for name, v in kwargs.items() if (text := callrecord.literal_repr(v)) is not None}
+        args_repr = [text for text in map(callrecord.argument_repr, args) if text is not None]
+        kwargs_repr = {name: text for name, v in kwargs.items() if (text := callrecord.argument_repr(v)) is not None}
         if len(args_repr) != len(args) or len(kwargs_repr) != len(kwargs):
             return None
         return args_repr, kwargs_repr
@@ -1493,6 +1497,8 @@ _TYPE_NAMES: dict[str, Any] = {
     "NoneType": type(None), "list": list, "dict": dict, "tuple": tuple, "set": set,
     "List": list, "Dict": dict, "Tuple": tuple, "Set": set, "Sequence": list, "MutableSequence": list,
     "Iterable": list, "Collection": list, "Mapping": dict, "MutableMapping": dict, "AbstractSet": set,
+    "date": datetime.date, "time": datetime.time, "timedelta": datetime.timedelta, "Decimal": decimal.Decimal,
+    "Fraction": fractions.Fraction,
 }
 
 
@@ -1581,6 +1587,24 @@ class _Pools:
         return st.one_of(st.sampled_from(seen), base) if seen else base
 
 
+#: Argument kinds beyond literals (``callrecord.argument_repr``): inputs of the same kind as the tests gave.
+_BUILT_KINDS = (datetime.date, datetime.datetime, datetime.time, datetime.timedelta, decimal.Decimal,
+                fractions.Fraction)
+
+
+def _built_strategy(value: Any) -> st.SearchStrategy[Any]:
+    """Dates, datetimes (in the seen value's time zone), times, durations, Decimals (with its places) and
+    fractions."""
+    if type(value) is datetime.datetime:
+        return st.datetimes(timezones=st.just(value.tzinfo)) if value.tzinfo is not None else st.datetimes()
+    if type(value) is decimal.Decimal:
+        exponent = value.as_tuple().exponent
+        places = -exponent if isinstance(exponent, int) and exponent < 0 else 0
+        return st.decimals(allow_nan=False, allow_infinity=False, places=places)
+    return {datetime.date: st.dates, datetime.time: st.times, datetime.timedelta: st.timedeltas,
+            fractions.Fraction: st.fractions}[type(value)]()
+
+
 def _shape(value: Any, pools: _Pools, depth: int = 0) -> st.SearchStrategy[Any]:
     """Values shaped like ``value`` (same types, nearby sizes), seeded with the seen scalars."""
     kind = type(value)
@@ -1594,6 +1618,8 @@ def _shape(value: Any, pools: _Pools, depth: int = 0) -> st.SearchStrategy[Any]:
         return pools.scalar(str, st.text(max_size=10))
     if kind is bytes:
         return pools.scalar(bytes, st.binary(max_size=10))
+    if kind in _BUILT_KINDS:
+        return pools.scalar(kind, _built_strategy(value))
     if value is None:
         return st.none()
     if depth > 3:
@@ -1653,7 +1679,7 @@ def _parameter_strategy(parameter: _Parameter, seen: Sequence[Any], pools: _Pool
     annotated = _resolve(parameter.annotation)
     if annotated is not None:
         try:
-            options.append(st.from_type(annotated).filter(callrecord.is_literal))
+            options.append(st.from_type(annotated).filter(lambda v: callrecord.argument_repr(v) is not None))
         except Exception:  # noqa: BLE001 - an annotation Hypothesis cannot build: use the samples
             pass
     shapes: dict[str, Any] = {}
@@ -1704,8 +1730,8 @@ def _search(signature: _Signature, samples: Sequence[CallSample], comparer: _Com
                          verbosity=hypothesis.Verbosity.quiet, report_multiple_bugs=False)
     @hypothesis.given(args_strategy, kwargs_strategy)
     def search(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-        args_repr = [callrecord.literal_repr(value) for value in args]
-        kwargs_repr = {name: callrecord.literal_repr(value) for name, value in kwargs.items()}
+        args_repr = [callrecord.argument_repr(value) for value in args]
+        kwargs_repr = {name: callrecord.argument_repr(value) for name, value in kwargs.items()}
         if None in args_repr or None in kwargs_repr.values():
             return
         found = comparer.check(args_repr, kwargs_repr, "search")  # type: ignore[arg-type]
@@ -1860,7 +1886,9 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
         body = "".join(lines)
         needs_pytest = "pytest." in body
     imports = ("import unittest\n\n" if style == "unittest" else "") + ("import pytest\n\n" if needs_pytest else "") \
-        + "\n".join([*distinction.imports, *_import_lines(names)])
+        + "\n".join(dict.fromkeys([*callrecord.argument_imports([*distinction.args_repr,
+                                                                 *(text for _, text in distinction.kwargs_repr)]),
+                                    *distinction.imports, *_import_lines(names)]))
 
     summary = (f"Guards against: {incident or mutant.incident}\n\n"
                f"Mutant {mutant.id} at {mutant.path}:{mutant.line} {mutant.changed_intent}. "

@@ -65,6 +65,14 @@ LIMITS_TESTS = textwrap.dedent(
 
     def test_clamp_with_a_fraction():
         assert clamp(Fraction(1, 2), 0, 10)[0] == Fraction(1, 2)
+
+
+    class Level(int):  # a value no literal and no standard constructor writes
+        pass
+
+
+    def test_clamp_with_a_level():
+        assert clamp(Level(3), 0, 10)[0] == 3
     """
 )
 
@@ -129,14 +137,16 @@ def test_capture_runs_its_probes_without_the_plugins_the_suite_never_names(cart,
 
 def test_record_calls_counts_the_distinct_calls_whose_arguments_are_not_literals(tmp_path):
     source = "def later(day, n=1):\n    return day\n"
-    tests = ("import datetime\n\nfrom shop.days import later\n\n\ndef test_later():\n"
-             "    for _ in range(3):\n        later(datetime.date(2000, 1, 1))\n"
-             "    later(datetime.date(2000, 1, 2), 2)\n    later(5)\n")
+    tests = ("import datetime\n\nfrom shop.days import later\n\n\nclass Day:\n"
+             "    def __init__(self, n):\n        self.n = n\n\n    def __repr__(self):\n"
+             "        return f'Day({self.n})'\n\n\ndef test_later():\n"
+             "    for _ in range(3):\n        later(Day(1))\n"
+             "    later(Day(2), 2)\n    later(5)\n    later(datetime.date(2000, 1, 1))\n")
     root = make_project(tmp_path / "days", "days", source, tests)
     unrecorded: dict[str, int] = {}
     samples = probes.record_calls(root, ["tests/test_days.py"], [("shop.days", "later")], unrecorded=unrecorded)
-    assert [s.args_repr for s in samples["shop.days:later"]] == [("5", "1")]
-    assert unrecorded == {"shop.days:later": 2}
+    assert [s.args_repr for s in samples["shop.days:later"]] == [("5", "1"), ("datetime.date(2000, 1, 1)", "1")]
+    assert unrecorded == {"shop.days:later": 2}  # the two distinct calls with a Day
 
 
 def test_record_calls_from_the_tests_only_leaves_out_the_calls_made_while_collecting(tmp_path):
@@ -150,10 +160,68 @@ def test_record_calls_from_the_tests_only_leaves_out_the_calls_made_while_collec
     assert [s.args_repr for s in chosen["shop.days:later"]] == [("5", "1")]  # not the import's, not test_other's
 
 
+def test_dates_the_tests_passed_are_recorded_and_the_search_tries_dates_like_them(tmp_path):
+    import dataclasses
+    import datetime
+
+    source = "def kind(day):\n    return 'weekend' if day.weekday() >= 5 else 'weekday'\n"
+    tests = ("import datetime\n\nfrom shop.days import kind\n\n\ndef test_kind():\n"
+             "    assert kind(datetime.date(2024, 1, 1)) == 'weekday'\n")
+    root = make_project(tmp_path / "days", "days", source, tests)
+    unrecorded: dict[str, int] = {}
+    samples = probes.record_calls(root, ["tests"], [("shop.days", "kind")], unrecorded=unrecorded)
+    [sample] = samples["shop.days:kind"]
+    assert sample.args_repr == ("datetime.date(2024, 1, 1)",) and sample.args == (datetime.date(2024, 1, 1),)
+    assert not unrecorded.get("shop.days:kind")
+    # the tests' Monday passes on the mutant; a Saturday tells it apart
+    mutant = dataclasses.replace(handmade_mutant("src/shop/days.py", "kind", source.replace(">= 5", "> 5")),
+                                 mutated_lines=(2,))
+    found = probes.search_input(root, mutant, samples["shop.days:kind"], search_budget=100)
+    assert found.distinction is not None, found.reason
+    day = callrecord.argument_value(found.distinction.args_repr[0])
+    assert type(day) is datetime.date and day.weekday() == 5
+    assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("'weekend'", "'weekday'")
+    probe = probes.write_probe(mutant, found.distinction, "shop.days", witness=True)
+    assert "import datetime\n" in probe.source
+    assert f"    assert kind({found.distinction.args_repr[0]}) == 'weekend'\n" in probe.source
+    assert probes.verify_probe(root, probe, mutant).accepted  # passes on the code, fails on the mutant
+
+
+def test_an_argument_text_is_read_only_when_it_builds_a_date_time_duration_or_number(tmp_path):
+    import datetime
+    import decimal
+
+    assert callrecord.argument_value("datetime.date(2000, 1, 2)") == datetime.date(2000, 1, 2)
+    assert callrecord.argument_value("[Decimal('1.50'), None]") == [decimal.Decimal("1.50"), None]
+    aware = datetime.datetime(2000, 1, 1, tzinfo=datetime.timezone.utc)
+    assert callrecord.argument_value(callrecord.argument_repr(aware)) == aware
+    assert callrecord.argument_imports([callrecord.argument_repr(aware), "Decimal('1')", "3"]) == (
+        "from decimal import Decimal", "import datetime")
+    for text in ("os.system('true')", "__import__('os')", "datetime.sys", "datetime.date.__class__",
+                 "(lambda: 1)()", "open('/etc/passwd')", "datetime.date(2000, 1, 2).replace"):
+        with pytest.raises(ValueError):
+            callrecord.argument_value(text)
+    class Local:  # a value of another kind is not written as an argument at all
+        def __repr__(self):
+            return "Local()"
+
+        def __eq__(self, other):
+            return isinstance(other, Local)
+    assert callrecord.argument_repr(Local()) is None
+    # a calls file the tests could write: a line with anything else in it is dropped
+    calls = tmp_path / "calls.jsonl"
+    calls.write_text("\n".join(json.dumps({"target": "m:f", "args_repr": [text], "kwargs_repr": {}})
+                               for text in ("datetime.date(2000, 1, 2)", "__import__('os').getcwd()")) + "\n")
+    found: dict[str, list[probes.CallSample]] = {"m:f": []}
+    probes._read_samples(calls, found)
+    assert [s.args_repr for s in found["m:f"]] == [("datetime.date(2000, 1, 2)",)]
+
+
 def test_record_calls_drops_repeated_and_non_literal_calls(tmp_path):
     root = make_project(tmp_path / "limits", "limits", LIMITS, LIMITS_TESTS)
     samples = probes.record_calls(root, ["tests"], [("shop.limits", "clamp"), ("shop.limits", "absent")])
-    assert [s.args for s in samples["shop.limits:clamp"]] == [(5, 0, 10)]
+    # (a Fraction is written as a test writes it; the Level is dropped)
+    assert [s.args_repr for s in samples["shop.limits:clamp"]] == [("5", "0", "10"), ("Fraction(1, 2)", "0", "10")]
     assert samples["shop.limits:absent"] == []
 
 
