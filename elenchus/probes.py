@@ -161,7 +161,8 @@ _API_MISMATCH = frozenset({"TypeError", "AttributeError", "ImportError", "Module
 
 @dataclass(frozen=True, slots=True)
 class CallSample:
-    """One recorded call of ``target`` (``"pkg.mod:func"``), its arguments as literal text."""
+    """One recorded call of ``target`` (``"pkg.mod:func"``), its arguments as a test writes them
+    (``callrecord.argument_repr``: literals, and standard dates, durations and numbers)."""
 
     target: str
     args_repr: tuple[str, ...]
