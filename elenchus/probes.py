@@ -38,8 +38,8 @@ probes (methods, nested functions, private functions and modules are reported by
 ``unsupported_reason``); only return values and raised exception types are compared,
 not the final state of mutated arguments or other objects; inputs must be Python
 literals or the standard library's dates, times, durations, Decimals and fractions
-(``callrecord.argument_repr``), outputs literals or values a constructor rebuilds; a bare float result is compared
-approximately (``pytest.approx`` defaults), containers of floats exactly.
+(``callrecord.argument_repr``), outputs literals or values a constructor rebuilds; a
+bare float result is compared approximately (``pytest.approx`` defaults), containers of floats exactly.
 """
 
 from __future__ import annotations
@@ -88,7 +88,6 @@ from elenchus.run import (
     scrub_environment,
 )
 from elenchus.workspace import fresh_copy, place_test, remove_tree, scratch_root, write_mutant
-
 
 
 @functools.cache
@@ -206,7 +205,7 @@ class Distinction:
     origin: str = "search"
     changed_arguments: tuple[tuple[int, str, str], ...] = ()
     imports: tuple[str, ...] = ()  # what the reference value's text needs (``import datetime``)
-    view: str | None = None  # "vars", "str" or "match": the values are the result's attributes, text or match facts
+    view: str | None = None  # "vars", "str" or "match": the values are the result's attributes, text, match
 
 
 @dataclass(frozen=True, slots=True)
