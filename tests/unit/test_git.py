@@ -31,7 +31,11 @@ def test_git_calls_during_snapshot_discovery_and_fingerprint_are_allowlisted_wit
     revisions = resolve_revisions(repo)
     base = materialize(repo, revisions.base_rev, revisions.base_sha, "base")
     head = materialize(repo, revisions.head_rev, revisions.head_sha, "head")
-    discover(base, head)
+    try:
+        discover(base, head)
+    finally:
+        base.remove()
+        head.remove()
     fingerprint.compare(before, fingerprint.take(repo))
     calls = git_call_log()
     assert calls, "the shim saw no git call, so it was not on PATH"
