@@ -29,17 +29,24 @@ else can. A call matches when its code's qualified name and its module's
 ``__name__`` equal the target's. Positional parameters (and ``*args``) become
 ``args_repr``, keyword-only ones (and ``**kwargs``) ``kwargs_repr``; defaults are
 recorded as passed. Generators and coroutines are skipped (their frames start again
-at every resume), and so, in practice, are instance and class methods: ``self`` and
-``cls`` are never literals. On an xdist worker the file is ``PATH.<worker id>``.
+at every resume). A method's target is ``pkg.mod:Class.method``: a class method's ``cls`` is
+left out (the call names the class), and an instance method's call is kept with how its
+``self`` was built (``"receiver": {"args_repr": [...], "kwargs_repr": {...}}``): the literal
+arguments its class's ``__init__`` received when the recorder saw it constructed, else the
+call its ``repr`` writes (a dataclass); a ``self`` built any other way makes the call
+unrecorded. On an xdist worker the file is ``PATH.<worker id>``.
 
 **The driver** (``serve``) runs in its own process inside a workspace, imports one
-module-level function by its dotted module name, and answers one JSON line per
+module-level function (or a class's method) by its dotted module name, and answers one JSON line per
 request on stdin: the call's arguments in (``argument_value`` reads them: literals, and
 constructors of those standard library types with literal arguments, nothing else), the
 observed result out (a
 literal ``repr``, or a constructor ``repr`` with the imports it needs such as
 ``datetime.date(2000, 1, 2)`` after ``import datetime``; an exception type,
-"unrepresentable" or a per-call timeout). A request ``{"equal": [A, B], "imports": [...]}``
+"unrepresentable" or a per-call timeout). A method's request names its receiver
+(``"receiver"``, as recorded); the driver builds it, calls the method as a test would
+(``OPERATORS`` for special methods) and answers the receiver's state after the call too
+(``receiver_after``). A request ``{"equal": [A, B], "imports": [...]}``
 asks whether two constructor reprs build equal values. The
 Elenchus process never imports user code; ``elenchus.probes`` starts drivers.
 
@@ -53,16 +60,19 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import importlib
 import inspect
 import json
 import math
+import operator
 import os
 import re
 import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -246,6 +256,65 @@ def argument_imports(texts: Sequence[str]) -> tuple[str, ...]:
     return tuple(_BUILT_NAMES[name] for name in sorted(names))
 
 
+#: Instances whose construction one recording run remembers at most.
+MAX_RECEIVERS = 10_000
+
+
+@dataclass(frozen=True, slots=True)
+class Receiver:
+    """How a test built the instance a method was called on: the call of its class, as argument texts
+    (``argument_repr``): ``Money(5, 'EUR')`` is ``Receiver(("5", "'EUR'"))``."""
+
+    args_repr: tuple[str, ...] = ()
+    kwargs_repr: tuple[tuple[str, str], ...] = ()
+
+
+def _safe_repr(value: Any) -> str | None:
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - a repr that raises writes nothing
+        return None
+    return text if len(text) <= MAX_REPR_CHARS else None
+
+
+def receiver_in(owner: str, text: str | None) -> Receiver | None:
+    """The call of class ``owner`` that ``text`` writes (``Point(x=1, y=2)``), when each of its arguments is
+    one a test could write (``argument_value`` reads it); else None."""
+    try:
+        tree = ast.parse(text or "", mode="eval").body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    if not isinstance(tree, ast.Call) or not isinstance(tree.func, ast.Name) or tree.func.id != owner \
+            or any(isinstance(arg, ast.Starred) for arg in tree.args) or any(k.arg is None for k in tree.keywords):
+        return None
+    args = tuple(ast.unparse(arg) for arg in tree.args)
+    kwargs = tuple(sorted((k.arg, ast.unparse(k.value)) for k in tree.keywords if k.arg is not None))
+    try:
+        for part in (*args, *(value for _, value in kwargs)):
+            argument_value(part)
+    except ValueError:
+        return None
+    return Receiver(args, kwargs)
+
+
+#: Special methods a test reaches by an operator or a builtin, never by name: how a driver calls each
+#: (``receiver`` first) and how a test writes it (``{0}`` the receiver, ``{1}`` the argument).
+OPERATORS: dict[str, tuple[Callable[..., Any], str]] = {
+    "__add__": (operator.add, "{0} + {1}"), "__sub__": (operator.sub, "{0} - {1}"),
+    "__mul__": (operator.mul, "{0} * {1}"), "__truediv__": (operator.truediv, "{0} / {1}"),
+    "__floordiv__": (operator.floordiv, "{0} // {1}"), "__mod__": (operator.mod, "{0} % {1}"),
+    "__pow__": (operator.pow, "{0} ** {1}"), "__radd__": (lambda a, b: b + a, "{1} + {0}"),
+    "__rsub__": (lambda a, b: b - a, "{1} - {0}"), "__rmul__": (lambda a, b: b * a, "{1} * {0}"),
+    "__eq__": (operator.eq, "{0} == {1}"), "__ne__": (operator.ne, "{0} != {1}"),
+    "__lt__": (operator.lt, "{0} < {1}"), "__le__": (operator.le, "{0} <= {1}"),
+    "__gt__": (operator.gt, "{0} > {1}"), "__ge__": (operator.ge, "{0} >= {1}"),
+    "__getitem__": (operator.getitem, "{0}[{1}]"), "__contains__": (operator.contains, "{1} in {0}"),
+    "__len__": (len, "len({0})"), "__str__": (str, "str({0})"), "__repr__": (repr, "repr({0})"),
+    "__bool__": (bool, "bool({0})"), "__abs__": (abs, "abs({0})"), "__neg__": (operator.neg, "-{0}"),
+    "__int__": (int, "int({0})"), "__float__": (float, "float({0})"), "__hash__": (hash, "hash({0})"),
+}
+
+
 # ---------------------------------------------------------------------------
 # the recorder (pytest plugin)
 
@@ -313,6 +382,13 @@ class CallRecorder:
             key: {} for names in self._wanted.values() for key in names.values()
         }
         self._unrecorded: dict[str, set[int]] = {}  # distinct calls whose arguments are not all literals
+        # The constructors of the classes whose methods are targets: "Cls.__init__" -> module -> "Cls"
+        self._builders: dict[str, dict[str, str]] = {}
+        for module, qualname in targets:
+            owner, _, name = qualname.rpartition(".")
+            if owner and "." not in owner:
+                self._builders.setdefault(f"{owner}.__init__", {})[module] = owner
+        self._receivers: dict[int, tuple[type, Receiver]] = {}  # id(instance) -> how its class was called
         self._lock = threading.Lock()
         self._previous: tuple[Any, Any] | None = None
 
@@ -351,6 +427,12 @@ class CallRecorder:
         code = frame.f_code
         modules = self._wanted.get(code.co_qualname)
         if modules is None:
+            builds = self._builders.get(code.co_qualname)
+            if builds is not None and frame.f_globals.get("__name__") in builds:
+                try:
+                    self._built(code, frame.f_locals)
+                except Exception:  # noqa: BLE001 - observation must never disturb the run
+                    pass
             return
         key = modules.get(frame.f_globals.get("__name__"))
         if key is None or code.co_flags & _SKIPPED_CODE_FLAGS:
@@ -360,11 +442,42 @@ class CallRecorder:
         except Exception:  # observation must never disturb the run  # noqa: BLE001
             pass
 
+    def _built(self, code: Any, values: dict[str, Any]) -> None:
+        """Note how an instance of a target's class was constructed (its ``__init__`` just started)."""
+        args, kwargs = split_arguments(code, values)
+        if not args:
+            return
+        instance = args[0]
+        args, kwargs = _without_defaults(getattr(type(instance), "__init__", None), code, args, kwargs)
+        texts = [argument_repr(value) for value in args[1:]]
+        named = {name: argument_repr(value) for name, value in kwargs.items()}
+        with self._lock:
+            if None in texts or None in named.values():
+                self._receivers.pop(id(instance), None)
+            elif len(self._receivers) < MAX_RECEIVERS:
+                self._receivers[id(instance)] = (type(instance), Receiver(tuple(texts), tuple(sorted(named.items()))))
+
+    def _receiver(self, instance: Any) -> Receiver | None:
+        """How a test could build ``instance`` again: the literal call of its class seen constructing it,
+        else the call its ``repr`` writes (a dataclass, a named tuple), when that holds only arguments."""
+        with self._lock:
+            seen = self._receivers.get(id(instance))
+        if seen is not None and seen[0] is type(instance):
+            return seen[1]
+        return receiver_in(type(instance).__name__, _safe_repr(instance))
+
     def _record(self, key: str, code: Any, values: dict[str, Any]) -> None:
         samples = self._samples[key]
         if len(samples) >= MAX_SAMPLES:
             return
         args, kwargs = split_arguments(code, values)
+        receiver: Receiver | None = None
+        owner = key.partition(":")[2].rpartition(".")[0]
+        if owner and args and type(args[0]).__name__ == owner and type(args[0]).__module__ == key.partition(":")[0]:
+            receiver = self._receiver(args[0])  # an instance method's `self`
+            args = args[1:] if receiver is not None else args
+        elif owner and args and isinstance(args[0], type) and args[0].__name__ == owner:
+            args = args[1:]  # a class method's `cls`: the call names the class
         args_repr = [argument_repr(value) for value in args]
         kwargs_repr = {name: argument_repr(value) for name, value in kwargs.items()}
         if None in args_repr or None in kwargs_repr.values():
@@ -377,10 +490,14 @@ class CallRecorder:
                 if len(seen) < MAX_SAMPLES:
                     seen.add(identity)
             return
-        identity = json.dumps([args_repr, sorted(kwargs_repr.items())])
+        identity = json.dumps([args_repr, sorted(kwargs_repr.items()), receiver and [
+            list(receiver.args_repr), list(receiver.kwargs_repr)]])
         with self._lock:
             if identity not in samples and len(samples) < MAX_SAMPLES:
                 samples[identity] = {"target": key, "args_repr": args_repr, "kwargs_repr": kwargs_repr}
+                if receiver is not None:
+                    samples[identity]["receiver"] = {"args_repr": list(receiver.args_repr),
+                                                     "kwargs_repr": dict(receiver.kwargs_repr)}
 
     def write(self) -> None:
         lines = [json.dumps(sample) for samples in self._samples.values() for sample in samples.values()]
@@ -388,6 +505,33 @@ class CallRecorder:
         temporary = self.path.with_name(self.path.name + ".part")
         temporary.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
         os.replace(temporary, self.path)
+
+
+def _without_defaults(function: Any, code: Any, args: list[Any],
+                      kwargs: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+    """The arguments as a test writes the call: trailing positional ones and keyword-only ones that equal
+    their defaults are left out (``Money(250)``, not ``Money(250, 'EUR')``)."""
+    if getattr(function, "__code__", None) is not code or code.co_flags & inspect.CO_VARARGS:
+        return args, kwargs
+    defaults = function.__defaults__ or ()
+    first_default = code.co_argcount - len(defaults)
+    kept = list(args)
+    while len(kept) > max(first_default, 1) and len(kept) <= code.co_argcount:
+        default = defaults[len(kept) - 1 - first_default]
+        if type(kept[-1]) is not type(default) or not _equal(kept[-1], default):
+            break
+        kept.pop()
+    given = function.__kwdefaults__ or {}
+    named = {name: value for name, value in kwargs.items()
+             if not (name in given and type(value) is type(given[name]) and _equal(value, given[name]))}
+    return kept, named
+
+
+def _equal(first: Any, second: Any) -> bool:
+    try:
+        return bool(first == second)
+    except Exception:  # noqa: BLE001 - a value whose == raises is kept as passed
+        return False
 
 
 def split_arguments(code: Any, values: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
@@ -642,6 +786,29 @@ def state_of(values: Any) -> str | None:
         return None
 
 
+def _on_receiver(owner: type, name: str, receiver: tuple[list[Any], dict[str, Any]], held: list[Any],
+                 *args: Any, **kwargs: Any) -> Any:
+    """Build the receiver as the tests built it, keep it in ``held``, then call its method ``name`` the way a
+    test does: an operator or builtin for a special method (``OPERATORS``), an attribute read for a property."""
+    instance = owner(*receiver[0], **receiver[1])
+    held.append(instance)
+    if name in OPERATORS:
+        return OPERATORS[name][0](instance, *args, **kwargs)
+    if isinstance(inspect.getattr_static(owner, name, None), property):
+        return getattr(instance, name)
+    return getattr(instance, name)(*args, **kwargs)
+
+
+def _state_text(value: Any) -> list[Any] | None:
+    """What a test could assert about a receiver after the call: [how ("repr", "vars" or "str"), the text,
+    the imports it needs], or None when nothing can be written down."""
+    built = constructor_repr(value)
+    if built is not None:
+        return ["repr", built[0], list(built[1])]
+    seen = view_of(value)
+    return None if seen is None or seen[0] == "match" else [seen[0], seen[1], list(seen[2])]
+
+
 def serve(argv: Sequence[str]) -> int:
     """The driver loop: ``MODULE QUALNAME PER_CALL_SECONDS [PATH:LINE,LINE]``; requests on
     stdin, answers on stdout.
@@ -675,14 +842,16 @@ def serve(argv: Sequence[str]) -> int:
     try:
         signal.setitimer(signal.ITIMER_REAL, max(per_call, 1.0) * 10)
         try:
-            function: Any = importlib.import_module(module_name)
-            for part in qualname.split("."):
-                function = getattr(function, part)
+            owner: Any = importlib.import_module(module_name)
+            *outer, name = qualname.split(".")
+            for part in outer:
+                owner = getattr(owner, part)
+            function: Any = getattr(owner, name)
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
             if reach is not None:
                 reach.at_import, reach.reached = reach.reached, False
-        if not callable(function):
+        if not callable(function) and not isinstance(inspect.getattr_static(owner, name, None), property):
             raise TypeError(f"{module_name}:{qualname} is not callable")
     except BaseException as exc:  # noqa: BLE001
         answer({"ready": False, "error": f"{type(exc).__name__}: {exc}"[:500]})
@@ -711,11 +880,21 @@ def serve(argv: Sequence[str]) -> int:
                 answer({"strings": _limited(strings_in, per_call, values) or []})
                 continue
             args = [argument_value(text) for text in request["args_repr"]]
-            kwargs = {name: argument_value(text) for name, text in request["kwargs_repr"].items()}
-        except (ValueError, KeyError, TypeError, SyntaxError) as exc:
+            kwargs = {key: argument_value(text) for key, text in request["kwargs_repr"].items()}
+            built = request.get("receiver")
+            receiver = None if built is None else (
+                [argument_value(text) for text in built["args_repr"]],
+                {key: argument_value(text) for key, text in built["kwargs_repr"].items()})
+        except (ValueError, KeyError, TypeError, SyntaxError, AttributeError) as exc:
             answer({"kind": "bad-request", "error": str(exc)[:200]})
             continue
-        observed = observe(function, args, kwargs, per_call)
+        if receiver is None:
+            observed = observe(function, args, kwargs, per_call)
+        else:
+            held: list[Any] = []
+            observed = observe(functools.partial(_on_receiver, owner, name, receiver, held), args, kwargs, per_call)
+            if held:
+                observed["receiver_after"] = _limited(_state_text, per_call, held[0])
         if reach is not None:
             observed["reached"] = reach.reached or reach.at_import
             reach.reached = False
@@ -729,13 +908,16 @@ __all__ = [
     "argument_repr",
     "argument_value",
     "MAX_SAMPLES",
+    "OPERATORS",
     "TARGET_OPTION",
     "CallRecorder",
+    "Receiver",
     "constructor_repr",
     "equal",
     "is_literal",
     "literal_repr",
     "parse_target",
+    "receiver_in",
     "serve",
     "split_arguments",
 ]

@@ -146,6 +146,7 @@ BOUNDARY_BUDGET = 200  # boundary, test-literal and edge-value calls per mutant
 TEST_LITERALS = 50  # distinct literals taken from the related test files
 SEARCH_BUDGET = 200  # Hypothesis examples per mutant
 SEARCH_SECONDS = 60.0  # wall-clock budget of one search
+RECEIVERS_TRIED = 3  # distinct instances the tests built that a method's search calls it on
 DRIVER_START_TIMEOUT = 30.0
 MAX_DRIVER_RESTARTS = 5
 
@@ -166,6 +167,7 @@ class CallSample:
     target: str
     args_repr: tuple[str, ...]
     kwargs_repr: tuple[tuple[str, str], ...] = ()
+    receiver: callrecord.Receiver | None = None  # how the tests built the instance a method was called on
 
     @property
     def args(self) -> tuple[Any, ...]:
@@ -206,6 +208,12 @@ class Distinction:
     changed_arguments: tuple[tuple[int, str, str], ...] = ()
     imports: tuple[str, ...] = ()  # what the reference value's text needs (``import datetime``)
     view: str | None = None  # "vars", "str" or "match": the values are the result's attributes, text, match
+    receiver: callrecord.Receiver | None = None  # a method's: the instance it is called on, built as the tests did
+    # When only the receiver's state after the call differs: (how it is read: "repr", "vars" or "str", the
+    # reference's text, the mutant's text) and the imports the reference's text needs.
+    receiver_after: tuple[str, str, str] | None = None
+    receiver_imports: tuple[str, ...] = ()
+    read: bool = False  # a property's: read as an attribute, not called
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,6 +234,7 @@ class Probe:
     function: str = ""
     args_repr: tuple[str, ...] = ()
     kwargs_repr: tuple[tuple[str, str], ...] = ()
+    receiver: callrecord.Receiver | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -285,14 +294,38 @@ def _module_tree(source: str) -> ast.Module | None:
 
 
 def _function_node(source: str, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The module-level function ``name``, or the method ``Class.name`` of a module-level class."""
     tree = _module_tree(source)
     if tree is None:
         return None
+    owner, _, name = name.rpartition(".")
+    body: list[ast.stmt] = tree.body
+    if owner:
+        classes = [node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == owner]
+        body = classes[-1].body if classes and "." not in owner else []
     found = None
-    for node in tree.body:
+    for node in body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
             found = node  # the last definition wins, as at import
     return found
+
+
+def method_kind(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
+    """How a method is called, by its decorators: "static", "class", "property" or "instance"."""
+    names = {d.id if isinstance(d, ast.Name) else d.attr for d in node.decorator_list
+             if isinstance(d, (ast.Name, ast.Attribute))}
+    for decorator, kind in (("staticmethod", "static"), ("classmethod", "class"), ("property", "property"),
+                            ("cached_property", "property")):
+        if decorator in names:
+            return kind
+    return "instance"
+
+
+def public_symbol(symbol: str) -> bool:
+    """A function or method a test calls by name, or a special method it reaches by an operator."""
+    *owner, name = symbol.split(".")
+    return not any(part.startswith("_") for part in owner) and (
+        not name.startswith("_") or bool(owner) and name in callrecord.OPERATORS)
 
 
 def _is_generator(node: ast.FunctionDef) -> bool:
@@ -310,9 +343,11 @@ def _is_generator(node: ast.FunctionDef) -> bool:
 def unsupported_reason(reference_dir: Path, mutant: Mutant, symbol: str | None = None) -> str | None:
     """Why no probe can be generated for ``mutant`` through ``symbol`` (default: its own function)."""
     symbol = symbol or mutant.symbol
-    if not symbol.isidentifier():
-        return f"`{symbol}` is not a module-level function (methods and nested functions are not probed)"
-    if symbol.startswith("_"):
+    parts = symbol.split(".")
+    if len(parts) > 2 or not all(part.isidentifier() for part in parts):
+        return (f"`{symbol}` is not a module-level function or a method of a module-level class (nested "
+                "functions are not probed)")
+    if not public_symbol(symbol):
         return f"`{symbol}` is private; a probe calls only public API"
     try:
         module = module_name_for(mutant.path, reference_dir)
@@ -437,8 +472,10 @@ class _Driver:
             return None
         return answer if isinstance(answer, dict) else None
 
-    def call(self, args_repr: Sequence[str], kwargs_repr: Mapping[str, str]) -> dict[str, Any]:
-        """What the function did for this input: kind value/raise/unrepresentable/timeout/crashed."""
+    def call(self, args_repr: Sequence[str], kwargs_repr: Mapping[str, str],
+             receiver: callrecord.Receiver | None = None) -> dict[str, Any]:
+        """What the function did for this input (a method: on ``receiver``, built afresh): kind
+        value/raise/unrepresentable/timeout/crashed."""
         if self._proc is None:
             if self._import_failed or self._starts > MAX_DRIVER_RESTARTS:
                 return {"kind": "crashed"}
@@ -446,7 +483,9 @@ class _Driver:
             if self._proc is None:
                 return {"kind": "crashed"}
         assert self._proc.stdin is not None
-        request = json.dumps({"args_repr": list(args_repr), "kwargs_repr": dict(kwargs_repr)}) + "\n"
+        request = json.dumps({"args_repr": list(args_repr), "kwargs_repr": dict(kwargs_repr), **(
+            {"receiver": {"args_repr": list(receiver.args_repr), "kwargs_repr": dict(receiver.kwargs_repr)}}
+            if receiver is not None else {})}) + "\n"
         try:
             self._proc.stdin.write(request.encode("utf-8"))
             self._proc.stdin.flush()
@@ -603,11 +642,17 @@ def _read_samples(path: Path, found: dict[str, list[CallSample]], unrecorded: di
                 continue
             args = tuple(str(text) for text in data["args_repr"])
             kwargs = tuple(sorted((str(k), str(v)) for k, v in dict(data["kwargs_repr"]).items()))
-            for text in (*args, *(v for _, v in kwargs)):  # (a file the tests could write: checked, not trusted)
+            built = data.get("receiver")
+            receiver = None if built is None else callrecord.Receiver(
+                tuple(str(text) for text in built["args_repr"]),
+                tuple(sorted((str(k), str(v)) for k, v in dict(built["kwargs_repr"]).items())))
+            texts = (*args, *(v for _, v in kwargs), *(receiver.args_repr if receiver else ()),
+                     *(v for _, v in (receiver.kwargs_repr if receiver else ())))
+            for text in texts:  # (a file the tests could write: checked, not trusted)
                 callrecord.argument_value(text)
-        except (ValueError, KeyError, TypeError, SyntaxError, MemoryError, RecursionError):
+        except (ValueError, KeyError, TypeError, SyntaxError, MemoryError, RecursionError, AttributeError):
             continue
-        sample = CallSample(target, args, kwargs)
+        sample = CallSample(target, args, kwargs, receiver)
         bucket = found.get(target)
         if bucket is not None and sample not in bucket and len(bucket) < callrecord.MAX_SAMPLES:
             bucket.append(sample)
@@ -704,9 +749,13 @@ class _Comparer:
         self.compared = 0  # inputs whose two results were compared
         self.reached = 0  # ... of which the mutant ran the mutated lines
         self.expired = False  # the deadline came before every input meant was tried
+        self.receiver: callrecord.Receiver | None = None  # a method's: the instance each call is made on
+        self.read = False  # a property's calls are attribute reads
 
     def check(self, args_repr: Sequence[str], kwargs_repr: Mapping[str, str], origin: str) -> Distinction | None:
-        key = json.dumps([list(args_repr), sorted(kwargs_repr.items())])
+        receiver = self.receiver
+        key = json.dumps([list(args_repr), sorted(kwargs_repr.items()), receiver and [
+            list(receiver.args_repr), list(receiver.kwargs_repr)]])
         if key in self._seen:
             return self._seen[key]
         if time.monotonic() > self.deadline:
@@ -714,11 +763,11 @@ class _Comparer:
             return None
         self.tried[origin] = self.tried.get(origin, 0) + 1
         result = None
-        reference_answer = self.reference.call(args_repr, kwargs_repr)
+        reference_answer = self.reference.call(args_repr, kwargs_repr, receiver)
         reference = _observed(reference_answer)
         self._note_opaque(reference_answer)
         if reference is not None:
-            mutant_answer = self.mutant.call(args_repr, kwargs_repr)
+            mutant_answer = self.mutant.call(args_repr, kwargs_repr, receiver)
             mutant = _observed(mutant_answer)
             self._note_opaque(mutant_answer)
             if mutant is not None:
@@ -729,13 +778,16 @@ class _Comparer:
                 differs = view != mutant_answer.get("view") and reference[0] is not None \
                     or self._differs(reference, mutant, reference_answer, mutant_answer)
                 changed = () if differs else _changed_arguments(_after(reference_answer), _after(mutant_answer))
-                if view and not (differs or changed):  # agreeing attributes or text: the values may still differ
+                held = None if differs or changed or receiver is None else self._receiver_changed(
+                    reference[0] is not None, reference_answer, mutant_answer)
+                if view and not (differs or changed or held):  # agreeing attributes or text: they may still differ
                     kind = "results that agree only in their attributes or text"
                     self.opaque[kind] = self.opaque.get(kind, 0) + 1
-                if differs or changed:
+                if differs or changed or held:
                     result = Distinction(tuple(args_repr), tuple(sorted(kwargs_repr.items())), reference[0],
                                          reference[1], mutant[0], mutant[1], origin, changed,
-                                         tuple(reference_answer.get("imports") or ()), view)
+                                         tuple(reference_answer.get("imports") or ()), view, receiver,
+                                         held and held[0], tuple(held[1]) if held else (), self.read)
         self._seen[key] = result
         return result
 
@@ -754,6 +806,32 @@ class _Comparer:
             self.opaque[kind] = self.opaque.get(kind, 0) + 1
         return same is False
 
+    def _receiver_changed(self, returned: bool, reference_answer: Mapping[str, Any],
+                          mutant_answer: Mapping[str, Any]) -> tuple[tuple[str, str, str], list[str]] | None:
+        """When the two calls agree, whether they leave the receiver in states a test tells apart: ((how it
+        is read, the reference's text, the mutant's), the imports the reference's needs). A state no test can
+        write down, or one seen only after a call that raised, is counted as not compared: an in-place
+        method's agreeing results back no equivalence."""
+        reference, mutant = reference_answer.get("receiver_after"), mutant_answer.get("receiver_after")
+        kind = None
+        if not (isinstance(reference, list) and isinstance(mutant, list)):
+            kind = "a receiver left in a state a test cannot write down"
+        elif reference[:2] == mutant[:2]:
+            kind = "receivers that agree only in their text" if reference[0] == "str" else None
+        elif reference[0] == mutant[0] == "repr":
+            same = self.reference.equal([reference[1], mutant[1]], [*reference[2], *mutant[2]])
+            if same is False and returned:
+                return (reference[0], reference[1], mutant[1]), list(reference[2])
+            kind = ("a receiver left in different states by calls that raised" if same is False else
+                    "receivers `==` could not compare")
+        elif not returned:
+            kind = "a receiver left in different states by calls that raised"
+        else:
+            return (reference[0], reference[1], mutant[1]), list(reference[2])
+        if kind is not None:
+            self.opaque[kind] = self.opaque.get(kind, 0) + 1
+        return None
+
     def _note_opaque(self, answer: Mapping[str, Any]) -> None:
         """Count a result no probe could write down (too long is only skipped: a literal type)."""
         if answer.get("kind") == "unrepresentable" and not answer.get("too_long"):
@@ -768,10 +846,13 @@ class _Comparer:
         """The same observations again, fresh: a nondeterministic function makes no probe."""
         kwargs = dict(found.kwargs_repr)
         for _ in range(2):
-            reference_answer = self.reference.call(found.args_repr, kwargs)
-            mutant_answer = self.mutant.call(found.args_repr, kwargs)
+            reference_answer = self.reference.call(found.args_repr, kwargs, found.receiver)
+            mutant_answer = self.mutant.call(found.args_repr, kwargs, found.receiver)
             if _observed(reference_answer) != (found.reference_repr, found.reference_exception) or _observed(
                     mutant_answer) != (found.mutant_repr, found.mutant_exception):
+                return False
+            if found.receiver_after and [(answer.get("receiver_after") or [None, None])[1] for answer in (
+                    reference_answer, mutant_answer)] != list(found.receiver_after[1:]):
                 return False
             if found.changed_arguments and _changed_arguments(
                     _after(reference_answer), _after(mutant_answer)) != found.changed_arguments:
@@ -869,6 +950,16 @@ def search_input(
     source = (reference_dir / mutant.path).read_text(encoding="utf-8")
     node = _function_node(source, symbol)
     assert isinstance(node, ast.FunctionDef)
+    owner = symbol.rpartition(".")[0]
+    kind = method_kind(node) if owner else "function"
+    receivers: list[callrecord.Receiver | None] = [None]
+    if kind in ("instance", "property"):  # called on an instance, built as the tests built theirs
+        mine = [s for s in mine if s.receiver is not None]
+        receivers = list(dict.fromkeys(s.receiver for s in mine))[:RECEIVERS_TRIED]
+        if not receivers:
+            return outcome(None, False, f"no test built a `{owner}` the search can build again (with arguments "
+                                        f"a test writes: literals, dates, durations, numbers), so `{symbol}` "
+                                        "was never called")
     with _scratch(scratch) as root, ExitStack() as stack:
         reference_copy = fresh_copy(reference_dir, root)
         stack.callback(remove_tree, reference_copy)
@@ -895,26 +986,35 @@ def search_input(
                                                    f"without the mutant ({_names(state)}), and the mutated code "
                                                    "runs only while it imports")
         comparer = _Comparer(reference, mutated, time.monotonic() + time_budget)
+        comparer.read = kind == "property"
         for sample in mine:
+            comparer.receiver = sample.receiver
             found = comparer.check(sample.args_repr, dict(sample.kwargs_repr), "recorded")
             if found is not None and comparer.confirm(found):
                 return outcome(found, True, None, comparer)
-        signature = _Signature.of(node)
-        constants = _character_variants(source, mutant, mine) + _mutated_constants(source, mutant)
+        signature = _Signature.of(node, bound=kind in ("instance", "class"))
         designed = (_pattern_examples(source, mutant) + _data_examples((reference, mutated), source, mutant, data)
                     + _code_point_characters(source, mutant, node, reference))
-        for args_repr, kwargs_repr, origin in _boundary_calls(signature, mine, constants, test_literals,
-                                                               boundary_budget, designed):
-            if time.monotonic() > comparer.deadline:
-                comparer.expired = True
-                break
-            found = comparer.check(args_repr, kwargs_repr, origin)
-            if found is not None:
-                found = _smaller(found, comparer)
-            if found is not None and comparer.confirm(found):
-                return outcome(found, True, None, comparer)
-        if search_budget > 0:
-            found = _search(signature, mine, comparer, search_budget)
+        for receiver in receivers:  # each instance the tests built gets its share of the inputs
+            comparer.receiver = receiver
+            calls = [sample for sample in mine if sample.receiver == receiver]
+            constants = _character_variants(source, mutant, calls) + _mutated_constants(source, mutant)
+            for args_repr, kwargs_repr, origin in _boundary_calls(signature, calls, constants, test_literals,
+                                                                   boundary_budget // len(receivers), designed):
+                if time.monotonic() > comparer.deadline:
+                    comparer.expired = True
+                    break
+                found = comparer.check(args_repr, kwargs_repr, origin)
+                if found is not None:
+                    found = _smaller(found, comparer)
+                if found is not None and comparer.confirm(found):
+                    return outcome(found, True, None, comparer)
+            if not signature.parameters:  # (a property: one call says all)
+                found = comparer.check([], {}, "edge-value")
+            elif search_budget > 0:
+                found = _search(signature, calls, comparer, max(1, search_budget // len(receivers)))
+            else:
+                found = None
             if found is not None and comparer.confirm(found):
                 return outcome(found, True, None, comparer)
         if comparer.opaque:  # those inputs were called, not compared: nothing says they agree
@@ -1468,9 +1568,12 @@ class _Signature:
     parameters: tuple[_Parameter, ...]
 
     @classmethod
-    def of(cls, node: ast.FunctionDef) -> _Signature:
+    def of(cls, node: ast.FunctionDef, bound: bool = False) -> _Signature:
+        """``bound``: a method called on its instance or class, which gives its first parameter."""
         arguments = node.args
         positional = [*arguments.posonlyargs, *arguments.args]
+        if bound and positional:
+            positional.pop(0)
         defaults: list[ast.expr | None] = [None] * (len(positional) - len(arguments.defaults))
         defaults += list(arguments.defaults)
         parameters = [cls._parameter(arg, default, False) for arg, default in zip(positional, defaults)]
@@ -1751,9 +1854,47 @@ def _search(signature: _Signature, samples: Sequence[CallSample], comparer: _Com
 # 3. writing a probe
 
 
-def _call_text(function: str, args_repr: Sequence[str], kwargs_repr: Sequence[tuple[str, str]]) -> str:
+def _call_text(function: str, args_repr: Sequence[str], kwargs_repr: Sequence[tuple[str, str]],
+               receiver: callrecord.Receiver | None = None, instance: str | None = None, read: bool = False) -> str:
+    """The call as a test writes it. A method ``Class.name`` with a ``receiver`` is called on the instance
+    built as the tests built it (``Money(5, 'EUR').split(2)``; on ``instance``, a name holding it, when
+    given): a special method by its operator or builtin (``(Money(5, 'EUR') + 1)``), a property (``read``) as
+    an attribute."""
     arguments = [*map(_readable, args_repr), *(f"{name}={_readable(text)}" for name, text in kwargs_repr)]
-    return f"{function}({', '.join(arguments)})"
+    if receiver is None:
+        return f"{function}({', '.join(arguments)})"
+    owner, _, name = function.rpartition(".")
+    built = instance or _call_text(owner, receiver.args_repr, receiver.kwargs_repr)
+    if name in callrecord.OPERATORS:
+        template = callrecord.OPERATORS[name][1]
+        text = template.format(built, *arguments)
+        return f"({text})" if " " in template or template.startswith("-") else text
+    if read:
+        return f"{built}.{name}"
+    return f"{built}.{name}({', '.join(arguments)})"
+
+
+def _bare(text: str) -> str:
+    """``text`` without the parentheses around all of it (an operator's call passed to ``vars``)."""
+    if not (text.startswith("(") and text.endswith(")")):
+        return text
+    try:
+        whole, inner = ast.parse(text, mode="eval"), ast.parse(text[1:-1], mode="eval")
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return text
+    same = ast.dump(whole) == ast.dump(inner) and not isinstance(inner.body, ast.Tuple)
+    return text[1:-1] if same else text
+
+
+def _snake(function: str) -> str:
+    """A test name's part for ``function`` (``Money.__add__`` -> ``money_add``)."""
+    return re.sub(r"_+", "_", re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", function.replace(".", "_"))).strip("_").lower()
+
+
+def _instance_name(function: str) -> str:
+    """The local name a test gives the instance whose method it calls (``Money.split`` -> ``money``)."""
+    name = _snake(function.rpartition(".")[0]) or "instance"
+    return name if name not in ("pytest", "unittest", "self") else f"{name}_instance"
 
 
 def _readable(text: str) -> str:
@@ -1800,15 +1941,22 @@ def _held_arguments(distinction: Distinction, taken: str) -> dict[int, str]:
     return {index: stem if len(indexes) == 1 else f"{stem}_{index + 1}" for index in indexes}
 
 
+#: How the state of a method's instance after the call is named, by how it is read.
+_INSTANCE_STATE = {"vars": "the instance's attributes", "str": "the instance's text", "repr": "the instance"}
+
+
 def arguments_narrated(distinction: Distinction, side: int, short: bool = False) -> str:
-    """How one side leaves the arguments it changed in place (side 1: reference, 2: mutant)."""
-    if not distinction.changed_arguments:
+    """How one side leaves the arguments (or the method's instance) it changed in place (side 1: reference,
+    2: mutant)."""
+    changes = [(f"argument {change[0] + 1}", change[side]) for change in distinction.changed_arguments]
+    if distinction.receiver_after is not None:
+        changes.append((_INSTANCE_STATE[distinction.receiver_after[0]], distinction.receiver_after[side]))
+    if not changes:
         return ""
     if short:
-        return " (" + "; ".join(f"argument {change[0] + 1} becomes {change[side]}"
-                                for change in distinction.changed_arguments) + ")"
-    return " and leaves " + ", ".join(f"argument {change[0] + 1} as {change[side]}"
-                                      for change in distinction.changed_arguments)
+        return " (" + "; ".join(f"{what} {'become' if what.endswith('s') else 'becomes'} {after}"
+                                for what, after in changes) + ")"
+    return " and leaves " + ", ".join(f"{what} as {after}" for what, after in changes)
 
 
 def _import_lines(names: Mapping[str, list[str]]) -> list[str]:
@@ -1834,21 +1982,25 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
     function = function or mutant.symbol
     code = "the code" if witness else "the reference"
     names: dict[str, list[str]] = {}
-    if function.startswith("test"):  # imported under its own name pytest would collect it as a test
+    first = function.split(".")[0]
+    if first.startswith("test"):  # imported under its own name pytest would collect it as a test
         parent, _, leaf = module.rpartition(".")
         names.setdefault(parent, []).append(leaf)
         callee = f"{leaf}.{function}"
     else:
-        names.setdefault(module, []).append(function)
+        names.setdefault(module, []).append(first)
         callee = function
     held = _held_arguments(distinction, " ".join([callee, *distinction.imports]))
     passed = tuple(held.get(index, text) for index, text in enumerate(distinction.args_repr))
-    call = _call_text(callee, passed, distinction.kwargs_repr)
-    shown = _call_text(function, distinction.args_repr, distinction.kwargs_repr)
+    receiver = distinction.receiver
+    instance = _instance_name(function) if distinction.receiver_after else None
+    call = _call_text(callee, passed, distinction.kwargs_repr, receiver, instance, distinction.read)
+    shown = _call_text(function, distinction.args_repr, distinction.kwargs_repr, receiver, read=distinction.read)
     matched = distinction.view == "match" and distinction.reference_exception is None
     if distinction.view is not None and distinction.reference_exception is None and not matched:
-        call, shown = f"{distinction.view}({call})", f"{distinction.view}({shown})"  # what a test can assert of it
-    test_name = f"test_{function}_{mutant.id[:8]}"
+        # what a test can assert of it
+        call, shown = f"{distinction.view}({_bare(call)})", f"{distinction.view}({_bare(shown)})"
+    test_name = f"test_{_snake(function)}_{mutant.id[:8]}"
     path = path or f"tests/test_elenchus_probe_{mutant.id}.py"
 
     needs_pytest = False
@@ -1874,6 +2026,12 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
                 if _is_float(after):
                     needs_pytest, after = True, f"pytest.approx({after})"
                 body += f"    assert {held[index]} == {after}\n"
+        if instance is not None and receiver is not None and distinction.receiver_after is not None:
+            # the call leaves its instance in another state: build it, call, then check the state
+            how, after, _ = distinction.receiver_after
+            state = {"repr": instance, "vars": f"vars({instance})", "str": f"str({instance})"}[how]
+            built = _call_text(function.rpartition(".")[0], receiver.args_repr, receiver.kwargs_repr)
+            body = f"    {instance} = {built}\n    {call}\n    assert {state} == {after}\n"
     if style == "unittest":  # the TestCase's own assertions where they say the same
         body = body.replace("with pytest.raises(", "with self.assertRaises(")
         lines = []
@@ -1886,9 +2044,10 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
         body = "".join(lines)
         needs_pytest = "pytest." in body
     imports = ("import unittest\n\n" if style == "unittest" else "") + ("import pytest\n\n" if needs_pytest else "") \
-        + "\n".join(dict.fromkeys([*callrecord.argument_imports([*distinction.args_repr,
-                                                                 *(text for _, text in distinction.kwargs_repr)]),
-                                    *distinction.imports, *_import_lines(names)]))
+        + "\n".join(dict.fromkeys([*callrecord.argument_imports([
+            *distinction.args_repr, *(text for _, text in distinction.kwargs_repr),
+            *(receiver.args_repr if receiver else ()), *(text for _, text in (receiver.kwargs_repr if receiver else ()))]),
+            *distinction.imports, *distinction.receiver_imports, *_import_lines(names)]))
 
     summary = (f"Guards against: {incident or mutant.incident}\n\n"
                f"Mutant {mutant.id} at {mutant.path}:{mutant.line} {mutant.changed_intent}. "
@@ -1902,7 +2061,8 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
     heading = ("Elenchus witness: asserts the current behaviour of" if witness else
                "Elenchus probe (Capture mode): asserts the reference behaviour of")
     if style == "unittest":
-        case = "Test" + "".join(part[:1].upper() + part[1:] for part in function.split("_") if part) + "Witness"
+        case = "Test" + "".join(part[:1].upper() + part[1:] for part in re.split(r"[_.]", function) if part) \
+            + "Witness"
         method = textwrap.indent(f"def {test_name}(self):\n" + _docstring(summary) + body, "    ")
         definition, nodeid = f"class {case}(unittest.TestCase):\n{method}", f"{path}::{case}::{test_name}"
     else:
@@ -1922,6 +2082,7 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
         function=function,
         args_repr=distinction.args_repr,
         kwargs_repr=distinction.kwargs_repr,
+        receiver=receiver,
     )
 
 
@@ -2143,7 +2304,7 @@ def run_probe(workspace_dir: Path, probe: Probe, *, timeout: float = PROBE_TIMEO
             if kind is ProbeOutcomeKind.BEHAVIOURAL_FAILURE and probe.module and probe.function:
                 with _Driver(workspace, probe.module, probe.function, per_call_timeout) as driver:
                     if driver.ready:
-                        observed = _observed(driver.call(probe.args_repr, dict(probe.kwargs_repr)))
+                        observed = _observed(driver.call(probe.args_repr, dict(probe.kwargs_repr), probe.receiver))
                         if observed is not None:
                             proposed = _behaviour(*observed)
         finally:

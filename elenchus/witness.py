@@ -138,17 +138,19 @@ class NoWitness:
 
 @functools.lru_cache(maxsize=4)
 def _references(source: str) -> dict[str, set[str]]:
-    """{module-level function: the names and attribute names its body reads} (read-only: cached, since
-    every survivor of a module asks, and a large module takes long to parse)."""
+    """{module-level function, or method as ``Class.name``: the names and attribute names its body reads}."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return {}
     found: dict[str, set[str]] = {}
     for node in tree.body:
-        if isinstance(node, ast.FunctionDef):
-            found[node.name] = {inner.id if isinstance(inner, ast.Name) else inner.attr
-                                for inner in ast.walk(node) if isinstance(inner, (ast.Name, ast.Attribute))}
+        functions = [("", node)] if isinstance(node, ast.FunctionDef) else [
+            (f"{node.name}.", item) for item in node.body if isinstance(item, ast.FunctionDef)] \
+            if isinstance(node, ast.ClassDef) else []
+        for prefix, function in functions:  # methods as "Class.name"
+            found[prefix + function.name] = {inner.id if isinstance(inner, ast.Name) else inner.attr for inner in
+                                             ast.walk(function) if isinstance(inner, (ast.Name, ast.Attribute))}
     return found
 
 
@@ -268,22 +270,34 @@ def _functions(node: ast.stmt) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
     return []
 
 
+#: Methods that build an instance: every public method of the class runs on what they built.
+_BUILDERS = frozenset({"__init__", "__new__", "__post_init__"})
+
+
 def targets_for(source: str, mutant: Mutant) -> list[str]:
-    """Public module-level functions to call: the mutated one, else those reaching it (nearest first)."""
+    """Public functions and methods (``Class.name``) to call: the mutated one, else those reaching it
+    (nearest first); a public method is followed by the functions calling it, since it needs an instance
+    built as the tests built theirs."""
     calls = _references(source)
     leaf = mutant.symbol.split(".")[0] if "." in mutant.symbol else mutant.symbol
-    if mutant.symbol in calls and not mutant.symbol.startswith("_"):
-        return [mutant.symbol]
-    wanted = {leaf, mutant.symbol.rsplit(".", 1)[-1]}
+    owner, _, name = mutant.symbol.rpartition(".")
+    own = [mutant.symbol] if mutant.symbol in calls and probes.public_symbol(mutant.symbol) else []
+    if own and not owner:
+        return own
+    wanted = {leaf, name}
+    if owner and name in _BUILDERS:  # what a constructor builds, the class's methods read
+        own = [method for method in calls if method.startswith(f"{owner}.") and probes.public_symbol(method)]
+    elif mutant.symbol in calls:  # a method: reached by calls of its name, not by building its class
+        wanted = {name}
     if mutant.symbol == "<module>":  # module-level code: the functions reading what it assigns or fills
         wanted = _assigned_at(source, mutant.line) | _filled(source, calls, _called_at(source, mutant.line))
     elif leaf in _called_at(source):  # a function the import runs: its effect is the data it fills
         wanted |= _filled(source, calls, {leaf})
-    found: list[str] = []
+    found: list[str] = list(own)
     for _ in range(3):  # callers, their callers, once more
-        callers = [name for name, called in calls.items() if called & wanted and name not in found]
-        found += [name for name in callers if not name.startswith("_")]
-        wanted |= set(callers)
+        callers = [caller for caller, called in calls.items() if called & wanted and caller not in found]
+        found += [caller for caller in callers if probes.public_symbol(caller)]
+        wanted |= {part for caller in callers for part in (caller, caller.rpartition(".")[2])}
     return found
 
 
@@ -343,7 +357,7 @@ def search_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Se
     targets = targets_for(source, mutant)
     if module is None or not targets:
         where = "no source root makes its file importable" if module is None else (
-            f"`{mutant.symbol}` is not a public module-level function and no public function of "
+            f"`{mutant.symbol}` is not a public function or method and no public function or method of "
             f"{mutant.path} calls it")
         return NoWitness(False, f"no witness was searched: {where}", 0, round(time.monotonic() - started, 3))
     data, state, reads = data_for(source, mutant)
@@ -545,12 +559,14 @@ def _search_processes() -> multiprocessing.context.BaseContext:
 
 
 def _lines_of(source: str, names: Sequence[str]) -> set[int]:
-    """The body lines of the module-level functions ``names`` in ``source`` (not the ``def`` line and its
+    """The body lines of the module-level functions and methods ``names`` in ``source`` (not the ``def`` line and its
     decorators, which run at import: only a call runs the body)."""
     wanted, found = set(names), set()
     for node in _module_statements(source):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in wanted and node.body:
-            found.update(range(node.body[0].lineno, (node.end_lineno or node.lineno) + 1))
+        prefix = f"{node.name}." if isinstance(node, ast.ClassDef) else ""
+        for function in _functions(node):
+            if prefix + function.name in wanted and function.body:
+                found.update(range(function.body[0].lineno, (function.end_lineno or function.lineno) + 1))
     return found
 
 

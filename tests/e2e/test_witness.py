@@ -50,3 +50,36 @@ def test_a_survivor_comes_with_a_verified_witness_and_an_indistinguishable_one_i
     assert "## Likely Equivalent" in done.stdout
     still_at_risk = done.stdout.split("## Still At Risk")[1].split("## Likely Equivalent")[0]
     assert "floor_at` now treats" not in still_at_risk
+
+
+def test_survivors_inside_methods_get_witnesses_called_on_instances_built_as_the_tests_built_theirs(
+        evaluate, tmp_path):
+    # (time enough to finish every search on a loaded host)
+    done, report, repo, _ = evaluate("value-class", "--scope", "current-change", "--budget", "32", "--jobs", "2",
+                                     "--witness-time", "30")
+    assert done.returncode == 0, done.stderr
+    risks = [m for m in report["mutations"] if m["result"] in ("survived", "not-covered")]
+    assert {m["location"]["symbol"] for m in risks} == {"Money.deposit", "Money._share"}
+    assert all("witness" in m for m in risks), [m.get("reason") for m in risks]  # every gap is shown
+    assert not [r for r in report["rejected"] if r["reason"].startswith("likely equivalent")]
+
+    # An in-place method returns None either way: its witness checks the state it leaves the instance in.
+    [deposit] = [m for m in risks if m["location"]["symbol"] == "Money.deposit"]
+    assert deposit["witness"]["call"] == "Money(100).deposit(50)"  # built as the test built its wallet
+    assert "    money = Money(100)\n    money.deposit(50)\n" \
+           "    assert vars(money) == {'cents': 150, 'currency': 'EUR'}\n" in deposit["witness"]["test"]
+    # A private helper's guard is reached through the public method that calls it.
+    guards = [m for m in risks if m["location"]["symbol"] == "Money._share"]
+    assert all(m["witness"]["call"].startswith("Money(10).split(") for m in guards)
+    assert "`Money(10).split(1)` gives `[10]` with the code and raises `ValueError` with the mutant" in done.stdout
+
+    # Each written test passes on the code and fails on its mutant, run here by hand.
+    for mutant in (deposit, guards[0]):
+        copy = tmp_path / f"copy-{mutant['id']}"
+        shutil.copytree(repo, copy)
+        (copy / "tests" / "test_witness.py").write_text(mutant["witness"]["test"])
+        command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_witness.py"]
+        assert subprocess.run(command, cwd=copy, capture_output=True).returncode == 0
+        (copy / "mutant.diff").write_text(mutant["diff"])
+        git(copy, "apply", "mutant.diff")
+        assert subprocess.run(command, cwd=copy, capture_output=True).returncode == 1

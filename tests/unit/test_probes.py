@@ -7,6 +7,7 @@ are shared by the tests that read them.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 import subprocess
@@ -1017,7 +1018,8 @@ def test_callrecord_keeps_only_values_that_round_trip_as_literals(value, kept):
 
 def test_unsupported_reason_names_private_functions_methods_and_generators(tmp_path):
     source = ("def _hidden(x):\n    return x\n\n\ndef numbers(n):\n    yield n\n\n\n"
-              "class A:\n    def m(self):\n        return 1\n")
+              "class A:\n    def m(self):\n        def inner():\n            return 1\n        return inner()\n\n"
+              "    def _n(self):\n        return 2\n\n    def __add__(self, other):\n        return 3\n")
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "mod.py").write_text(source)
 
@@ -1029,4 +1031,142 @@ def test_unsupported_reason_names_private_functions_methods_and_generators(tmp_p
 
     assert "private" in reason("_hidden")
     assert "generator" in reason("numbers")
-    assert "not a module-level function" in reason("A.m")
+    assert reason("A.m") is None  # a method is called on an instance built as the tests built theirs
+    assert reason("A.__add__") is None  # ... a special method through its operator
+    assert "private" in reason("A._n")
+    assert "not a module-level function or a method of a module-level class" in reason("A.m.inner")
+
+
+MONEY = textwrap.dedent("""
+    class Money:
+        def __init__(self, cents, currency="EUR"):
+            self.cents = cents
+            self.currency = currency
+
+        def split(self, parts):
+            share = self._share(parts)
+            return [share] * (parts - 1) + [self.cents - share * (parts - 1)]
+
+        def _share(self, parts):
+            return self.cents // parts
+
+        def deposit(self, cents):
+            self.cents = self.cents + cents
+
+        def __add__(self, cents):
+            return Money(self.cents + cents, self.currency)
+
+        @property
+        def euros(self):
+            return self.cents / 100
+""")
+MONEY_TESTS = textwrap.dedent("""
+    from shop.money import Money
+
+
+    def test_split():
+        assert Money(10).split(2) == [5, 5]
+
+
+    def test_deposit():
+        wallet = Money(100, currency="USD")
+        wallet.deposit(50)
+        assert wallet.currency == "USD"
+
+
+    def test_add_and_euros():
+        assert (Money(250) + 1).currency == "EUR"
+        assert Money(250).euros == 2.5
+""")
+MONEY_TARGETS = [("shop.money", name) for name in ("Money.split", "Money.deposit", "Money.__add__", "Money.euros")]
+
+
+@pytest.fixture(scope="module")
+def money(tmp_path_factory):
+    root = make_project(tmp_path_factory.mktemp("money") / "reference", "money", MONEY, MONEY_TESTS)
+    return root, probes.record_calls(root, ["tests"], MONEY_TARGETS)
+
+
+def money_mutant(old: str, new: str, symbol: str) -> mutate.Mutant:
+    line = next(number for number, text in enumerate(MONEY.splitlines(), 1) if old.strip() in text)
+    return mutate.Mutant(id="0" * 12, path="src/shop/money.py", symbol=symbol, line=line, end_line=line, col=9,
+                         family="handmade", changed_intent="handmade", incident="handmade", expected_detection="none",
+                         diff="", mutated_source=MONEY.replace(old, new), mutated_lines=(line,))
+
+
+def test_a_method_call_is_recorded_with_how_the_tests_built_its_instance(money):
+    _, samples = money
+    [split] = samples["shop.money:Money.split"]
+    assert (split.receiver, split.args_repr) == (callrecord.Receiver(("10",)), ("2",))
+    [deposit] = samples["shop.money:Money.deposit"]
+    assert deposit.receiver == callrecord.Receiver(("100", "'USD'"))  # (a default left out, as `split`'s)
+    assert deposit.args_repr == ("50",)
+    [add] = samples["shop.money:Money.__add__"]
+    assert (add.receiver, add.args_repr) == (callrecord.Receiver(("250",)), ("1",))
+    [euros] = samples["shop.money:Money.euros"]
+    assert (euros.receiver, euros.args_repr) == (callrecord.Receiver(("250",)), ())
+
+
+def test_a_private_helper_is_told_apart_through_the_public_method_on_an_instance_like_the_tests(money):
+    root, samples = money
+    mutant = money_mutant("self.cents // parts", "self.cents / parts", "Money._share")
+    found = probes.search_input(root, mutant, samples["shop.money:Money.split"], symbol="Money.split",
+                                module="shop.money", search_budget=50)
+    assert found.distinction is not None, found.reason
+    assert found.distinction.receiver == callrecord.Receiver(("10",))
+    probe = probes.write_probe(mutant, found.distinction, "shop.money", function="Money.split", witness=True)
+    assert "from shop.money import Money\n" in probe.source
+    assert f"    assert Money(10).split({found.distinction.args_repr[0]}) == " in probe.source
+    assert probe.input_repr.startswith("Money(10).split(")
+    assert probes.verify_probe(root, probe, mutant).accepted
+
+
+def test_an_in_place_method_is_told_apart_by_the_state_it_leaves_its_instance_in(money):
+    root, samples = money
+    mutant = money_mutant("self.cents + cents\n", "self.cents - cents\n", "Money.deposit")
+    found = probes.search_input(root, mutant, samples["shop.money:Money.deposit"], search_budget=20)
+    distinction = found.distinction
+    assert distinction is not None, found.reason  # both return None: only the instance shows the change
+    assert (distinction.reference_repr, distinction.mutant_repr) == ("None", "None")
+    assert distinction.receiver_after == ("vars", "{'cents': 150, 'currency': 'USD'}",
+                                          "{'cents': 50, 'currency': 'USD'}")
+    probe = probes.write_probe(mutant, distinction, "shop.money", witness=True)
+    assert "    money = Money(100, 'USD')\n    money.deposit(50)\n" \
+           "    assert vars(money) == {'cents': 150, 'currency': 'USD'}\n" in probe.source
+    assert probes.verify_probe(root, probe, mutant).accepted
+
+
+def test_an_in_place_method_whose_instance_no_test_can_write_down_backs_no_equivalence(tmp_path):
+    source = ("class Log:\n    def __init__(self, name):\n        self.name = name\n        self._seen = []\n\n"
+              "    def note(self, item):\n        self._seen.append(item)\n")
+    tests = "from shop.log import Log\n\n\ndef test_note():\n    Log('a').note(1)\n"
+    root = make_project(tmp_path / "log", "log", source, tests)
+    samples = probes.record_calls(root, ["tests"], [("shop.log", "Log.note")])
+    mutant = dataclasses.replace(handmade_mutant("src/shop/log.py", "Log.note", source.replace(
+        "append(item)", "append(None)")), line=7, mutated_lines=(7,))
+    found = probes.search_input(root, mutant, samples["shop.log:Log.note"], search_budget=10)
+    assert found.distinction is None and not found.searched  # no claim of equivalence
+    assert "a receiver left in a state a test cannot write down" in found.reason
+
+
+def test_a_special_method_is_called_through_its_operator_and_a_property_is_read(money):
+    root, samples = money
+    mutant = money_mutant("self.cents + cents, self", "self.cents - cents, self", "Money.__add__")
+    found = probes.search_input(root, mutant, samples["shop.money:Money.__add__"], search_budget=20)
+    assert found.distinction is not None, found.reason
+    probe = probes.write_probe(mutant, found.distinction, "shop.money", witness=True)
+    assert "    assert vars(Money(250) + 1) == {'cents': 251, 'currency': 'EUR'}\n" in probe.source
+    assert probes.verify_probe(root, probe, mutant).accepted
+    mutant = money_mutant("self.cents / 100", "self.cents / 10", "Money.euros")
+    found = probes.search_input(root, mutant, samples["shop.money:Money.euros"], search_budget=20)
+    assert found.distinction is not None, found.reason
+    probe = probes.write_probe(mutant, found.distinction, "shop.money", witness=True)
+    assert "    assert Money(250).euros == pytest.approx(2.5)\n" in probe.source
+    assert probes.verify_probe(root, probe, mutant).accepted
+
+
+def test_a_method_no_test_called_on_an_instance_it_could_build_is_never_searched(money):
+    root, _ = money
+    mutant = money_mutant("self.cents // parts", "self.cents / parts", "Money._share")
+    found = probes.search_input(root, mutant, [], symbol="Money.split", module="shop.money", search_budget=5)
+    assert not found.searched and "no test built a `Money` the search can build again" in found.reason

@@ -39,13 +39,54 @@ SOURCE = textwrap.dedent("""
     ("total", ["total"]),  # public: itself
     ("_scale", ["total"]),  # private: its public caller
     ("LIMIT", ["capped"]),  # a module constant: the functions that read it
-    ("Box.size", []),  # a method no module function reaches: no witness can be searched
+    ("Box.size", ["Box.size"]),  # a public method: itself, on an instance built as the tests built theirs
 ])
 def test_a_witness_calls_the_mutated_function_or_the_nearest_public_function_reaching_it(symbol, expected):
     spans = [FunctionSpan("LIMIT", 2, 2), *(FunctionSpan(s.qualname, s.start, s.end) for s in function_spans(SOURCE))]
     mutants, _ = generate("m.py", SOURCE, spans)  # as the evaluation asks: module-level code by what it assigns
     mutant = next(m for m in mutants if m.symbol == symbol)
     assert targets_for(SOURCE, mutant) == expected
+
+
+def test_a_private_method_a_constructor_or_a_table_read_by_a_method_is_reached_through_public_methods():
+    source = textwrap.dedent("""
+        RATES = {"EUR": 1.0}
+
+
+        class Money:
+            def __init__(self, cents):
+                self.cents = cents
+
+            def split(self, parts):
+                return self._share(parts)
+
+            def _share(self, parts):
+                return self.cents // parts
+
+            def __add__(self, other):
+                return Money(self.cents + other)
+
+            def _rate(self):
+                return RATES["EUR"]
+
+            def converted(self):
+                return self._rate() * self.cents
+
+
+        def total(amounts):
+            return sum(Money(a).split(1) for a in amounts)
+    """)
+    spans = [FunctionSpan("RATES", 2, 2), *(FunctionSpan(s.qualname, s.start, s.end) for s in function_spans(source))]
+    mutants, _ = generate("m.py", source, spans)
+
+    def targets(symbol):
+        return targets_for(source, next(m for m in mutants if m.symbol == symbol))
+
+    assert targets("Money._share") == ["Money.split", "total"]  # the public method, then its callers
+    assert targets("Money.split") == ["Money.split", "total"]
+    assert targets("Money.__add__") == ["Money.__add__"]  # reached by `+`
+    assert targets("Money.__init__")[:3] == ["Money.split", "Money.__add__", "Money.converted"]
+    assert targets("RATES") == ["Money.converted"]  # a table read by a private method, through its public caller
 
 
 def test_module_level_code_evaluated_as_a_whole_module_is_reached_through_the_functions_reading_it():
