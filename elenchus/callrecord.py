@@ -34,7 +34,9 @@ left out (the call names the class), and an instance method's call is kept with 
 ``self`` was built (``"receiver": {"args_repr": [...], "kwargs_repr": {...}}``): the literal
 arguments its class's ``__init__`` received when the recorder saw it constructed, else the
 call its ``repr`` writes (a dataclass); a ``self`` built any other way makes the call
-unrecorded. On an xdist worker the file is ``PATH.<worker id>``.
+unrecorded. Each distinct construction of such a class is kept too, under the target
+``pkg.mod:Class`` with no arguments: the instances a search may call any method on. On an
+xdist worker the file is ``PATH.<worker id>``.
 
 **The driver** (``serve``) runs in its own process inside a workspace, imports one
 module-level function (or a class's method) by its dotted module name, and answers one JSON line per
@@ -428,9 +430,10 @@ class CallRecorder:
         modules = self._wanted.get(code.co_qualname)
         if modules is None:
             builds = self._builders.get(code.co_qualname)
-            if builds is not None and frame.f_globals.get("__name__") in builds:
+            module = frame.f_globals.get("__name__")
+            if builds is not None and module in builds:
                 try:
-                    self._built(code, frame.f_locals)
+                    self._built(f"{module}:{builds[module]}", code, frame.f_locals)
                 except Exception:  # noqa: BLE001 - observation must never disturb the run
                     pass
             return
@@ -442,8 +445,9 @@ class CallRecorder:
         except Exception:  # observation must never disturb the run  # noqa: BLE001
             pass
 
-    def _built(self, code: Any, values: dict[str, Any]) -> None:
-        """Note how an instance of a target's class was constructed (its ``__init__`` just started)."""
+    def _built(self, key: str, code: Any, values: dict[str, Any]) -> None:
+        """Note how an instance of a target's class (``key``: ``"module:Class"``) was constructed (its
+        ``__init__`` just started): for the method calls made on it, and among the class's instances."""
         args, kwargs = split_arguments(code, values)
         if not args:
             return
@@ -454,8 +458,16 @@ class CallRecorder:
         with self._lock:
             if None in texts or None in named.values():
                 self._receivers.pop(id(instance), None)
-            elif len(self._receivers) < MAX_RECEIVERS:
-                self._receivers[id(instance)] = (type(instance), Receiver(tuple(texts), tuple(sorted(named.items()))))
+                return
+            receiver = Receiver(tuple(texts), tuple(sorted(named.items())))
+            if len(self._receivers) < MAX_RECEIVERS:
+                self._receivers[id(instance)] = (type(instance), receiver)
+            built = self._samples.setdefault(key, {})
+            identity = json.dumps([texts, sorted(named.items())])
+            if type(instance).__name__ == key.rpartition(":")[2] and identity not in built \
+                    and len(built) < MAX_SAMPLES:
+                built[identity] = {"target": key, "args_repr": [], "kwargs_repr": {},
+                                   "receiver": {"args_repr": texts, "kwargs_repr": named}}
 
     def _receiver(self, instance: Any) -> Receiver | None:
         """How a test could build ``instance`` again: the literal call of its class seen constructing it,
@@ -509,21 +521,24 @@ class CallRecorder:
 
 def _without_defaults(function: Any, code: Any, args: list[Any],
                       kwargs: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
-    """The arguments as a test writes the call: trailing positional ones and keyword-only ones that equal
-    their defaults are left out (``Money(250)``, not ``Money(250, 'EUR')``)."""
+    """The arguments as a test writes the call: those equal to their defaults are left out (``Money(250)``,
+    not ``Money(250, 'EUR')``), and those after one left out are named (``Duration(years=1)``)."""
     if getattr(function, "__code__", None) is not code or code.co_flags & inspect.CO_VARARGS:
         return args, kwargs
     defaults = function.__defaults__ or ()
-    first_default = code.co_argcount - len(defaults)
-    kept = list(args)
-    while len(kept) > max(first_default, 1) and len(kept) <= code.co_argcount:
-        default = defaults[len(kept) - 1 - first_default]
-        if type(kept[-1]) is not type(default) or not _equal(kept[-1], default):
-            break
-        kept.pop()
+    first_default = max(code.co_argcount - len(defaults), 1)
+    kept, named, skipped = list(args[:first_default]), {}, False
+    for index in range(first_default, min(len(args), code.co_argcount)):
+        value, default = args[index], defaults[index - (code.co_argcount - len(defaults))]
+        if type(value) is type(default) and _equal(value, default):
+            skipped = True  # left out: what follows is named (``Duration(years=1)``)
+        elif skipped:
+            named[code.co_varnames[index]] = value
+        else:
+            kept.append(value)
     given = function.__kwdefaults__ or {}
-    named = {name: value for name, value in kwargs.items()
-             if not (name in given and type(value) is type(given[name]) and _equal(value, given[name]))}
+    named.update({name: value for name, value in kwargs.items()
+                  if not (name in given and type(value) is type(given[name]) and _equal(value, given[name]))})
     return kept, named
 
 
@@ -593,7 +608,7 @@ def observe(function: Callable[..., Any], args: list[Any], kwargs: dict[str, Any
         return {"kind": "timeout"}
     except BaseException as exc:  # SystemExit too: the caller observes it  # noqa: BLE001
         return {"kind": "raise", "exception": exception_name(exc)}
-    after = [literal_repr(arg) for arg in args]
+    after = [argument_repr(arg) for arg in args]  # (dates and numbers are written by their constructors)
     text = literal_repr(value)
     if text is not None:
         return {"kind": "value", "repr": text, "args_after": after}

@@ -146,7 +146,7 @@ BOUNDARY_BUDGET = 200  # boundary, test-literal and edge-value calls per mutant
 TEST_LITERALS = 50  # distinct literals taken from the related test files
 SEARCH_BUDGET = 200  # Hypothesis examples per mutant
 SEARCH_SECONDS = 60.0  # wall-clock budget of one search
-RECEIVERS_TRIED = 3  # distinct instances the tests built that a method's search calls it on
+RECEIVERS_TRIED = 8  # distinct instances the tests built that a method's search calls it on
 DRIVER_START_TIMEOUT = 30.0
 MAX_DRIVER_RESTARTS = 5
 
@@ -591,6 +591,8 @@ def record_calls(
     """
     keys = [f"{module}:{qualname}" for module, qualname in targets]
     found: dict[str, list[CallSample]] = {key: [] for key in keys}
+    # (a method's class: the instances the tests built, any of which its search may call it on)
+    found.update({f"{module}:{qualname.rpartition('.')[0]}": [] for module, qualname in targets if "." in qualname})
     if not keys:
         return found
     for key in keys:
@@ -690,7 +692,8 @@ def _changed_arguments(reference: Sequence[str | None],
                        mutant: Sequence[str | None]) -> tuple[tuple[int, str, str], ...]:
     """Arguments a caller holding them would see in different states after the call."""
     return tuple((index, ref, mut) for index, (ref, mut) in enumerate(zip(reference, mutant))
-                 if ref is not None and mut is not None and not _same(ast.literal_eval(ref), ast.literal_eval(mut)))
+                 if ref is not None and mut is not None and ref != mut
+                 and not _same(callrecord.argument_value(ref), callrecord.argument_value(mut)))
 
 
 def _differs(reference: tuple[str | None, str | None], mutant: tuple[str | None, str | None]) -> bool:
@@ -765,11 +768,11 @@ class _Comparer:
         result = None
         reference_answer = self.reference.call(args_repr, kwargs_repr, receiver)
         reference = _observed(reference_answer)
-        self._note_opaque(reference_answer)
+        opaque = {self._opaque(reference_answer)}
         if reference is not None:
             mutant_answer = self.mutant.call(args_repr, kwargs_repr, receiver)
             mutant = _observed(mutant_answer)
-            self._note_opaque(mutant_answer)
+            opaque.add(self._opaque(mutant_answer))
             if mutant is not None:
                 self.compared += 1
                 self.reached += bool(mutant_answer.get("reached") or reference_answer.get("reached"))
@@ -788,6 +791,8 @@ class _Comparer:
                                          reference[1], mutant[0], mutant[1], origin, changed,
                                          tuple(reference_answer.get("imports") or ()), view, receiver,
                                          held and held[0], tuple(held[1]) if held else (), self.read)
+        for kind in opaque - {None}:  # (once per input, whichever side gave it)
+            self.opaque[kind] = self.opaque.get(kind, 0) + 1
         self._seen[key] = result
         return result
 
@@ -832,15 +837,14 @@ class _Comparer:
             self.opaque[kind] = self.opaque.get(kind, 0) + 1
         return None
 
-    def _note_opaque(self, answer: Mapping[str, Any]) -> None:
-        """Count a result no probe could write down (too long is only skipped: a literal type)."""
+    @staticmethod
+    def _opaque(answer: Mapping[str, Any]) -> str | None:
+        """What made a result one no probe could write down (too long is only skipped: a literal type)."""
         if answer.get("kind") == "unrepresentable" and not answer.get("too_long"):
-            kind = f"`{answer.get('type') or 'object'}`"
-        elif None in _after(answer):
-            kind = "an argument changed in place into a non-literal"
-        else:
-            return
-        self.opaque[kind] = self.opaque.get(kind, 0) + 1
+            return f"`{answer.get('type') or 'object'}`"
+        if None in _after(answer):
+            return "an argument changed in place into a non-literal"
+        return None
 
     def confirm(self, found: Distinction) -> bool:
         """The same observations again, fresh: a nondeterministic function makes no probe."""
@@ -955,7 +959,8 @@ def search_input(
     receivers: list[callrecord.Receiver | None] = [None]
     if kind in ("instance", "property"):  # called on an instance, built as the tests built theirs
         mine = [s for s in mine if s.receiver is not None]
-        receivers = list(dict.fromkeys(s.receiver for s in mine))[:RECEIVERS_TRIED]
+        built = [s.receiver for s in samples if s.target == f"{module}:{owner}"]  # any instance the tests built
+        receivers = _varied(list(dict.fromkeys([*(s.receiver for s in mine), *built])))[:RECEIVERS_TRIED]
         if not receivers:
             return outcome(None, False, f"no test built a `{owner}` the search can build again (with arguments "
                                         f"a test writes: literals, dates, durations, numbers), so `{symbol}` "
@@ -995,12 +1000,17 @@ def search_input(
         signature = _Signature.of(node, bound=kind in ("instance", "class"))
         designed = (_pattern_examples(source, mutant) + _data_examples((reference, mutated), source, mutant, data)
                     + _code_point_characters(source, mutant, node, reference))
+        calls = list({(s.args_repr, s.kwargs_repr): s for s in mine}.values())  # the tests' arguments, once each
+        constants = _character_variants(source, mutant, calls) + _mutated_constants(source, mutant)
         for receiver in receivers:  # each instance the tests built gets its share of the inputs
             comparer.receiver = receiver
-            calls = [sample for sample in mine if sample.receiver == receiver]
-            constants = _character_variants(source, mutant, calls) + _mutated_constants(source, mutant)
+            for sample in calls if receiver is not None else ():  # the tests' arguments on this instance
+                found = comparer.check(sample.args_repr, dict(sample.kwargs_repr), "recorded")
+                if found is not None and comparer.confirm(found):
+                    return outcome(found, True, None, comparer)
+            share = max(boundary_budget // len(receivers), boundary_budget // 4)  # (the deadline bounds them all)
             for args_repr, kwargs_repr, origin in _boundary_calls(signature, calls, constants, test_literals,
-                                                                   boundary_budget // len(receivers), designed):
+                                                                   share, designed):
                 if time.monotonic() > comparer.deadline:
                     comparer.expired = True
                     break
@@ -1040,6 +1050,17 @@ def search_input(
                     f"the mutated line(s) {', '.join(map(str, mutant.mutated_lines))}")
             return outcome(None, False, f"no call of `{symbol}` ran {what}", comparer)
         return outcome(None, True, None, comparer)
+
+
+def _varied(receivers: list[callrecord.Receiver]) -> list[callrecord.Receiver]:
+    """The receivers with the first of each kind of construction first (which arguments, of which types:
+    ``Duration(years=0.5)`` beside ``Duration(years=4)``), then the others in order."""
+    first: dict[str, callrecord.Receiver] = {}
+    for receiver in receivers:
+        shape = json.dumps([[type(callrecord.argument_value(t)).__name__ for t in receiver.args_repr],
+                            [(name, type(callrecord.argument_value(t)).__name__) for name, t in receiver.kwargs_repr]])
+        first.setdefault(shape, receiver)
+    return list(dict.fromkeys([*first.values(), *receivers]))
 
 
 # --- boundary candidates
@@ -1389,7 +1410,8 @@ def _neighbours(value: Any) -> tuple[Any, ...]:
 
 def literals_in(sources: Sequence[str]) -> tuple[Any, ...]:
     """The literal values test ``sources`` write, in order of appearance and without
-    repeats: numbers, strings, bytes, and list/tuple/set/dict displays made of literals.
+    repeats: numbers, strings, bytes, and list/tuple/set/dict displays made of literals, and the dates,
+    durations and numbers they build from literals (``date(2000, 2, 1)``).
     Docstrings, booleans and None are left out; a source that does not parse adds nothing."""
     found: list[Any] = []
     for source in sources:
@@ -1405,9 +1427,34 @@ def literals_in(sources: Sequence[str]) -> tuple[Any, ...]:
                 except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
                     continue
                 displays.append((node, value))
-        nodes = sorted([*_literal_nodes(tree), *displays], key=lambda pair: (pair[0].lineno, pair[0].col_offset))
-        found += [value for _, value in nodes if callrecord.is_literal(value)]
+        nodes = sorted([*_literal_nodes(tree), *displays, *_built_nodes(tree)],
+                       key=lambda pair: (pair[0].lineno, pair[0].col_offset))
+        found += [value for _, value in nodes if callrecord.argument_repr(value) is not None]
     return tuple(_unique(found))
+
+
+#: How a test names the standard constructors of dates, durations and numbers, as ``argument_value`` reads them.
+_CONSTRUCTORS = {"date": "datetime.date", "datetime": "datetime.datetime", "time": "datetime.time",
+                 "timedelta": "datetime.timedelta", "Decimal": "Decimal", "Fraction": "Fraction"}
+
+
+def _built_nodes(tree: ast.AST) -> list[tuple[ast.expr, Any]]:
+    """The dates, times, durations, Decimals and Fractions a test builds from literals (``date(2000, 2, 1)``,
+    ``datetime.timedelta(days=10)``, ``Decimal('1.5')``), read with ``argument_value`` (nothing is run)."""
+    found: list[tuple[ast.expr, Any]] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        name = node.func.id if isinstance(node.func, ast.Name) else \
+            node.func.attr if isinstance(node.func, ast.Attribute) else None
+        if name not in _CONSTRUCTORS:
+            continue
+        call = ast.Call(ast.parse(_CONSTRUCTORS[name], mode="eval").body, node.args, node.keywords)
+        try:
+            found.append((node, callrecord.argument_value(ast.unparse(call))))
+        except ValueError:
+            continue
+    return found
 
 
 def _kinds(annotation: ast.expr | None) -> list[type]:
@@ -1457,6 +1504,8 @@ def _boundary_calls(signature: _Signature, samples: Sequence[CallSample], consta
     positional = [p for p in signature.parameters if not p.keyword_only]
     keyword = [p for p in signature.parameters if p.keyword_only]
     kinds: dict[int | str, list[type]] = {}
+    unannotated = {*(index for index, p in enumerate(positional) if p.annotation is None),
+                   *(p.name for p in keyword if p.annotation is None)}
 
     def note(slot: int | str, *seen: type) -> None:
         bucket = kinds.setdefault(slot, [])
@@ -1523,7 +1572,10 @@ def _boundary_calls(signature: _Signature, samples: Sequence[CallSample], consta
                 for slot in slots(*base):
                     yield value, slot, base, "designed"
         yield from edge_values(bases[0])  # few, and often the telling ones: before the time runs out
-        for value in _unique(list(test_literals)[:TEST_LITERALS]):
+        built = [value for value in test_literals if isinstance(value, _BUILT_KINDS)]
+        built = _unique([*{type(value): value for value in reversed(built)}.values(), *built])[:TEST_LITERALS // 2]
+        plain = [value for value in test_literals if not isinstance(value, _BUILT_KINDS)][:TEST_LITERALS]
+        for value in _unique([*built, *plain]):  # (the few dates and numbers first: they fit where text cannot)
             for base in bases:
                 for slot in slots(*base):
                     yield value, slot, base, "test-literal"
@@ -1539,7 +1591,10 @@ def _boundary_calls(signature: _Signature, samples: Sequence[CallSample], consta
             return
         if origin in ("boundary", "designed") and given >= budget - reserve:
             continue
-        if value is not None and not _fits(value, kinds.get(slot, [])):
+        # (a date, duration or number the tests wrote may stand for any argument no annotation types: the
+        # `other` of an operator takes whatever the tests combine with it)
+        loose = origin == "test-literal" and isinstance(value, _BUILT_KINDS) and slot in unannotated
+        if value is not None and not loose and not _fits(value, kinds.get(slot, [])):
             continue
         call = replaced(base, slot, value)
         if call is None:

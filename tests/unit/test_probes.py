@@ -1059,6 +1059,9 @@ MONEY = textwrap.dedent("""
         @property
         def euros(self):
             return self.cents / 100
+
+        def is_foreign(self):
+            return self.currency != "EUR"
 """)
 MONEY_TESTS = textwrap.dedent("""
     from shop.money import Money
@@ -1077,8 +1080,10 @@ MONEY_TESTS = textwrap.dedent("""
     def test_add_and_euros():
         assert (Money(250) + 1).currency == "EUR"
         assert Money(250).euros == 2.5
+        assert not Money(250).is_foreign()
 """)
-MONEY_TARGETS = [("shop.money", name) for name in ("Money.split", "Money.deposit", "Money.__add__", "Money.euros")]
+MONEY_TARGETS = [("shop.money", name) for name in ("Money.split", "Money.deposit", "Money.__add__", "Money.euros",
+                                                    "Money.is_foreign")]
 
 
 @pytest.fixture(scope="module")
@@ -1105,6 +1110,20 @@ def test_a_method_call_is_recorded_with_how_the_tests_built_its_instance(money):
     assert (add.receiver, add.args_repr) == (callrecord.Receiver(("250",)), ("1",))
     [euros] = samples["shop.money:Money.euros"]
     assert (euros.receiver, euros.args_repr) == (callrecord.Receiver(("250",)), ())
+
+
+def test_a_method_is_also_called_on_the_other_instances_the_tests_built(money):
+    root, samples = money
+    assert callrecord.Receiver(("100", "'USD'")) in [s.receiver for s in samples["shop.money:Money"]]
+    mutant = money_mutant('return self.currency != "EUR"', "return False", "Money.is_foreign")
+    found = probes.search_input(root, mutant, [*samples["shop.money:Money.is_foreign"], *samples["shop.money:Money"]],
+                                search_budget=10)
+    # the tests call it on a Money in euros only; the dollars deposited elsewhere tell the mutant apart
+    assert found.distinction is not None, found.reason
+    assert found.distinction.receiver == callrecord.Receiver(("100", "'USD'"))
+    probe = probes.write_probe(mutant, found.distinction, "shop.money", witness=True)
+    assert "    assert Money(100, 'USD').is_foreign() == True\n" in probe.source
+    assert probes.verify_probe(root, probe, mutant).accepted
 
 
 def test_a_private_helper_is_told_apart_through_the_public_method_on_an_instance_like_the_tests(money):

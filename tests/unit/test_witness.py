@@ -392,3 +392,28 @@ def test_only_plain_data_left_by_the_import_can_prove_a_mutant_equivalent():
     assert data_for(source, mutant("SEED", "seed(4)", "seed(5)")) == (["SEED"], [], reading)
     # a function the import calls, but also keeps (KEEP): it may run again later, so no data decides it
     assert data_for(source, mutant("_register", "HANDLERS.append(name)", "HANDLERS.append(None)")) == ([], [], [])
+
+
+def test_a_widened_handler_no_input_told_apart_stays_a_gap_never_likely_equivalent(tmp_path):
+    from elenchus.layout import SourceLayout
+    from elenchus.mutate import Mutant
+    from elenchus.witness import NoWitness, find_witness
+
+    source = "TABLE = {'a': 1}\n\n\ndef lookup(key):\n    try:\n        return TABLE[key]\n    except KeyError:\n" \
+             "        return None\n"
+    project, scratch = tmp_path / "project", tmp_path / "scratch"
+    (project / "shop").mkdir(parents=True)
+    scratch.mkdir()
+    (project / "shop" / "__init__.py").write_text("")
+    (project / "shop" / "table.py").write_text(source)
+    widened = source.replace("except KeyError:", "except Exception:")
+    mutant = Mutant(id="0" * 12, path="shop/table.py", symbol="lookup", line=7, end_line=7, col=5,
+                    family="broadened-handler", changed_intent="handmade", incident="handmade",
+                    expected_detection="none", diff="", mutated_source=widened, mutated_lines=(7,))
+    samples = {"shop.table:lookup": [probes.CallSample("shop.table:lookup", ("'a'",))]}
+    # Strings alone never make `TABLE[key]` raise anything but KeyError; an unhashable key would (TypeError).
+    found = find_witness(project, mutant, samples, (), SourceLayout((".",), ("shop",)), 30.0, scratch)
+    assert isinstance(found, NoWitness) and not found.searched, found.reason
+    assert "differs only when the guarded code raises an error the handler did not catch before" in found.reason
+    other = replace(mutant, family="handmade")  # the same search, for a mutant it can clear
+    assert find_witness(project, other, samples, (), SourceLayout((".",), ("shop",)), 30.0, scratch).searched
