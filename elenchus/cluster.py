@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import atexit
 import functools
+import gzip
 import hashlib
 import io
 import os
@@ -154,7 +155,9 @@ def archive(template: Path) -> bytes:
         info.mtime, info.uid, info.gid, info.uname, info.gname = 0, 0, 0, "", ""
         return info
 
-    with tarfile.open(fileobj=buffer, mode="w:gz", compresslevel=6, format=tarfile.PAX_FORMAT) as tar:
+    # (gzip's own header holds a time too: zeroed, or two archives made a second apart differ)
+    with gzip.GzipFile(fileobj=buffer, mode="wb", compresslevel=6, mtime=0) as packed, \
+            tarfile.open(fileobj=packed, mode="w", format=tarfile.PAX_FORMAT) as tar:
         tar.add(str(template), arcname=".", recursive=True, filter=keep)
     return buffer.getvalue()
 

@@ -42,6 +42,7 @@ def test_cluster_archive_unpacks_to_the_same_digest_and_is_the_same_bytes_each_t
     template = _tree(tmp_path / "template")
     data = cluster.archive(template)
     assert cluster.archive(template) == data
+    assert data[4:8] == b"\0\0\0\0"  # gzip's header time: two archives a second apart are the same bytes too
     unpacked = cluster.unpack(data, tmp_path / "worker" / "cohort", tree_digest(template))
     assert tree_digest(unpacked) == tree_digest(template)
     assert os.readlink(unpacked / "link.py") == "pkg/__init__.py"
