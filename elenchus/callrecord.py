@@ -48,7 +48,9 @@ literal ``repr``, or a constructor ``repr`` with the imports it needs such as
 "unrepresentable" or a per-call timeout). A method's request names its receiver
 (``"receiver"``, as recorded); the driver builds it, calls the method as a test would
 (``OPERATORS`` for special methods) and answers the receiver's state after the call too
-(``receiver_after``). A request ``{"equal": [A, B], "imports": [...]}``
+(``receiver_after``). A request may name a set-up call of another function of the module,
+made first (``"setup": {"name": ..., "args_repr": [...], "kwargs_repr": {...}}``: activating a
+locale). A request ``{"equal": [A, B], "imports": [...]}``
 asks whether two constructor reprs build equal values. The
 Elenchus process never imports user code; ``elenchus.probes`` starts drivers.
 
@@ -900,9 +902,19 @@ def serve(argv: Sequence[str]) -> int:
             receiver = None if built is None else (
                 [argument_value(text) for text in built["args_repr"]],
                 {key: argument_value(text) for key, text in built["kwargs_repr"].items()})
+            before = request.get("setup")
+            setup = None if before is None else (
+                getattr(sys.modules[module_name], str(before["name"])),
+                [argument_value(text) for text in before["args_repr"]],
+                {key: argument_value(text) for key, text in before["kwargs_repr"].items()})
         except (ValueError, KeyError, TypeError, SyntaxError, AttributeError) as exc:
             answer({"kind": "bad-request", "error": str(exc)[:200]})
             continue
+        if setup is not None:  # the call the tests made first, that changes what the module does
+            done = observe(setup[0], setup[1], setup[2], per_call)
+            if done.get("kind") != "value":
+                answer({"kind": "setup-failed", "setup": done})
+                continue
         if receiver is None:
             observed = observe(function, args, kwargs, per_call)
         else:

@@ -214,6 +214,7 @@ class Distinction:
     receiver_after: tuple[str, str, str] | None = None
     receiver_imports: tuple[str, ...] = ()
     read: bool = False  # a property's: read as an attribute, not called
+    setup: CallSample | None = None  # a call of another function of the module, made first (``activate('fr')``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -396,7 +397,9 @@ class _Driver:
     """One ``callrecord.serve`` process in a workspace, answering calls over pipes."""
 
     def __init__(self, workspace: Path, module: str, qualname: str, per_call: float,
-                 roots: Sequence[str] = (), watch: tuple[str, Sequence[int]] | None = None) -> None:
+                 roots: Sequence[str] = (), watch: tuple[str, Sequence[int]] | None = None,
+                 setup: CallSample | None = None) -> None:
+        self.setup = setup  # made before every call (the driver starts afresh: each call sees it once more)
         self.workspace = workspace
         self.module = module
         self.qualname = qualname
@@ -483,9 +486,12 @@ class _Driver:
             if self._proc is None:
                 return {"kind": "crashed"}
         assert self._proc.stdin is not None
+        setup = self.setup
         request = json.dumps({"args_repr": list(args_repr), "kwargs_repr": dict(kwargs_repr), **(
             {"receiver": {"args_repr": list(receiver.args_repr), "kwargs_repr": dict(receiver.kwargs_repr)}}
-            if receiver is not None else {})}) + "\n"
+            if receiver is not None else {}), **(
+            {"setup": {"name": setup.target.partition(":")[2], "args_repr": list(setup.args_repr),
+                       "kwargs_repr": dict(setup.kwargs_repr)}} if setup is not None else {})}) + "\n"
         try:
             self._proc.stdin.write(request.encode("utf-8"))
             self._proc.stdin.flush()
@@ -790,7 +796,8 @@ class _Comparer:
                     result = Distinction(tuple(args_repr), tuple(sorted(kwargs_repr.items())), reference[0],
                                          reference[1], mutant[0], mutant[1], origin, changed,
                                          tuple(reference_answer.get("imports") or ()), view, receiver,
-                                         held and held[0], tuple(held[1]) if held else (), self.read)
+                                         held and held[0], tuple(held[1]) if held else (), self.read,
+                                         self.reference.setup)
         for kind in opaque - {None}:  # (once per input, whichever side gave it)
             self.opaque[kind] = self.opaque.get(kind, 0) + 1
         self._seen[key] = result
@@ -915,6 +922,7 @@ def search_input(
     data: Sequence[str] = (),
     state: Sequence[str] = (),
     reads: Sequence[int] = (),
+    setup: CallSample | None = None,
 ) -> InputSearch:
     """Look for an input on which ``mutant`` fails a reference-output assertion.
 
@@ -931,6 +939,9 @@ def search_input(
     fills (whose strings become designed inputs), ``state`` every module-level data name (the same data in
     both modules proves the mutant equivalent), and ``reads`` the lines of the module's functions that read
     ``data``: such a mutant is reached by a call that runs one of them, not by the import every call shares.
+
+    ``setup``: a call of another function of the module the tests made (``activate('fr_FR')``), made before
+    every call, for code whose effect shows only in the state it selects.
     """
     started = time.monotonic()
     reference_dir = Path(reference_dir)
@@ -979,10 +990,10 @@ def search_input(
         else:
             read_watch = (mutant.path, removed) if removed else None
         reference = stack.enter_context(_Driver(reference_copy, module, symbol, per_call_timeout, roots,
-                                                read_watch))
+                                                read_watch, setup))
         watch = (mutant.path, mutant.mutated_lines) if mutant.mutated_lines and not removed and not reads else None
         watched = bool(watch or read_watch)
-        mutated = stack.enter_context(_Driver(mutant_copy, module, symbol, per_call_timeout, roots, watch))
+        mutated = stack.enter_context(_Driver(mutant_copy, module, symbol, per_call_timeout, roots, watch, setup))
         if not reference.ready or not mutated.ready:
             return outcome(None, False, reference.error or mutated.error or f"cannot call {target}")
         same, changed = _compared_state(reference, mutated, state)
@@ -1001,7 +1012,7 @@ def search_input(
         designed = (_pattern_examples(source, mutant) + _data_examples((reference, mutated), source, mutant, data)
                     + _code_point_characters(source, mutant, node, reference))
         calls = list({(s.args_repr, s.kwargs_repr): s for s in mine}.values())  # the tests' arguments, once each
-        constants = _character_variants(source, mutant, calls) + _mutated_constants(source, mutant)
+        constants = _character_variants(source, mutant, calls) + mutated_constants(source, mutant)
         for receiver in receivers:  # each instance the tests built gets its share of the inputs
             comparer.receiver = receiver
             for sample in calls if receiver is not None else ():  # the tests' arguments on this instance
@@ -1159,7 +1170,7 @@ def _constants_on(source: str, first: int, last: int, mutated: bool = False) -> 
             if node.lineno <= last and (node.end_lineno or node.lineno) >= first]
 
 
-def _mutated_constants(source: str, mutant: Mutant) -> list[Any]:
+def mutated_constants(source: str, mutant: Mutant) -> list[Any]:
     """The constants on the mutant's lines: those the mutation changed first, then the
     others of the reference, then the mutant's own."""
     shift = len(mutant.mutated_source.splitlines()) - len(source.splitlines())
@@ -1267,7 +1278,7 @@ def _code_point_characters(source: str, mutant: Mutant, target: ast.FunctionDef,
     if not any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "ord"
                for function in (target, mutated) if function is not None for n in ast.walk(function)):
         return []
-    bounds = [v for v in _mutated_constants(source, mutant) if type(v) is int]
+    bounds = [v for v in mutated_constants(source, mutant) if type(v) is int]
     if reference is not None:
         bounds += reference.bounds(_data_read(source, target))
     return _unique(chr(code) for value in bounds if 0 <= value <= sys.maxunicode
@@ -1909,7 +1920,7 @@ def _search(signature: _Signature, samples: Sequence[CallSample], comparer: _Com
 # 3. writing a probe
 
 
-def _call_text(function: str, args_repr: Sequence[str], kwargs_repr: Sequence[tuple[str, str]],
+def call_text(function: str, args_repr: Sequence[str], kwargs_repr: Sequence[tuple[str, str]],
                receiver: callrecord.Receiver | None = None, instance: str | None = None, read: bool = False) -> str:
     """The call as a test writes it. A method ``Class.name`` with a ``receiver`` is called on the instance
     built as the tests built it (``Money(5, 'EUR').split(2)``; on ``instance``, a name holding it, when
@@ -1919,7 +1930,7 @@ def _call_text(function: str, args_repr: Sequence[str], kwargs_repr: Sequence[tu
     if receiver is None:
         return f"{function}({', '.join(arguments)})"
     owner, _, name = function.rpartition(".")
-    built = instance or _call_text(owner, receiver.args_repr, receiver.kwargs_repr)
+    built = instance or call_text(owner, receiver.args_repr, receiver.kwargs_repr)
     if name in callrecord.OPERATORS:
         template = callrecord.OPERATORS[name][1]
         text = template.format(built, *arguments)
@@ -2049,8 +2060,8 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
     passed = tuple(held.get(index, text) for index, text in enumerate(distinction.args_repr))
     receiver = distinction.receiver
     instance = _instance_name(function) if distinction.receiver_after else None
-    call = _call_text(callee, passed, distinction.kwargs_repr, receiver, instance, distinction.read)
-    shown = _call_text(function, distinction.args_repr, distinction.kwargs_repr, receiver, read=distinction.read)
+    call = call_text(callee, passed, distinction.kwargs_repr, receiver, instance, distinction.read)
+    shown = call_text(function, distinction.args_repr, distinction.kwargs_repr, receiver, read=distinction.read)
     matched = distinction.view == "match" and distinction.reference_exception is None
     if distinction.view is not None and distinction.reference_exception is None and not matched:
         # what a test can assert of it
@@ -2085,8 +2096,14 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
             # the call leaves its instance in another state: build it, call, then check the state
             how, after, _ = distinction.receiver_after
             state = {"repr": instance, "vars": f"vars({instance})", "str": f"str({instance})"}[how]
-            built = _call_text(function.rpartition(".")[0], receiver.args_repr, receiver.kwargs_repr)
+            built = call_text(function.rpartition(".")[0], receiver.args_repr, receiver.kwargs_repr)
             body = f"    {instance} = {built}\n    {call}\n    assert {state} == {after}\n"
+    if distinction.setup is not None:  # the call the tests made first, that selects the state shown
+        setup_name = distinction.setup.target.partition(":")[2]
+        names.setdefault(module, []).append(setup_name)
+        before = call_text(setup_name, distinction.setup.args_repr, distinction.setup.kwargs_repr)
+        body = f"    {before}\n" + body
+        shown = f"{before}; {shown}"
     if style == "unittest":  # the TestCase's own assertions where they say the same
         body = body.replace("with pytest.raises(", "with self.assertRaises(")
         lines = []
@@ -2101,6 +2118,8 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
     imports = ("import unittest\n\n" if style == "unittest" else "") + ("import pytest\n\n" if needs_pytest else "") \
         + "\n".join(dict.fromkeys([*callrecord.argument_imports([
             *distinction.args_repr, *(text for _, text in distinction.kwargs_repr),
+            *(distinction.setup.args_repr if distinction.setup else ()),
+            *(text for _, text in (distinction.setup.kwargs_repr if distinction.setup else ())),
             *(receiver.args_repr if receiver else ()), *(text for _, text in (receiver.kwargs_repr if receiver else ()))]),
             *distinction.imports, *distinction.receiver_imports, *_import_lines(names)]))
 

@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 import multiprocessing
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -298,7 +298,62 @@ def targets_for(source: str, mutant: Mutant) -> list[str]:
         callers = [caller for caller, called in calls.items() if called & wanted and caller not in found]
         found += [caller for caller in callers if probes.public_symbol(caller)]
         wanted |= {part for caller in callers for part in (caller, caller.rpartition(".")[2])}
+        for builder in [caller for caller in callers if caller.rpartition(".")[2] in _BUILDERS]:
+            # what a constructor calls runs for every instance: the class's public methods reach it
+            found += [method for method in calls if method.startswith(builder.rpartition(".")[0] + ".")
+                      and probes.public_symbol(method) and method not in found]
     return found
+
+
+#: Set-up calls of the module the tests made that a search tries before its calls, and the targets tried after each.
+SETUPS_TRIED = 6
+SETUP_TARGETS = 2
+
+
+def setups_for(source: str) -> list[str]:
+    """The module's public functions that change what it does later: each assigns a module-level name
+    (``global``) or an attribute or item of one (``_CURRENT.locale = locale``), as activating a locale
+    or a mode does."""
+    data = _module_data(source)
+    found = []
+    for node in _module_statements(source):
+        if not isinstance(node, ast.FunctionDef) or node.name.startswith("_"):
+            continue
+        for inner in ast.walk(node):
+            targets = inner.targets if isinstance(inner, ast.Assign) else [inner.target] if isinstance(
+                inner, ast.AugAssign) else []
+            if isinstance(inner, ast.Global) or any(_rooted_in(target, data) for target in targets):
+                found.append(node.name)
+                break
+    return found
+
+
+def _setup_calls(source: str, mutant: Mutant, samples: Mapping[str, Sequence[probes.CallSample]],
+                 module: str) -> list[probes.CallSample]:
+    """The set-up calls a search tries: those the tests made, each first with its first text argument
+    replaced by each string of the mutated lines (``activate('de_DE')`` for a dropped ``'de_DE'`` entry)."""
+    recorded = [sample for name in setups_for(source) for sample in samples.get(f"{module}:{name}", ())]
+    words = [value for value in probes.mutated_constants(source, mutant) if type(value) is str]
+    designed: list[probes.CallSample] = []
+    for sample in recorded:
+        slot = next((i for i, text in enumerate(sample.args_repr) if text[:1] in "'\""), None)
+        if slot is not None:
+            designed += [replace(sample, args_repr=(*sample.args_repr[:slot], repr(word), *sample.args_repr[slot + 1:]))
+                         for word in words]
+    return list(dict.fromkeys([*designed, *recorded]))[:SETUPS_TRIED]
+
+
+def _rooted_in(target: ast.expr, names: set[str]) -> bool:
+    """Is ``target`` an attribute or item of one of ``names`` (``_CURRENT.locale``, ``CACHE[key]``)?"""
+    if not isinstance(target, (ast.Attribute, ast.Subscript)):
+        return False
+    while isinstance(target, (ast.Attribute, ast.Subscript)):
+        target = target.value
+    return isinstance(target, ast.Name) and target.id in names
+
+
+def _setup_text(setup: probes.CallSample) -> str:
+    return probes.call_text(setup.target.partition(":")[2], setup.args_repr, setup.kwargs_repr)
 
 
 def _describe(search: probes.InputSearch) -> str:
@@ -312,7 +367,7 @@ def _describe(search: probes.InputSearch) -> str:
 class _Progress:
     """How far one survivor's search got; it crosses between the search processes and the verifying one."""
 
-    next_target: int = 0  # the target function to search next
+    next_target: int = 0  # the next (target function, set-up call) pair to search
     inputs: int = 0
     seconds: float = 0.0  # spent searching and verifying so far
     searched: bool = False  # some input was compared
@@ -361,35 +416,45 @@ def search_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Se
             f"{mutant.path} calls it")
         return NoWitness(False, f"no witness was searched: {where}", 0, round(time.monotonic() - started, 3))
     data, state, reads = data_for(source, mutant)
-    for index in range(progress.next_target, len(targets)):
-        symbol = targets[index]
+    # Each target as it is, then the first ones again after each set-up call the tests made (activating a
+    # locale): what shows only in the state such a call selects.
+    setups = _setup_calls(source, mutant, samples, module)
+    phases = [(symbol, None) for symbol in targets] + [
+        (symbol, setup) for setup in setups for symbol in targets[:SETUP_TARGETS]
+        if setup.target != f"{module}:{symbol}"]
+    for index in range(progress.next_target, len(phases)):
+        symbol, setup = phases[index]
         remaining = time_budget - progress.seconds - (time.monotonic() - started)
         if remaining <= 0:  # what was not searched backs no claim of equivalence
             progress.unfinished = True
-            progress.notes.append(f"the time ran out before `{symbol}` was searched")
+            progress.notes.append(f"the time ran out before `{symbol}` was searched"
+                                  + (f" after `{_setup_text(setup)}`" if setup else ""))
             break
         built = samples.get(f"{module}:{symbol.rpartition('.')[0]}", ()) if "." in symbol else ()
         search = probes.search_input(reference_dir, mutant, [*samples.get(f"{module}:{symbol}", ()), *built],
                                      test_literals=test_literals, time_budget=remaining, scratch=scratch,
                                      symbol=symbol, module=module, roots=layout.roots, data=data, state=state,
-                                     reads=reads)
+                                     reads=reads, setup=setup)
         progress.inputs += search.inputs
         if search.proof is not None:
             progress.seconds += time.monotonic() - started
             return NoWitness(True, f"equivalent (proven): {search.proof}", progress.inputs,
                              round(progress.seconds, 3))
         if not search.searched:
-            progress.notes.append(f"`{symbol}`: {search.reason}")
+            if setup is None:  # (after a set-up call, what was said of the call alone holds)
+                progress.notes.append(f"`{symbol}`: {search.reason}")
             continue
         skipped = (unrecorded or {}).get(f"{module}:{symbol}", 0)
         recorded = len(samples.get(f"{module}:{symbol}", ()))
         if search.distinction is None and skipped > recorded:  # the tests' own kind of input was never tried
-            progress.notes.append(
-                f"`{symbol}`: the tests made {skipped} distinct call(s) of it with arguments that are not literals "
-                f"(objects such as dates), which the search cannot try, and only {recorded} it could")
+            if setup is None:
+                progress.notes.append(
+                    f"`{symbol}`: the tests made {skipped} distinct call(s) of it with arguments that are not "
+                    f"literals (objects such as dates), which the search cannot try, and only {recorded} it could")
             continue
         progress.searched = True
-        progress.described.append(f"`{symbol}`: {_describe(search)}")
+        after = f" after `{_setup_text(setup)}`" if setup else ""
+        progress.described.append(f"`{symbol}`{after}: {_describe(search)}")
         if search.distinction is None:
             continue
         found = search.distinction
@@ -404,7 +469,7 @@ def search_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Se
         progress.next_target = index + 1
         progress.seconds += time.monotonic() - started
         return Candidate(probe, found.origin, original, changed, wrong, progress)
-    progress.next_target = len(targets)
+    progress.next_target = len(phases)
     progress.seconds += time.monotonic() - started
     seconds = round(progress.seconds, 3)
     # Nothing compared, a target left unsearched, or a difference no kept test shows: a gap.
@@ -507,8 +572,8 @@ def witness_survivors(survivors: Sequence[Mutant], cohort: Cohort, head: Snapsho
         if module is not None:
             source = head.read(mutant.path) or ""
             names = targets_for(source, mutant)
-            wanted |= {(module, name) for name in names}
-            for name in names:
+            for name in names + (setups_for(source) if names else []):  # (and the set-up calls the tests make)
+                wanted.add((module, name))
                 spans.setdefault((mutant.path, name), _lines_of(source, [name]))
             if names:
                 searchable.append(mutant)

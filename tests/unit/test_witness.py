@@ -73,6 +73,17 @@ def test_a_private_method_a_constructor_or_a_table_read_by_a_method_is_reached_t
                 return self._rate() * self.cents
 
 
+        class Rate:
+            def __init__(self, value):
+                self.key = self._key(value)
+
+            def _key(self, value):
+                return round(value, 2)
+
+            def __lt__(self, other):
+                return self.key < other.key
+
+
         def total(amounts):
             return sum(Money(a).split(1) for a in amounts)
     """)
@@ -87,6 +98,7 @@ def test_a_private_method_a_constructor_or_a_table_read_by_a_method_is_reached_t
     assert targets("Money.__add__") == ["Money.__add__"]  # reached by `+`
     assert targets("Money.__init__")[:3] == ["Money.split", "Money.__add__", "Money.converted"]
     assert targets("RATES") == ["Money.converted"]  # a table read by a private method, through its public caller
+    assert targets("Rate._key") == ["Rate.__lt__"]  # called by the constructor: every instance runs it
 
 
 def test_module_level_code_evaluated_as_a_whole_module_is_reached_through_the_functions_reading_it():
@@ -417,3 +429,45 @@ def test_a_widened_handler_no_input_told_apart_stays_a_gap_never_likely_equivale
     assert "differs only when the guarded code raises an error the handler did not catch before" in found.reason
     other = replace(mutant, family="handmade")  # the same search, for a mutant it can clear
     assert find_witness(project, other, samples, (), SourceLayout((".",), ("shop",)), 30.0, scratch).searched
+
+
+LOCALES = textwrap.dedent("""
+    _CURRENT = {"locale": None}
+    _SEPARATOR = {
+        "fr_FR": " ",
+        "de_DE": ".",
+    }
+
+
+    def activate(locale):
+        _CURRENT["locale"] = locale
+
+
+    def separator():
+        return _SEPARATOR.get(_CURRENT["locale"], ",")
+""")
+
+
+def test_an_entry_seen_only_after_a_set_up_call_is_told_apart_by_making_that_call_first(tmp_path):
+    from elenchus.layout import SourceLayout
+    from elenchus.witness import Candidate, search_witness, setups_for
+
+    assert setups_for(LOCALES) == ["activate"]  # it changes what the module does afterwards
+    project, scratch = tmp_path / "project", tmp_path / "scratch"
+    (project / "shop").mkdir(parents=True)
+    scratch.mkdir()
+    (project / "shop" / "__init__.py").write_text("")
+    (project / "shop" / "i18n.py").write_text(LOCALES)
+    spans = [FunctionSpan("_SEPARATOR", 3, 6), *(FunctionSpan(s.qualname, s.start, s.end)
+                                                for s in function_spans(LOCALES))]
+    mutants, _ = generate("shop/i18n.py", LOCALES, spans)
+    [dropped] = [m for m in mutants if m.symbol == "_SEPARATOR" and '"de_DE"' not in m.mutated_source]
+    # The tests activated French only: German is never read unless activated first.
+    samples = {"shop.i18n:separator": [probes.CallSample("shop.i18n:separator", ())],
+               "shop.i18n:activate": [probes.CallSample("shop.i18n:activate", ("'fr_FR'",))]}
+    found = search_witness(project, dropped, samples, (), SourceLayout((".",), ("shop",)), 30.0, scratch)
+    assert isinstance(found, Candidate), found.reason
+    assert found.probe.input_repr == "activate('de_DE'); separator()"
+    assert "from shop.i18n import activate, separator\n" in found.probe.source
+    assert "    activate('de_DE')\n    assert separator() == '.'\n" in found.probe.source
+    assert probes.verify_probe(project, found.probe, dropped).accepted
