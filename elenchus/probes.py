@@ -760,6 +760,7 @@ class _Comparer:
         self.expired = False  # the deadline came before every input meant was tried
         self.receiver: callrecord.Receiver | None = None  # a method's: the instance each call is made on
         self.read = False  # a property's calls are attribute reads
+        self.setup_failed: str | None = None  # how the set-up call failed here, when it did
 
     def check(self, args_repr: Sequence[str], kwargs_repr: Mapping[str, str], origin: str) -> Distinction | None:
         receiver = self.receiver
@@ -773,6 +774,9 @@ class _Comparer:
         self.tried[origin] = self.tried.get(origin, 0) + 1
         result = None
         reference_answer = self.reference.call(args_repr, kwargs_repr, receiver)
+        if reference_answer.get("kind") == "setup-failed":
+            failed = (reference_answer.get("setup") or {})
+            self.setup_failed = str(failed.get("exception") or failed.get("kind") or "it failed")
         reference = _observed(reference_answer)
         opaque = {self._opaque(reference_answer)}
         if reference is not None:
@@ -1044,6 +1048,10 @@ def search_input(
             return outcome(None, False, f"`{symbol}` gave results a test cannot write down or compare ({kinds}) "
                                         f"for {count} of {sum(comparer.tried.values())} inputs, so those could "
                                         "not be compared", comparer)
+        if not comparer.compared and comparer.setup_failed and setup is not None:
+            made = call_text(setup.target.partition(":")[2], setup.args_repr, setup.kwargs_repr)
+            return outcome(None, False, f"the set-up call `{made}` the tests made fails here "
+                                        f"({comparer.setup_failed})", comparer)
         if not comparer.compared:
             return outcome(None, False, f"no call of `{symbol}` could be compared (each timed out, crashed or "
                                         "returned something too long to write down)", comparer)

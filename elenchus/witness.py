@@ -373,6 +373,7 @@ class _Progress:
     searched: bool = False  # some input was compared
     unkept: bool = False  # some input differed, but its test was not kept
     unfinished: bool = False  # the time ran out before every target was searched
+    unreplayed: bool = False  # a set-up call the tests made could not be made here
     notes: list[str] = field(default_factory=list)
     described: list[str] = field(default_factory=list)
 
@@ -441,7 +442,10 @@ def search_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Se
             return NoWitness(True, f"equivalent (proven): {search.proof}", progress.inputs,
                              round(progress.seconds, 3))
         if not search.searched:
-            if setup is None:  # (after a set-up call, what was said of the call alone holds)
+            if setup is None:
+                progress.notes.append(f"`{symbol}`: {search.reason}")
+            elif search.reason and search.reason.startswith("the set-up call"):  # a state the tests select that
+                progress.unreplayed = True  # could not be reproduced: what it would show is unknown
                 progress.notes.append(f"`{symbol}`: {search.reason}")
             continue
         skipped = (unrecorded or {}).get(f"{module}:{symbol}", 0)
@@ -473,7 +477,7 @@ def search_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Se
     progress.seconds += time.monotonic() - started
     seconds = round(progress.seconds, 3)
     # Nothing compared, a target left unsearched, or a difference no kept test shows: a gap.
-    if not progress.searched or progress.unkept or progress.unfinished:
+    if not progress.searched or progress.unkept or progress.unfinished or progress.unreplayed:
         lead = "no witness was found, so it stays a gap" if progress.inputs else "no witness was searched"
         return NoWitness(False, f"{lead}: " + "; ".join(progress.notes), progress.inputs, seconds)
     tried = "; ".join(progress.described + progress.notes)

@@ -471,3 +471,26 @@ def test_an_entry_seen_only_after_a_set_up_call_is_told_apart_by_making_that_cal
     assert "from shop.i18n import activate, separator\n" in found.probe.source
     assert "    activate('de_DE')\n    assert separator() == '.'\n" in found.probe.source
     assert probes.verify_probe(project, found.probe, dropped).accepted
+
+
+def test_a_set_up_call_that_fails_here_leaves_the_survivor_a_gap_never_likely_equivalent(tmp_path):
+    from elenchus.layout import SourceLayout
+    from elenchus.witness import NoWitness, search_witness
+
+    # Its catalogs are build output no snapshot holds (git ignores them): activating fails in the workspace.
+    source = LOCALES.replace('def activate(locale):\n', 'def activate(locale):\n'
+                             '    open(__file__.replace("i18n.py", locale + ".mo")).close()\n')
+    project, scratch = tmp_path / "project", tmp_path / "scratch"
+    (project / "shop").mkdir(parents=True)
+    scratch.mkdir()
+    (project / "shop" / "__init__.py").write_text("")
+    (project / "shop" / "i18n.py").write_text(source)
+    spans = [FunctionSpan("_SEPARATOR", 3, 6), *(FunctionSpan(s.qualname, s.start, s.end)
+                                                for s in function_spans(source))]
+    mutants, _ = generate("shop/i18n.py", source, spans)
+    [dropped] = [m for m in mutants if m.symbol == "_SEPARATOR" and '"de_DE"' not in m.mutated_source]
+    samples = {"shop.i18n:separator": [probes.CallSample("shop.i18n:separator", ())],
+               "shop.i18n:activate": [probes.CallSample("shop.i18n:activate", ("'fr_FR'",))]}
+    found = search_witness(project, dropped, samples, (), SourceLayout((".",), ("shop",)), 30.0, scratch)
+    assert isinstance(found, NoWitness) and not found.searched, found.reason  # the default locale alone agrees
+    assert "the set-up call `activate('de_DE')` the tests made fails here (FileNotFoundError)" in found.reason
