@@ -34,9 +34,10 @@ left out (the call names the class), and an instance method's call is kept with 
 ``self`` was built (``"receiver": {"args_repr": [...], "kwargs_repr": {...}}``): the literal
 arguments its class's ``__init__`` received when the recorder saw it constructed, else the
 call its ``repr`` writes (a dataclass); a ``self`` built any other way makes the call
-unrecorded. Each distinct construction of such a class is kept too, under the target
-``pkg.mod:Class`` with no arguments: the instances a search may call any method on. On an
-xdist worker the file is ``PATH.<worker id>``.
+unrecorded. Each distinct construction of such a class (or of a class given as a target,
+``pkg.mod:Class``) is kept too, under the target ``pkg.mod:Class``, as the call of the class
+and as its receiver: the instances a search may call any method on. On an xdist worker the
+file is ``PATH.<worker id>``.
 
 **The driver** (``serve``) runs in its own process inside a workspace, imports one
 module-level function (or a class's method) by its dotted module name, and answers one JSON line per
@@ -392,6 +393,8 @@ class CallRecorder:
             owner, _, name = qualname.rpartition(".")
             if owner and "." not in owner:
                 self._builders.setdefault(f"{owner}.__init__", {})[module] = owner
+            elif not owner:  # (a class called as a target: its constructions are its calls)
+                self._builders.setdefault(f"{qualname}.__init__", {})[module] = qualname
         self._receivers: dict[int, tuple[type, Receiver]] = {}  # id(instance) -> how its class was called
         self._lock = threading.Lock()
         self._previous: tuple[Any, Any] | None = None
@@ -440,7 +443,8 @@ class CallRecorder:
                     pass
             return
         key = modules.get(frame.f_globals.get("__name__"))
-        if key is None or code.co_flags & _SKIPPED_CODE_FLAGS:
+        if key is None or code.co_flags & _SKIPPED_CODE_FLAGS or code.co_argcount == 0 and {
+                "__module__", "__qualname__"} <= frame.f_locals.keys():  # (a class body running, not a call)
             return
         try:
             self._record(key, code, frame.f_locals)
@@ -468,7 +472,7 @@ class CallRecorder:
             identity = json.dumps([texts, sorted(named.items())])
             if type(instance).__name__ == key.rpartition(":")[2] and identity not in built \
                     and len(built) < MAX_SAMPLES:
-                built[identity] = {"target": key, "args_repr": [], "kwargs_repr": {},
+                built[identity] = {"target": key, "args_repr": texts, "kwargs_repr": named,
                                    "receiver": {"args_repr": texts, "kwargs_repr": named}}
 
     def _receiver(self, instance: Any) -> Receiver | None:

@@ -295,7 +295,8 @@ def _module_tree(source: str) -> ast.Module | None:
 
 
 def _function_node(source: str, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-    """The module-level function ``name``, or the method ``Class.name`` of a module-level class."""
+    """The module-level function ``name``, or the method ``Class.name`` of a module-level class; for a
+    module-level class ``name``, its ``__init__`` (the class is called as its constructor)."""
     tree = _module_tree(source)
     if tree is None:
         return None
@@ -308,6 +309,9 @@ def _function_node(source: str, name: str) -> ast.FunctionDef | ast.AsyncFunctio
     for node in body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
             found = node  # the last definition wins, as at import
+    classes = [node for node in body if isinstance(node, ast.ClassDef) and node.name == name] if not owner else []
+    if found is None and classes:  # a class, called as its constructor
+        found = _function_node(source, f"{name}.__init__")
     return found
 
 
@@ -1008,11 +1012,12 @@ def search_input(
         comparer = _Comparer(reference, mutated, time.monotonic() + time_budget)
         comparer.read = kind == "property"
         for sample in mine:
-            comparer.receiver = sample.receiver
+            comparer.receiver = sample.receiver if kind in ("instance", "property") else None
             found = comparer.check(sample.args_repr, dict(sample.kwargs_repr), "recorded")
             if found is not None and comparer.confirm(found):
                 return outcome(found, True, None, comparer)
-        signature = _Signature.of(node, bound=kind in ("instance", "class"))
+        constructed = not owner and node.name == "__init__"  # a class called: `self` is what it builds
+        signature = _Signature.of(node, bound=kind in ("instance", "class") or constructed)
         designed = (_pattern_examples(source, mutant) + _data_examples((reference, mutated), source, mutant, data)
                     + _code_point_characters(source, mutant, node, reference))
         calls = list({(s.args_repr, s.kwargs_repr): s for s in mine}.values())  # the tests' arguments, once each

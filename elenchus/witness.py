@@ -285,8 +285,9 @@ def targets_for(source: str, mutant: Mutant) -> list[str]:
     if own and not owner:
         return own
     wanted = {leaf, name}
-    if owner and name in _BUILDERS:  # what a constructor builds, the class's methods read
-        own = [method for method in calls if method.startswith(f"{owner}.") and probes.public_symbol(method)]
+    if owner and name in _BUILDERS:  # the class itself builds it, and its methods read what it built
+        own = [owner] * probes.public_symbol(owner) + [
+            method for method in calls if method.startswith(f"{owner}.") and probes.public_symbol(method)]
     elif mutant.symbol in calls:  # a method: reached by calls of its name, not by building its class
         wanted = {name}
     if mutant.symbol == "<module>":  # module-level code: the functions reading what it assigns or fills
@@ -299,8 +300,9 @@ def targets_for(source: str, mutant: Mutant) -> list[str]:
         found += [caller for caller in callers if probes.public_symbol(caller)]
         wanted |= {part for caller in callers for part in (caller, caller.rpartition(".")[2])}
         for builder in [caller for caller in callers if caller.rpartition(".")[2] in _BUILDERS]:
-            # what a constructor calls runs for every instance: the class's public methods reach it
-            found += [method for method in calls if method.startswith(builder.rpartition(".")[0] + ".")
+            # what a constructor calls runs for every instance: the class and its public methods reach it
+            cls = builder.rpartition(".")[0]
+            found += [method for method in [cls, *calls] if (method == cls or method.startswith(cls + "."))
                       and probes.public_symbol(method) and method not in found]
     return found
 
@@ -647,7 +649,8 @@ def _lines_of(source: str, names: Sequence[str]) -> set[int]:
     for node in _module_statements(source):
         prefix = f"{node.name}." if isinstance(node, ast.ClassDef) else ""
         for function in _functions(node):
-            if prefix + function.name in wanted and function.body:
+            called = prefix + function.name in wanted or function.name == "__init__" and node.name in wanted
+            if called and function.body:
                 found.update(range(function.body[0].lineno, (function.end_lineno or function.lineno) + 1))
     return found
 

@@ -1184,6 +1184,18 @@ def test_a_special_method_is_called_through_its_operator_and_a_property_is_read(
     assert probes.verify_probe(root, probe, mutant).accepted
 
 
+def test_a_constructor_is_told_apart_by_calling_the_class_as_the_tests_did(money):
+    root, samples = money
+    assert [s.args_repr for s in samples["shop.money:Money"]][:2] == [("10",), ("100", "'USD'")]
+    mutant = money_mutant("self.cents = cents", "self.cents = abs(cents)", "Money.__init__")
+    found = probes.search_input(root, mutant, samples["shop.money:Money"], symbol="Money", module="shop.money",
+                                search_budget=20)
+    assert found.distinction is not None, found.reason  # no test built a Money below zero
+    probe = probes.write_probe(mutant, found.distinction, "shop.money", function="Money", witness=True)
+    assert "    assert vars(Money(-1)) == {'cents': -1, 'currency': 'EUR'}\n" in probe.source
+    assert probes.verify_probe(root, probe, mutant).accepted
+
+
 def test_a_method_no_test_called_on_an_instance_it_could_build_is_never_searched(money):
     root, _ = money
     mutant = money_mutant("self.cents // parts", "self.cents / parts", "Money._share")
