@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from elenchus import probes
+from elenchus import callrecord, probes
 from elenchus.cohorts import Cohort
 from elenchus.coverage_map import CoverageMap
 from elenchus.executor import Executor
@@ -339,9 +339,10 @@ def _setup_calls(source: str, mutant: Mutant, samples: Mapping[str, Sequence[pro
     designed: list[probes.CallSample] = []
     for sample in recorded:
         slot = next((i for i, text in enumerate(sample.args_repr) if text[:1] in "'\""), None)
-        if slot is not None:
+        if slot is not None:  # (words shaped like the tests' own: `'de_DE'` where they wrote `'fr_FR'`, never `'.'`)
+            shape = callrecord.argument_value(sample.args_repr[slot]).isidentifier()
             designed += [replace(sample, args_repr=(*sample.args_repr[:slot], repr(word), *sample.args_repr[slot + 1:]))
-                         for word in words]
+                         for word in words if word and word.isidentifier() == shape]
     return list(dict.fromkeys([*designed, *recorded]))[:SETUPS_TRIED]
 
 

@@ -494,3 +494,4 @@ def test_a_set_up_call_that_fails_here_leaves_the_survivor_a_gap_never_likely_eq
     found = search_witness(project, dropped, samples, (), SourceLayout((".",), ("shop",)), 30.0, scratch)
     assert isinstance(found, NoWitness) and not found.searched, found.reason  # the default locale alone agrees
     assert "the set-up call `activate('de_DE')` the tests made fails here (FileNotFoundError)" in found.reason
+    assert "activate('.')" not in found.reason  # a table's value is no locale: only words shaped like one
