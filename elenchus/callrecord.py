@@ -443,8 +443,8 @@ class CallRecorder:
                     pass
             return
         key = modules.get(frame.f_globals.get("__name__"))
-        if key is None or code.co_flags & _SKIPPED_CODE_FLAGS or code.co_argcount == 0 and {
-                "__module__", "__qualname__"} <= frame.f_locals.keys():  # (a class body running, not a call)
+        # (a code object without new locals is a class body running, not a call)
+        if key is None or code.co_flags & _SKIPPED_CODE_FLAGS or not code.co_flags & inspect.CO_NEWLOCALS:
             return
         try:
             self._record(key, code, frame.f_locals)

@@ -978,7 +978,7 @@ def search_input(
     receivers: list[callrecord.Receiver | None] = [None]
     if kind in ("instance", "property"):  # called on an instance, built as the tests built theirs
         mine = [s for s in mine if s.receiver is not None]
-        built = [s.receiver for s in samples if s.target == f"{module}:{owner}"]  # any instance the tests built
+        built = [s.receiver for s in samples if s.target == f"{module}:{owner}" and s.receiver is not None]
         receivers = _varied(list(dict.fromkeys([*(s.receiver for s in mine), *built])))[:RECEIVERS_TRIED]
         if not receivers:
             return outcome(None, False, f"no test built a `{owner}` the search can build again (with arguments "

@@ -1187,6 +1187,9 @@ def test_a_special_method_is_called_through_its_operator_and_a_property_is_read(
 def test_a_constructor_is_told_apart_by_calling_the_class_as_the_tests_did(money):
     root, samples = money
     assert [s.args_repr for s in samples["shop.money:Money"]][:2] == [("10",), ("100", "'USD'")]
+    # The class as a target of its own: its calls are its constructions, never its body running at import.
+    alone = probes.record_calls(root, ["tests"], [("shop.money", "Money")])["shop.money:Money"]
+    assert alone and all(s.receiver == callrecord.Receiver(s.args_repr, s.kwargs_repr) for s in alone)
     mutant = money_mutant("self.cents = cents", "self.cents = abs(cents)", "Money.__init__")
     found = probes.search_input(root, mutant, samples["shop.money:Money"], symbol="Money", module="shop.money",
                                 search_budget=20)
