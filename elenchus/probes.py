@@ -1953,6 +1953,13 @@ def call_text(function: str, args_repr: Sequence[str], kwargs_repr: Sequence[tup
     return f"{built}.{name}({', '.join(arguments)})"
 
 
+def _argument_texts(distinction: Distinction) -> list[str]:
+    """Every argument a probe writes: the call's, its set-up call's, and its instance's construction."""
+    calls = [(distinction.args_repr, distinction.kwargs_repr)]
+    calls += [(made.args_repr, made.kwargs_repr) for made in (distinction.setup, distinction.receiver) if made]
+    return [text for args, kwargs in calls for text in (*args, *(value for _, value in kwargs))]
+
+
 def _bare(text: str) -> str:
     """``text`` without the parentheses around all of it (an operator's call passed to ``vars``)."""
     if not (text.startswith("(") and text.endswith(")")):
@@ -2129,12 +2136,8 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
         body = "".join(lines)
         needs_pytest = "pytest." in body
     imports = ("import unittest\n\n" if style == "unittest" else "") + ("import pytest\n\n" if needs_pytest else "") \
-        + "\n".join(dict.fromkeys([*callrecord.argument_imports([
-            *distinction.args_repr, *(text for _, text in distinction.kwargs_repr),
-            *(distinction.setup.args_repr if distinction.setup else ()),
-            *(text for _, text in (distinction.setup.kwargs_repr if distinction.setup else ())),
-            *(receiver.args_repr if receiver else ()), *(text for _, text in (receiver.kwargs_repr if receiver else ()))]),
-            *distinction.imports, *distinction.receiver_imports, *_import_lines(names)]))
+        + "\n".join(dict.fromkeys([*callrecord.argument_imports(_argument_texts(distinction)),
+                                    *distinction.imports, *distinction.receiver_imports, *_import_lines(names)]))
 
     summary = (f"Guards against: {incident or mutant.incident}\n\n"
                f"Mutant {mutant.id} at {mutant.path}:{mutant.line} {mutant.changed_intent}. "
