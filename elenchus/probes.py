@@ -215,6 +215,7 @@ class Distinction:
     receiver_imports: tuple[str, ...] = ()
     read: bool = False  # a property's: read as an attribute, not called
     setup: CallSample | None = None  # a call of another function of the module, made first (``activate('fr')``)
+    undo: CallSample | None = None  # the call the tests made that puts back what ``setup`` changed (``deactivate()``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -2122,6 +2123,11 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
         setup_name = distinction.setup.target.partition(":")[2]
         names.setdefault(module, []).append(setup_name)
         before = call_text(setup_name, distinction.setup.args_repr, distinction.setup.kwargs_repr)
+        if distinction.undo is not None:  # the state it selects must not outlive the test
+            undo_name = distinction.undo.target.partition(":")[2]
+            names[module].append(undo_name)
+            undone = call_text(undo_name, distinction.undo.args_repr, distinction.undo.kwargs_repr)
+            body = f"    try:\n{textwrap.indent(body, '    ')}    finally:\n        {undone}\n"
         body = f"    {before}\n" + body
         shown = f"{before}; {shown}"
     if style == "unittest":  # the TestCase's own assertions where they say the same

@@ -465,6 +465,10 @@ def search_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Se
         if search.distinction is None:
             continue
         found = search.distinction
+        if setup is not None:  # a set-up call's effect is put back after the test, by a call the tests made
+            found = replace(found, undo=next((sample for name in setups_for(source) for sample in samples.get(
+                f"{module}:{name}", ()) if not sample.args_repr and not sample.kwargs_repr and sample.target
+                != setup.target), None))
         placed = {"style": placement.style, "path": placement.path} if placement is not None else {}
         probe = probes.write_probe(mutant, found, module, function=symbol, witness=True, **placed)
         original = probe.reference_repr + probes.arguments_narrated(found, 1, short=True)

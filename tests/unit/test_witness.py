@@ -444,6 +444,10 @@ LOCALES = textwrap.dedent("""
         return object()  # (its catalog: nothing a test writes down)
 
 
+    def deactivate():
+        _CURRENT["locale"] = None
+
+
     def separator():
         return _SEPARATOR.get(_CURRENT["locale"], ",")
 """)
@@ -453,7 +457,7 @@ def test_an_entry_seen_only_after_a_set_up_call_is_told_apart_by_making_that_cal
     from elenchus.layout import SourceLayout
     from elenchus.witness import Candidate, search_witness, setups_for
 
-    assert setups_for(LOCALES) == ["activate"]  # it changes what the module does afterwards
+    assert setups_for(LOCALES) == ["activate", "deactivate"]  # they change what the module does afterwards
     project, scratch = tmp_path / "project", tmp_path / "scratch"
     (project / "shop").mkdir(parents=True)
     scratch.mkdir()
@@ -465,12 +469,15 @@ def test_an_entry_seen_only_after_a_set_up_call_is_told_apart_by_making_that_cal
     [dropped] = [m for m in mutants if m.symbol == "_SEPARATOR" and '"de_DE"' not in m.mutated_source]
     # The tests activated French only: German is never read unless activated first.
     samples = {"shop.i18n:separator": [probes.CallSample("shop.i18n:separator", ())],
-               "shop.i18n:activate": [probes.CallSample("shop.i18n:activate", ("'fr_FR'",))]}
+               "shop.i18n:activate": [probes.CallSample("shop.i18n:activate", ("'fr_FR'",))],
+               "shop.i18n:deactivate": [probes.CallSample("shop.i18n:deactivate", ())]}
     found = search_witness(project, dropped, samples, (), SourceLayout((".",), ("shop",)), 30.0, scratch)
     assert isinstance(found, Candidate), found.reason
     assert found.probe.input_repr == "activate('de_DE'); separator()"
-    assert "from shop.i18n import activate, separator\n" in found.probe.source
-    assert "    activate('de_DE')\n    assert separator() == '.'\n" in found.probe.source
+    assert "from shop.i18n import activate, deactivate, separator\n" in found.probe.source
+    # the locale it activates is put back as the tests put theirs back, whatever the assertion does
+    assert "    activate('de_DE')\n    try:\n        assert separator() == '.'\n    finally:\n" \
+           "        deactivate()\n" in found.probe.source
     assert probes.verify_probe(project, found.probe, dropped).accepted
 
 
