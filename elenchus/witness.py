@@ -138,7 +138,8 @@ class NoWitness:
 
 @functools.lru_cache(maxsize=4)
 def _references(source: str) -> dict[str, set[str]]:
-    """{module-level function, or method as ``Class.name``: the names and attribute names its body reads}."""
+    """{module-level function, or method as ``Class.name``: the names and attribute names its body reads}
+    (read-only: cached, since every survivor of a module asks, and a large module takes long to parse)."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
