@@ -164,7 +164,11 @@ def _ask(prompt: str, default: str) -> str:
 @TARGET_OPTION
 @BUDGET_OPTION
 @click.option("--jobs", metavar="N", help="Mutant runs in parallel, 1..64 (default: the number of CPUs, at most 4).")
-@click.option("--timeout-factor", metavar="X", help="Per-run timeout = X * baseline duration + 5 s (default 3).")
+@click.option("--timeout-factor", metavar="X",
+              help="Per-run timeout = X * baseline duration + the timeout constant (default 3).")
+@click.option("--timeout-constant", metavar="SECONDS",
+              help="Seconds added to every run's timeout, above 0 up to 600 (default 5); lower it to end hung "
+                   "mutants of a fast suite sooner.")
 @click.option("--search-budget", metavar="N",
               help="Candidates the regression search may try against tests the change weakened, 1..1024 "
                    "(default 64).")
@@ -222,10 +226,11 @@ def evaluate(**params) -> int:
     params, settings, _ = _configured(params)
     cluster_from_file = any(s.key == "cluster" and s.origin != "command line" and s.origin != "default"
                             for s in settings)
-    (repo, base, head, scope, target, budget, jobs, timeout_factor, search_budget, witness_time, witnesses, contract,
-     change_id, intent, save, json_path, html_path, sarif_path, resume, fail_on, allow_commands, exhaustive, fresh, demo,
-     runner, test_selection, cluster) = (params.pop(name) for name in (
-        "repo", "base", "head", "scope", "target", "budget", "jobs", "timeout_factor", "search_budget", "witness_time",
+    (repo, base, head, scope, target, budget, jobs, timeout_factor, timeout_constant, search_budget, witness_time,
+     witnesses, contract, change_id, intent, save, json_path, html_path, sarif_path, resume, fail_on, allow_commands,
+     exhaustive, fresh, demo, runner, test_selection, cluster) = (params.pop(name) for name in (
+        "repo", "base", "head", "scope", "target", "budget", "jobs", "timeout_factor", "timeout_constant",
+        "search_budget", "witness_time",
         "witnesses", "contract", "change_id", "intent", "save", "json_path", "html_path", "sarif_path", "resume",
         "fail_on", "allow_commands", "exhaustive", "fresh", "demo", "runner", "test_selection", "cluster"))
     isolation = params
@@ -238,7 +243,8 @@ def evaluate(**params) -> int:
     options = command.Options(
         repo=repo, base=base, head=head, scope=scope, target=target, budget=guards.budget(budget),
         budget_explicit=budget is not None, jobs=guards.jobs(jobs, min(4, os.cpu_count() or 1)),
-        timeout_factor=guards.timeout_factor(timeout_factor), search_budget=guards.search_budget(search_budget),
+        timeout_factor=guards.timeout_factor(timeout_factor), timeout_constant=guards.timeout_constant(timeout_constant),
+        search_budget=guards.search_budget(search_budget),
         witness_time=guards.witness_time(witness_time), witnesses=witnesses is not False,
         contract=contract, change_id=change_id,
         intent=intent, save=save, json_path=json_path, html_path=html_path, sarif_path=sarif_path, resume=resume,
@@ -384,7 +390,11 @@ def host(scaffold: str, out: str | None) -> int:
 @click.option("--change-id", metavar="ID", help="Use .socratic/contracts/ID.json.")
 @BUDGET_OPTION
 @click.option("--jobs", metavar="N", help="Mutant runs in parallel, 1..64 (default: the number of CPUs, at most 4).")
-@click.option("--timeout-factor", metavar="X", help="Per-run timeout = X * baseline duration + 5 s (default 3).")
+@click.option("--timeout-factor", metavar="X",
+              help="Per-run timeout = X * baseline duration + the timeout constant (default 3).")
+@click.option("--timeout-constant", metavar="SECONDS",
+              help="Seconds added to every run's timeout, above 0 up to 600 (default 5); lower it to end hung "
+                   "mutants of a fast suite sooner.")
 @click.option("--witness-time", metavar="SECONDS",
               help="Input search per surviving mutant for a test that catches it, above 0 up to 600 (default 5).")
 @click.option("--fresh", is_flag=True, help="Rerun everything instead of reusing results measured on the same content.")
@@ -392,8 +402,8 @@ def host(scaffold: str, out: str | None) -> int:
               help="Write the tests listed in HANDOFF (the test-handoff.json of an earlier harden run) into the "
                    "repository, after checking that nothing changed since and that each still passes.")
 @_with(ISOLATION_OPTIONS)
-def harden(repo, base, head, contract, change_id, budget, jobs, timeout_factor, witness_time, fresh, apply_path,
-           **isolation) -> int:
+def harden(repo, base, head, contract, change_id, budget, jobs, timeout_factor, timeout_constant, witness_time, fresh,
+           apply_path, **isolation) -> int:
     """Mutate the confirmed intent and propose verified tests for what the current tests miss (Hardening mode).
 
     Needs an intent contract whose items are all confirmed or tested. Review-only: the proposed
@@ -410,7 +420,8 @@ def harden(repo, base, head, contract, change_id, budget, jobs, timeout_factor, 
     options = command.Options(
         repo=repo, base=base, head=head, budget=guards.budget(budget), budget_explicit=budget is not None,
         jobs=guards.jobs(jobs, min(4, os.cpu_count() or 1)), timeout_factor=guards.timeout_factor(timeout_factor),
-        witness_time=guards.witness_time(witness_time), contract=contract, change_id=change_id, fresh=fresh,
+        timeout_constant=guards.timeout_constant(timeout_constant), witness_time=guards.witness_time(witness_time),
+        contract=contract, change_id=change_id, fresh=fresh,
         interactive=False, harden=True)
     _isolate([repo], **isolation)
     return command.run(options, _narrate, _echo)

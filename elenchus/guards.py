@@ -40,22 +40,35 @@ def search_budget(raw: str | int | None) -> int:
 
 
 WITNESS_TIME_DEFAULT, WITNESS_TIME_MAX = 5.0, 600.0
+#: Seconds every run may take beyond the timeout factor times its tests' baseline time (PIT's timeoutConst).
+TIMEOUT_CONSTANT_DEFAULT, TIMEOUT_CONSTANT_MAX = 5.0, 600.0
 
 
-def witness_time(raw: str | float | None) -> float:
-    """Seconds of input search per surviving mutant: above 0, at most 600."""
+def seconds_up_to(guard: str, raw: str | float | None, default: float, most: float) -> float:
+    """A number of seconds above 0 and at most ``most``; ``default`` when not given."""
     if raw is None:
-        return WITNESS_TIME_DEFAULT
+        return default
     text = str(raw).strip()
     try:
         value = float(text)
     except ValueError:
-        raise InputGuardError("witness-time", f"expected a number of seconds above 0 and at most "
-                                              f"{WITNESS_TIME_MAX:g}, got {text!r}") from None
-    if not math.isfinite(value) or value <= 0 or value > WITNESS_TIME_MAX:
-        raise InputGuardError("witness-time", f"expected a number of seconds above 0 and at most "
-                                              f"{WITNESS_TIME_MAX:g}, got {text}; nothing was run")
+        raise InputGuardError(guard, f"expected a number of seconds above 0 and at most {most:g}, "
+                                     f"got {text!r}") from None
+    if not math.isfinite(value) or value <= 0 or value > most:
+        raise InputGuardError(guard, f"expected a number of seconds above 0 and at most {most:g}, "
+                                     f"got {text}; nothing was run")
     return value
+
+
+def witness_time(raw: str | float | None) -> float:
+    """Seconds of input search per surviving mutant: above 0, at most 600."""
+    return seconds_up_to("witness-time", raw, WITNESS_TIME_DEFAULT, WITNESS_TIME_MAX)
+
+
+def timeout_constant(raw: str | float | None) -> float:
+    """Seconds a run may take beyond the factor times its baseline: above 0, at most 600. A fast suite
+    whose hung mutants should end sooner lowers it; a machine with slow start-up raises it."""
+    return seconds_up_to("timeout-constant", raw, TIMEOUT_CONSTANT_DEFAULT, TIMEOUT_CONSTANT_MAX)
 
 
 def jobs(raw: str | int | None, default: int) -> int:

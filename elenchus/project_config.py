@@ -25,6 +25,7 @@ from elenchus.errors import InputGuardError
 from elenchus.guards import (
     BUDGET_DEFAULT,
     SEARCH_BUDGET_DEFAULT,
+    TIMEOUT_CONSTANT_DEFAULT,
     TIMEOUT_FACTOR_DEFAULT,
     WITNESS_TIME_DEFAULT,
 )
@@ -36,6 +37,7 @@ TABLE = "[tool.elenchus]"
 # file key -> the evaluate command's parameter it sets
 OPTIONS: dict[str, str] = {
     "scope": "scope", "target": "target", "budget": "budget", "jobs": "jobs", "timeout-factor": "timeout_factor",
+    "timeout-constant": "timeout_constant",
     "search-budget": "search_budget", "witness-time": "witness_time", "witnesses": "witnesses",
     "fail-on": "fail_on", "runner": "runner", "test-selection": "test_selection", "exhaustive": "exhaustive",
     "isolation": "isolation", "require-isolation": "require_isolation", "max-memory": "max_memory",
@@ -46,7 +48,8 @@ OPTIONS: dict[str, str] = {
 DEFAULTS: dict[str, Any] = {
     "scope": "asked in a terminal (current-change recommended); required elsewhere",
     "target": "none", "budget": BUDGET_DEFAULT, "jobs": "the number of CPUs, at most 4",
-    "timeout-factor": TIMEOUT_FACTOR_DEFAULT, "search-budget": SEARCH_BUDGET_DEFAULT,
+    "timeout-factor": TIMEOUT_FACTOR_DEFAULT, "timeout-constant": TIMEOUT_CONSTANT_DEFAULT,
+    "search-budget": SEARCH_BUDGET_DEFAULT,
     "witness-time": WITNESS_TIME_DEFAULT, "witnesses": True, "fail-on": [], "runner": "collected",
     "test-selection": "coverage", "exhaustive": False, "isolation": "auto", "require-isolation": False,
     "max-memory": MEMORY_MB_DEFAULT, "max-processes": PROCESSES_DEFAULT, "max-file-size": FILE_SIZE_MB_DEFAULT,

@@ -65,6 +65,7 @@ class Options:
     budget_explicit: bool = False
     jobs: int = 1
     timeout_factor: float = 3.0
+    timeout_constant: float = 5.0  # seconds a run may take beyond the factor times its baseline
     contract: str | None = None
     change_id: str | None = None
     intent: str | None = None
@@ -652,7 +653,12 @@ class Evaluation:
         """The per-run limit: the timeout factor times the slowest baseline run, plus a constant."""
         slowest = max((b.duration for b in baselines.values() if b.usable and b.duration is not None),
                       default=1.0)
-        return timeout_for(slowest, self.options.timeout_factor)
+        return self._timeout(slowest)
+
+    def _timeout(self, seconds: float) -> float:
+        """The limit for a run whose tests took ``seconds`` in the baseline: the factor times that, plus the
+        constant."""
+        return timeout_for(seconds, self.options.timeout_factor, self.options.timeout_constant)
 
     def _selected_limit(self, baseline: Baseline, tests: tuple[str, ...]) -> float:
         """The limit for a run of only ``tests``: the factor times what they took in the baseline plus
@@ -667,7 +673,7 @@ class Evaluation:
             return self._limit({baseline.cohort: baseline})
         outside = max(0.0, baseline.duration - sum(r.duration for r in baseline.records))
         selected = sum(coverage.durations.get(key, 0.0) for key in tests)
-        return min(timeout_for(outside + selected, self.options.timeout_factor), self._limit({baseline.cohort: baseline}))
+        return min(self._timeout(outside + selected), self._limit({baseline.cohort: baseline}))
 
     def _run_jobs(self, jobs: list[_Job], root: Path, run_dir: RunDirectory, limit: float,
                   narrate: bool = True) -> dict[str, Verdict]:
@@ -767,7 +773,7 @@ class Evaluation:
         """How long every relevant test may take: ``limit`` (from the line-traced baseline), or for a run of
         selected tests the timeout factor applied to the cohort's untraced time, when it was measured."""
         seconds = self.untraced.get(job.cohort.name) if job.select is not None else None
-        return limit if seconds is None else min(limit, timeout_for(seconds, self.options.timeout_factor))
+        return limit if seconds is None else min(limit, self._timeout(seconds))
 
     def _parallelism(self) -> int:
         """Runs in flight at once: the job slots here, or every worker thread of the cluster."""
@@ -779,8 +785,8 @@ class Evaluation:
 
     def _run_key(self, job: _Job) -> str:
         return self.cache.key("run", job.cohort.digest, job.tests, job.deselect, job.mutant.path,
-                              job.mutant.mutated_source, self.options.timeout_factor, job.select, job.stop,
-                              job.first)
+                              job.mutant.mutated_source, self.options.timeout_factor, self.options.timeout_constant,
+                              job.select, job.stop, job.first)
 
     def _search(self, session: Session, contract: Contract, plan: Plan, cohorts: dict[str, Cohort],
                 baselines: dict[str, Baseline], root: Path, run_dir: RunDirectory) -> None:
@@ -888,7 +894,7 @@ class Evaluation:
         outside any test, plus the constant; never more than ``ceiling``."""
         outside = max(0.0, measured.duration - sum(r.duration for r in measured.records))
         selected = sum(coverage.durations.get(key, 0.0) for key in keys)
-        return min(timeout_for(outside + selected, self.options.timeout_factor), ceiling)
+        return min(self._timeout(outside + selected), ceiling)
 
     def _confirm_regressions(self, plan: Plan, cohorts: dict[str, Cohort], baselines: dict[str, Baseline],
                              root: Path, run_dir: RunDirectory) -> None:

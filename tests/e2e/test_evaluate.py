@@ -104,21 +104,23 @@ def test_evaluate_flaky_test_is_reported_and_never_counted_as_a_kill(evaluate, t
 
 
 def test_evaluate_endless_loop_mutant_times_out_within_its_bound_and_leaves_no_process(evaluate):
+    # A constant of 2 s instead of 5 s: each endless loop spins for seconds, not for its whole default limit.
     done, report, repo, runs = evaluate("endless-loop", "--scope", "current-change", "--budget", "30",
-                                        "--timeout-factor", "1", "--no-witnesses")
+                                        "--timeout-factor", "1", "--timeout-constant", "2", "--no-witnesses")
     assert done.returncode == 0, done.stderr
     timeouts = [m for m in report["mutations"] if m["result"] == "timeout"]
     assert timeouts, "no mutant timed out"
     assert all(m["kill"] is None for m in timeouts)
-    bound = 1 * report["baseline"]["modified"]["duration_seconds"] + 5.0
+    bound = 1 * report["baseline"]["modified"]["duration_seconds"] + 2.0
     records = [json.loads(line) for line in (runs / report["run"]["id"] / "runs.jsonl").read_text().splitlines()]
     timed = [r for r in records if r["outcome"] == "timeout"]
     assert timed and all(r["duration"] <= r["attempt"] * bound + 3.0 for r in timed)
+    assert all(r["timeout"] <= r["attempt"] * bound + 0.01 for r in timed)  # the constant given, not 5 s
     # a second run may take at least as long as every relevant test could (timed without line coverage
     # when a run of selected tests timed out): a slow kill is not lost
     untraced = report["baseline"]["modified"].get("untraced_seconds")
     assert untraced is not None and "Timing the modified tests without line coverage" in done.stderr
-    least = min(bound, 1 * untraced + 5.0)
+    least = min(bound, 1 * untraced + 2.0)
     assert all(r["timeout"] >= least - 0.01 for r in timed if r["attempt"] == 2)
     for mutation in timeouts:  # each was given a second run with double the limit before it counted
         attempts = sorted(r["attempt"] for r in timed if r["mutant_id"] == mutation["id"] and r["cohort"] == "modified")
@@ -133,7 +135,7 @@ def test_evaluate_endless_loop_mutant_times_out_within_its_bound_and_leaves_no_p
     # Run again with a setting that changes only the witness search: every run comes from the cache,
     # the endless loops included, so nothing waits for them again.
     again = run_cli("evaluate", "--repo", str(repo), "--scope", "current-change", "--budget", "30",
-                    "--timeout-factor", "1", "--no-witnesses", "--witness-time", "4",
+                    "--timeout-factor", "1", "--timeout-constant", "2", "--no-witnesses", "--witness-time", "4",
                     env={"ELENCHUS_RUNS_DIR": str(runs)})
     assert again.returncode == 0, again.stderr
     second = json.loads(sorted(runs.glob("*/report.json"))[-1].read_text())

@@ -16,6 +16,8 @@ def test_guards_accept_defaults_and_bounds():
     assert guards.budget(None) == 16 and guards.budget("1") == 1 and guards.budget("16384") == 16384
     assert guards.jobs(None, 2) == 2 and guards.jobs("64", 2) == 64
     assert guards.timeout_factor(None) == 3.0 and guards.timeout_factor("0.5") == 0.5
+    assert guards.timeout_constant(None) == 5.0 and guards.timeout_constant("0.5") == 0.5
+    assert guards.timeout_constant("600") == 600.0
 
 
 @pytest.mark.parametrize("option, value, guard", [
@@ -23,6 +25,8 @@ def test_guards_accept_defaults_and_bounds():
     ("--budget", "20000", "budget"), ("--jobs", "0", "jobs"), ("--jobs", "2.5", "jobs"), ("--jobs", "65", "jobs"),
     ("--timeout-factor", "0", "timeout-factor"), ("--timeout-factor", "-1", "timeout-factor"),
     ("--timeout-factor", "nan", "timeout-factor"), ("--timeout-factor", "1000", "timeout-factor"),
+    ("--timeout-constant", "0", "timeout-constant"), ("--timeout-constant", "inf", "timeout-constant"),
+    ("--timeout-constant", "601", "timeout-constant"), ("--timeout-constant", "soon", "timeout-constant"),
     ("--fail-on", "everything", "fail-on"), ("--target", "src", "target"),
 ])
 def test_each_input_guard_fires_with_its_name_and_exit_2(option, value, guard, build_scenario):

@@ -34,6 +34,8 @@ def test_merge_takes_from_the_file_only_what_the_command_line_did_not_give():
 def test_config_problems_name_the_key():
     assert schemas.config_problem({"budget": 8, "runner": "fresh"}) is None
     assert schemas.config_problem({"jobs": 0})[0] == "jobs"
+    assert schemas.config_problem({"timeout-constant": 1.5}) is None
+    assert schemas.config_problem({"timeout-constant": 0})[0] == "timeout-constant"
     key, detail = schemas.config_problem({"colour": "red"})
     assert key == "colour" and "unknown key 'colour'" in detail and "allow-command" not in detail
     key, detail = schemas.config_problem({"allow-network": True})
