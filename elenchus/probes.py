@@ -1100,7 +1100,8 @@ _LONG_DIGITS = 12
 #: Empty, zero, negative and huge values tried for an argument of each type, before None.
 _EDGE_VALUES: dict[type, tuple[Any, ...]] = {
     int: (0, -1), float: (0.0, -1.0), str: ("",), bytes: (b"",), list: ([],), dict: ({},), tuple: ((),),
-    set: (set(),),
+    set: (set(),), datetime.timedelta: (datetime.timedelta(0),), decimal.Decimal: (decimal.Decimal(0),),
+    fractions.Fraction: (fractions.Fraction(0),),
 }
 
 
@@ -1598,7 +1599,10 @@ def _boundary_calls(signature: _Signature, samples: Sequence[CallSample], consta
                     yield value, slot, base, "designed"
         yield from edge_values(bases[0])  # few, and often the telling ones: before the time runs out
         built = [value for value in test_literals if isinstance(value, _BUILT_KINDS)]
-        built = _unique([*{type(value): value for value in reversed(built)}.values(), *built])[:TEST_LITERALS // 2]
+        # the zero of each kind the tests used too: an empty duration is where `x == 0` and `x == other` meet
+        zeros = [zero for kind in {type(value): None for value in built} for zero in _EDGE_VALUES.get(kind, ())]
+        built = _unique([*{type(value): value for value in reversed(built)}.values(), *zeros,
+                         *built])[:TEST_LITERALS // 2]
         plain = [value for value in test_literals if not isinstance(value, _BUILT_KINDS)][:TEST_LITERALS]
         for value in _unique([*built, *plain]):  # (the few dates and numbers first: they fit where text cannot)
             for base in bases:

@@ -188,6 +188,29 @@ def test_dates_the_tests_passed_are_recorded_and_the_search_tries_dates_like_the
     assert probes.verify_probe(root, probe, mutant).accepted  # passes on the code, fails on the mutant
 
 
+def test_the_zero_of_a_duration_the_tests_wrote_is_tried_where_no_annotation_types_the_argument(tmp_path):
+    # As `Duration(years=1) != timedelta(0)`: the tests pass numbers here and write a two-day duration elsewhere;
+    # only an empty duration tells the mutant apart.
+    import dataclasses
+    import datetime
+
+    source = ("import datetime\n\n\ndef describe(wait):\n"
+              "    if isinstance(wait, datetime.timedelta) and not wait:\n"
+              "        return 'now'\n    return 'later'\n")
+    tests = "from shop.waits import describe\n\n\ndef test_describe():\n    assert describe(3) == 'later'\n"
+    root = make_project(tmp_path / "waits", "waits", source, tests)
+    samples = probes.record_calls(root, ["tests"], [("shop.waits", "describe")])
+    assert [s.args_repr for s in samples["shop.waits:describe"]] == [("3",)]
+    mutant = dataclasses.replace(handmade_mutant("src/shop/waits.py", "describe",
+                                                 source.replace("and not wait", "and wait is None")),
+                                 mutated_lines=(5,))
+    found = probes.search_input(root, mutant, samples["shop.waits:describe"],
+                                test_literals=[datetime.timedelta(days=2)], search_budget=100)
+    assert found.distinction is not None, found.reason
+    assert found.distinction.args_repr == ("datetime.timedelta(0)",)
+    assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("'now'", "'later'")
+
+
 def test_an_argument_text_is_read_only_when_it_builds_a_date_time_duration_or_number(tmp_path):
     import datetime
     import decimal
