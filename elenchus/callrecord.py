@@ -807,17 +807,47 @@ def state_of(values: Any) -> str | None:
         return None
 
 
+@dataclass(frozen=True, slots=True)
+class _Instance:
+    """An argument that is another instance of the method's class, built as the tests built one
+    (``Duration(years=1) - Duration(months=2)``): built inside the observed call, under its alarm."""
+
+    built: Receiver
+
+    def make(self, owner: type) -> Any:
+        return owner(*map(argument_value, self.built.args_repr),
+                     **{name: argument_value(text) for name, text in self.built.kwargs_repr})
+
+
+def _argument(text: str, owner: Any) -> Any:
+    """``argument_value``; for a method, also a call of its own class with arguments a test writes."""
+    try:
+        return argument_value(text)
+    except ValueError:
+        built = receiver_in(owner.__name__, text) if isinstance(owner, type) else None
+        if built is None:
+            raise
+        return _Instance(built)
+
+
 def _on_receiver(owner: type, name: str, receiver: tuple[list[Any], dict[str, Any]], held: list[Any],
-                 *args: Any, **kwargs: Any) -> Any:
+                 made: list[tuple[int, Any, Any]], *args: Any, **kwargs: Any) -> Any:
     """Build the receiver as the tests built it, keep it in ``held``, then call its method ``name`` the way a
-    test does: an operator or builtin for a special method (``OPERATORS``), an attribute read for a property."""
+    test does: an operator or builtin for a special method (``OPERATORS``), an attribute read for a property.
+    Each instance argument is built here too, and kept in ``made`` with its position and its state then."""
     instance = owner(*receiver[0], **receiver[1])
+    arguments = list(args)
+    for index, arg in enumerate(arguments):
+        if isinstance(arg, _Instance):
+            arguments[index] = arg.make(owner)
+            made.append((index, arguments[index], _state_text(arguments[index])))
+    kwargs = {key: arg.make(owner) if isinstance(arg, _Instance) else arg for key, arg in kwargs.items()}
     held.append(instance)
     if name in OPERATORS:
-        return OPERATORS[name][0](instance, *args, **kwargs)
+        return OPERATORS[name][0](instance, *arguments, **kwargs)
     if isinstance(inspect.getattr_static(owner, name, None), property):
         return getattr(instance, name)
-    return getattr(instance, name)(*args, **kwargs)
+    return getattr(instance, name)(*arguments, **kwargs)
 
 
 def _state_text(value: Any) -> list[Any] | None:
@@ -900,9 +930,9 @@ def serve(argv: Sequence[str]) -> int:
                 values = [getattr(home, name) for name in request["strings"] if hasattr(home, name)]
                 answer({"strings": _limited(strings_in, per_call, values) or []})
                 continue
-            args = [argument_value(text) for text in request["args_repr"]]
-            kwargs = {key: argument_value(text) for key, text in request["kwargs_repr"].items()}
             built = request.get("receiver")
+            args = [_argument(text, owner if built else None) for text in request["args_repr"]]
+            kwargs = {key: _argument(text, owner if built else None) for key, text in request["kwargs_repr"].items()}
             receiver = None if built is None else (
                 [argument_value(text) for text in built["args_repr"]],
                 {key: argument_value(text) for key, text in built["kwargs_repr"].items()})
@@ -923,9 +953,15 @@ def serve(argv: Sequence[str]) -> int:
             observed = observe(function, args, kwargs, per_call)
         else:
             held: list[Any] = []
-            observed = observe(functools.partial(_on_receiver, owner, name, receiver, held), args, kwargs, per_call)
+            made: list[tuple[int, Any, Any]] = []
+            observed = observe(functools.partial(_on_receiver, owner, name, receiver, held, made), args, kwargs,
+                               per_call)
             if held:
                 observed["receiver_after"] = _limited(_state_text, per_call, held[0])
+            after = observed.get("args_after")
+            for index, argument, before in made if after is not None else ():  # as built, or changed: unwritable
+                unchanged = before is not None and _limited(_state_text, per_call, argument) == before
+                after[index] = request["args_repr"][index] if unchanged else None
         if reach is not None:
             observed["reached"] = reach.reached or reach.at_import
             reach.reached = False

@@ -1040,6 +1040,14 @@ def search_input(
                     found = _smaller(found, comparer)
                 if found is not None and comparer.confirm(found):
                     return outcome(found, True, None, comparer)
+            others = receivers if kind == "instance" else []  # `a - b`, `a == b`: b built as the tests built one
+            for args_repr in _instance_arguments(signature, [r for r in others if r is not None], owner):
+                if time.monotonic() > comparer.deadline:
+                    comparer.expired = True
+                    break
+                found = comparer.check(args_repr, {}, "instance")
+                if found is not None and comparer.confirm(found):
+                    return outcome(found, True, None, comparer)
             if not signature.parameters:  # (a property: one call says all)
                 found = comparer.check([], {}, "edge-value")
             elif search_budget > 0:
@@ -1075,6 +1083,23 @@ def search_input(
                     f"the mutated line(s) {', '.join(map(str, mutant.mutated_lines))}")
             return outcome(None, False, f"no call of `{symbol}` ran {what}", comparer)
         return outcome(None, True, None, comparer)
+
+
+def _instance_arguments(signature: _Signature, built: Sequence[callrecord.Receiver],
+                        owner: str) -> Iterator[list[str]]:
+    """Calls passing another instance of ``owner`` (one the tests built) as a method's one required argument,
+    when nothing types that argument as something else: what the tests combine an instance with
+    (``Duration(years=1) - Duration(months=2)``) is often the only way into a branch."""
+    required = [p for p in signature.parameters if not p.has_default]
+    if len(required) != 1 or required[0].keyword_only or signature.parameters[0] is not required[0]:
+        return
+    annotation = required[0].annotation
+    name = owner.rpartition(".")[2]
+    if annotation is not None and not (isinstance(annotation, ast.Name) and annotation.id == name) \
+            and not (isinstance(annotation, ast.Constant) and annotation.value == name):
+        return
+    for other in built:
+        yield [call_text(name, other.args_repr, other.kwargs_repr)]
 
 
 def _varied(receivers: list[callrecord.Receiver]) -> list[callrecord.Receiver]:

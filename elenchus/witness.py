@@ -37,7 +37,7 @@ from elenchus.snapshot import Snapshot
 _ORIGINS = {"recorded": "calls the tests made", "boundary": "the mutated constants and their neighbours",
             "designed": "inputs designed for the mutant (what its patterns and the tables it reads match)",
             "test-literal": "the tests' literals", "edge-value": "empty, zero, negative and None values",
-            "search": "a derandomized search"}
+            "search": "a derandomized search", "instance": "other instances built as the tests built theirs"}
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -1085,6 +1086,9 @@ MONEY = textwrap.dedent("""
 
         def is_foreign(self):
             return self.currency != "EUR"
+
+        def same_currency(self, other):
+            return self.currency == other.currency
 """)
 MONEY_TESTS = textwrap.dedent("""
     from shop.money import Money
@@ -1146,6 +1150,23 @@ def test_a_method_is_also_called_on_the_other_instances_the_tests_built(money):
     assert found.distinction.receiver == callrecord.Receiver(("100", "'USD'"))
     probe = probes.write_probe(mutant, found.distinction, "shop.money", witness=True)
     assert "    assert Money(100, 'USD').is_foreign() == True\n" in probe.source
+    assert probes.verify_probe(root, probe, mutant).accepted
+
+
+def test_a_method_is_called_with_another_instance_the_tests_built_as_its_argument(money):
+    root, samples = money
+    mutant = money_mutant("return self.currency == other.currency", "return self.currency != other.currency",
+                          "Money.same_currency")
+    # no test calls it, and numbers or None have no currency: an instance the tests built, as the argument,
+    # tells the mutant apart
+    found = probes.search_input(root, mutant, samples["shop.money:Money"], search_budget=10)
+    assert found.distinction is not None, found.reason
+    assert found.distinction.origin == "instance"
+    reference = found.distinction.reference_repr
+    assert {reference, found.distinction.mutant_repr} == {"True", "False"}
+    probe = probes.write_probe(mutant, found.distinction, "shop.money", witness=True)
+    assert re.search(rf"    assert Money\(.*\)\.same_currency\(Money\(.*\)\) == {reference}\n", probe.source), \
+        probe.source
     assert probes.verify_probe(root, probe, mutant).accepted
 
 
