@@ -34,10 +34,13 @@ left out (the call names the class), and an instance method's call is kept with 
 ``self`` was built (``"receiver": {"args_repr": [...], "kwargs_repr": {...}}``): the literal
 arguments its class's ``__init__`` received when the recorder saw it constructed, else the
 call its ``repr`` writes (a dataclass); a ``self`` built any other way makes the call
-unrecorded. Each distinct construction of such a class (or of a class given as a target,
-``pkg.mod:Class``) is kept too, under the target ``pkg.mod:Class``, as the call of the class
-and as its receiver: the instances a search may call any method on. On an xdist worker the
-file is ``PATH.<worker id>``.
+unrecorded. The calls the tests then made on that instance of its class's set-up methods (given as
+``STEP_OPTION``: ``engine.classical``, that selects a mode) are part of how it was built
+(``"steps": [[name, args_repr, kwargs_repr], ...]``, in order; a step whose arguments are not
+literals, or more than ``MAX_STEPS`` of them, makes the instance unrecorded). Each distinct
+construction of such a class (or of a class given as a target, ``pkg.mod:Class``) is kept too,
+under the target ``pkg.mod:Class``, as the call of the class and as its receiver: the instances a
+search may call any method on. On an xdist worker the file is ``PATH.<worker id>``.
 
 **The driver** (``serve``) runs in its own process inside a workspace, imports one
 module-level function (or a class's method) by its dotted module name, and answers one JSON line per
@@ -77,13 +80,14 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 CALLS_OPTION = "--elenchus-calls"
 TARGET_OPTION = "--elenchus-calls-target"
 TESTS_ONLY_OPTION = "--elenchus-calls-tests-only"
+STEP_OPTION = "--elenchus-calls-step"
 
 #: Calls kept per target, after de-duplication.
 MAX_SAMPLES = 50
@@ -263,15 +267,51 @@ def argument_imports(texts: Sequence[str]) -> tuple[str, ...]:
 
 #: Instances whose construction one recording run remembers at most.
 MAX_RECEIVERS = 10_000
+#: Set-up calls made on one instance that are replayed; an instance set up by more is not rebuilt.
+MAX_STEPS = 4
+
+#: A set-up call made on an instance: (method name, argument texts, keyword argument texts).
+Step = tuple[str, tuple[str, ...], tuple[tuple[str, str], ...]]
 
 
 @dataclass(frozen=True, slots=True)
 class Receiver:
     """How a test built the instance a method was called on: the call of its class, as argument texts
-    (``argument_repr``): ``Money(5, 'EUR')`` is ``Receiver(("5", "'EUR'"))``."""
+    (``argument_repr``): ``Money(5, 'EUR')`` is ``Receiver(("5", "'EUR'"))``; then the set-up calls made on
+    it, in order (``p = engine(); p.classical(all=True)`` has ``steps=(("classical", (), (("all", "True"),)),)``)."""
 
     args_repr: tuple[str, ...] = ()
     kwargs_repr: tuple[tuple[str, str], ...] = ()
+    steps: tuple[Step, ...] = ()
+
+    def texts(self) -> tuple[str, ...]:
+        """Every argument text it writes: its class's call's and its steps'."""
+        calls = [(self.args_repr, self.kwargs_repr), *((args, kwargs) for _, args, kwargs in self.steps)]
+        return tuple(text for args, kwargs in calls for text in (*args, *(value for _, value in kwargs)))
+
+    def as_json(self) -> dict[str, Any]:
+        found: dict[str, Any] = {"args_repr": list(self.args_repr), "kwargs_repr": dict(self.kwargs_repr)}
+        if self.steps:
+            found["steps"] = [[name, list(args), dict(kwargs)] for name, args, kwargs in self.steps]
+        return found
+
+
+def receiver_from_json(data: Any) -> Receiver:
+    """The receiver a calls file or a request writes (``Receiver.as_json``): a file the tests could write, so
+    every text must be one ``argument_value`` reads and every step a public method's name; ValueError else."""
+    steps = []
+    for step in data.get("steps") or ():
+        name, args, kwargs = step
+        if not isinstance(name, str) or not name.isidentifier() or name.startswith("_"):
+            raise ValueError(f"not a public method's name: {name!r}")
+        steps.append((name, tuple(str(text) for text in args),
+                      tuple(sorted((str(k), str(v)) for k, v in dict(kwargs).items()))))
+    receiver = Receiver(tuple(str(text) for text in data["args_repr"]),
+                        tuple(sorted((str(k), str(v)) for k, v in dict(data["kwargs_repr"]).items())),
+                        tuple(steps)[:MAX_STEPS])
+    for text in receiver.texts():
+        argument_value(text)
+    return receiver
 
 
 def _safe_repr(value: Any) -> str | None:
@@ -342,6 +382,14 @@ def pytest_addoption(parser: Any) -> None:
         help="a function whose calls are recorded (repeatable)",
     )
     group.addoption(
+        STEP_OPTION,
+        dest="elenchus_calls_steps",
+        metavar="MODULE:CLASS.METHOD",
+        action="append",
+        default=[],
+        help="a set-up method whose calls on an instance are recorded as part of how it was built (repeatable)",
+    )
+    group.addoption(
         TESTS_ONLY_OPTION,
         dest="elenchus_calls_tests_only",
         action="store_true",
@@ -367,7 +415,8 @@ def pytest_configure(config: Any) -> None:
     worker = getattr(config, "workerinput", None)
     if worker is not None:
         path = f"{path}.{worker.get('workerid', 'worker')}"
-    recorder = CallRecorder(Path(path), targets, config.getoption("elenchus_calls_tests_only", False))
+    steps = [parse_target(text) for text in config.getoption("elenchus_calls_steps", None) or ()]
+    recorder = CallRecorder(Path(path), targets, config.getoption("elenchus_calls_tests_only", False), steps)
     config.pluginmanager.register(recorder, "elenchus-call-recorder")
 
 
@@ -376,7 +425,8 @@ class CallRecorder:
     of collection: a module the size of a whole suite is then not imported under the hook) to session
     finish."""
 
-    def __init__(self, path: Path, targets: Sequence[tuple[str, str]], tests_only: bool = False) -> None:
+    def __init__(self, path: Path, targets: Sequence[tuple[str, str]], tests_only: bool = False,
+                 steps: Sequence[tuple[str, str]] = ()) -> None:
         self.path = path
         self.tests_only = tests_only
         # qualname -> module name -> "module:qualname"
@@ -396,6 +446,10 @@ class CallRecorder:
             elif not owner:  # (a class called as a target: its constructions are its calls)
                 self._builders.setdefault(f"{qualname}.__init__", {})[module] = qualname
         self._receivers: dict[int, tuple[type, Receiver]] = {}  # id(instance) -> how its class was called
+        # The set-up methods whose calls on an instance are part of how it was built: qualname -> modules
+        self._steps: dict[str, set[str]] = {}
+        for module, qualname in steps:
+            self._steps.setdefault(qualname, set()).add(module)
         self._lock = threading.Lock()
         self._previous: tuple[Any, Any] | None = None
 
@@ -441,15 +495,46 @@ class CallRecorder:
                     self._built(f"{module}:{builds[module]}", code, frame.f_locals)
                 except Exception:  # noqa: BLE001 - observation must never disturb the run
                     pass
+        else:
+            key = modules.get(frame.f_globals.get("__name__"))
+            # (a code object without new locals is a class body running, not a call)
+            if key is not None and not code.co_flags & _SKIPPED_CODE_FLAGS and code.co_flags & inspect.CO_NEWLOCALS:
+                try:
+                    self._record(key, code, frame.f_locals)
+                except Exception:  # observation must never disturb the run  # noqa: BLE001
+                    pass
+        stepping = self._steps.get(code.co_qualname)
+        if stepping is not None and frame.f_globals.get("__name__") in stepping:
+            try:  # (after its own record: the call is made on the instance as it was before it)
+                self._step(frame)
+            except Exception:  # noqa: BLE001 - observation must never disturb the run
+                pass
+
+    def _step(self, frame: Any) -> None:
+        """A set-up method was called on an instance: replaying its construction must now replay this call
+        too. A set-up call another set-up method makes on the same instance is not a step: the outer call,
+        replayed, makes it again."""
+        code = frame.f_code
+        args, kwargs = split_arguments(code, frame.f_locals)
+        if not args:
             return
-        key = modules.get(frame.f_globals.get("__name__"))
-        # (a code object without new locals is a class body running, not a call)
-        if key is None or code.co_flags & _SKIPPED_CODE_FLAGS or not code.co_flags & inspect.CO_NEWLOCALS:
+        instance = args[0]
+        caller = frame.f_back
+        if caller is not None and caller.f_code.co_qualname in self._steps and caller.f_locals.get("self") is instance:
             return
-        try:
-            self._record(key, code, frame.f_locals)
-        except Exception:  # observation must never disturb the run  # noqa: BLE001
-            pass
+        with self._lock:
+            seen = self._receivers.get(id(instance))
+        if seen is None or seen[0] is not type(instance):
+            return
+        args, kwargs = _without_defaults(getattr(type(instance), code.co_name, None), code, args, kwargs)
+        texts = tuple(argument_repr(value) for value in args[1:])
+        named = {name: argument_repr(value) for name, value in kwargs.items()}
+        with self._lock:
+            if None in texts or None in named.values() or len(seen[1].steps) >= MAX_STEPS:
+                self._receivers.pop(id(instance), None)  # set up in a way no test text rebuilds
+                return
+            step = (code.co_name, texts, tuple(sorted(named.items())))  # type: ignore[arg-type]
+            self._receivers[id(instance)] = (seen[0], replace(seen[1], steps=(*seen[1].steps, step)))
 
     def _built(self, key: str, code: Any, values: dict[str, Any]) -> None:
         """Note how an instance of a target's class (``key``: ``"module:Class"``) was constructed (its
@@ -508,14 +593,12 @@ class CallRecorder:
                 if len(seen) < MAX_SAMPLES:
                     seen.add(identity)
             return
-        identity = json.dumps([args_repr, sorted(kwargs_repr.items()), receiver and [
-            list(receiver.args_repr), list(receiver.kwargs_repr)]])
+        identity = json.dumps([args_repr, sorted(kwargs_repr.items()), receiver and receiver.as_json()])
         with self._lock:
             if identity not in samples and len(samples) < MAX_SAMPLES:
                 samples[identity] = {"target": key, "args_repr": args_repr, "kwargs_repr": kwargs_repr}
                 if receiver is not None:
-                    samples[identity]["receiver"] = {"args_repr": list(receiver.args_repr),
-                                                     "kwargs_repr": dict(receiver.kwargs_repr)}
+                    samples[identity]["receiver"] = receiver.as_json()
 
     def write(self) -> None:
         lines = [json.dumps(sample) for samples in self._samples.values() for sample in samples.values()]
@@ -815,8 +898,12 @@ class _Instance:
     built: Receiver
 
     def make(self, owner: type) -> Any:
-        return owner(*map(argument_value, self.built.args_repr),
-                     **{name: argument_value(text) for name, text in self.built.kwargs_repr})
+        """The class's call, then each set-up call made on the instance (``p.classical(all=True)``)."""
+        instance = owner(*map(argument_value, self.built.args_repr),
+                         **{name: argument_value(text) for name, text in self.built.kwargs_repr})
+        for step, args, kwargs in self.built.steps:
+            getattr(instance, step)(*map(argument_value, args), **{name: argument_value(text) for name, text in kwargs})
+        return instance
 
 
 def _argument(text: str, owner: Any) -> Any:
@@ -830,12 +917,13 @@ def _argument(text: str, owner: Any) -> Any:
         return _Instance(built)
 
 
-def _on_receiver(owner: type, name: str, receiver: tuple[list[Any], dict[str, Any]], held: list[Any],
+def _on_receiver(owner: type, name: str, receiver: Receiver, held: list[Any],
                  made: list[tuple[int, Any, Any]], *args: Any, **kwargs: Any) -> Any:
-    """Build the receiver as the tests built it, keep it in ``held``, then call its method ``name`` the way a
-    test does: an operator or builtin for a special method (``OPERATORS``), an attribute read for a property.
-    Each instance argument is built here too, and kept in ``made`` with its position and its state then."""
-    instance = owner(*receiver[0], **receiver[1])
+    """Build the receiver as the tests built it (its class's call, then its set-up calls), keep it in ``held``,
+    then call its method ``name`` the way a test does: an operator or builtin for a special method
+    (``OPERATORS``), an attribute read for a property. Each instance argument is built here too, and kept in
+    ``made`` with its position and its state then."""
+    instance = _Instance(receiver).make(owner)
     arguments = list(args)
     for index, arg in enumerate(arguments):
         if isinstance(arg, _Instance):
@@ -933,9 +1021,7 @@ def serve(argv: Sequence[str]) -> int:
             built = request.get("receiver")
             args = [_argument(text, owner if built else None) for text in request["args_repr"]]
             kwargs = {key: _argument(text, owner if built else None) for key, text in request["kwargs_repr"].items()}
-            receiver = None if built is None else (
-                [argument_value(text) for text in built["args_repr"]],
-                {key: argument_value(text) for key, text in built["kwargs_repr"].items()})
+            receiver = None if built is None else receiver_from_json(built)
             before = request.get("setup")
             setup = None if before is None else (
                 getattr(sys.modules[module_name], str(before["name"])),
@@ -976,6 +1062,7 @@ __all__ = [
     "argument_value",
     "MAX_SAMPLES",
     "OPERATORS",
+    "STEP_OPTION",
     "TARGET_OPTION",
     "CallRecorder",
     "Receiver",
@@ -984,6 +1071,7 @@ __all__ = [
     "is_literal",
     "literal_repr",
     "parse_target",
+    "receiver_from_json",
     "receiver_in",
     "serve",
     "split_arguments",

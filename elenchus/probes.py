@@ -493,8 +493,7 @@ class _Driver:
         assert self._proc.stdin is not None
         setup = self.setup
         request = json.dumps({"args_repr": list(args_repr), "kwargs_repr": dict(kwargs_repr), **(
-            {"receiver": {"args_repr": list(receiver.args_repr), "kwargs_repr": dict(receiver.kwargs_repr)}}
-            if receiver is not None else {}), **(
+            {"receiver": receiver.as_json()} if receiver is not None else {}), **(
             {"setup": {"name": setup.target.partition(":")[2], "args_repr": list(setup.args_repr),
                        "kwargs_repr": dict(setup.kwargs_repr)}} if setup is not None else {})}) + "\n"
         try:
@@ -587,6 +586,7 @@ def record_calls(
     disabled_plugins: Sequence[str] = (),
     unrecorded: dict[str, int] | None = None,
     tests_only: bool = False,
+    steps: Sequence[tuple[str, str]] = (),
 ) -> dict[str, list[CallSample]]:
     """The literal arguments each target received while ``tests`` ran on the reference
     (``tests_only``: while the tests ran, not while they were collected and imported).
@@ -599,6 +599,8 @@ def record_calls(
     the run could not complete). ``tests`` are paths or node ids (an empty sequence runs
     pytest's default selection). The run happens once, in a fresh copy, under
     ``timeout`` seconds, importing the project from ``roots`` (workspace-relative) when given.
+    ``steps`` (``(module, "Class.method")``) are set-up methods: their calls on an instance are recorded as
+    part of how it was built (``callrecord.Receiver.steps``).
     """
     keys = [f"{module}:{qualname}" for module, qualname in targets]
     found: dict[str, list[CallSample]] = {key: [] for key in keys}
@@ -606,7 +608,7 @@ def record_calls(
     found.update({f"{module}:{qualname.rpartition('.')[0]}": [] for module, qualname in targets if "." in qualname})
     if not keys:
         return found
-    for key in keys:
+    for key in [*keys, *(f"{module}:{qualname}" for module, qualname in steps)]:
         callrecord.parse_target(key)
     for test in tests:
         if test.startswith("-"):
@@ -620,6 +622,8 @@ def record_calls(
                 callrecord.CALLS_OPTION, str(out)]
         for key in keys:
             argv += [callrecord.TARGET_OPTION, key]
+        for module, qualname in steps:
+            argv += [callrecord.STEP_OPTION, f"{module}:{qualname}"]
         if tests_only:
             argv.append(callrecord.TESTS_ONLY_OPTION)
         argv += ["-q", "-p", "no:cacheprovider", *(f"-pno:{name}" for name in disabled_plugins), *tests]
@@ -656,12 +660,8 @@ def _read_samples(path: Path, found: dict[str, list[CallSample]], unrecorded: di
             args = tuple(str(text) for text in data["args_repr"])
             kwargs = tuple(sorted((str(k), str(v)) for k, v in dict(data["kwargs_repr"]).items()))
             built = data.get("receiver")
-            receiver = None if built is None else callrecord.Receiver(
-                tuple(str(text) for text in built["args_repr"]),
-                tuple(sorted((str(k), str(v)) for k, v in dict(built["kwargs_repr"]).items())))
-            texts = (*args, *(v for _, v in kwargs), *(receiver.args_repr if receiver else ()),
-                     *(v for _, v in (receiver.kwargs_repr if receiver else ())))
-            for text in texts:  # (a file the tests could write: checked, not trusted)
+            receiver = None if built is None else callrecord.receiver_from_json(built)
+            for text in (*args, *(v for _, v in kwargs)):  # (a file the tests could write: checked, not trusted)
                 callrecord.argument_value(text)
         except (ValueError, KeyError, TypeError, SyntaxError, MemoryError, RecursionError, AttributeError):
             continue
@@ -769,8 +769,7 @@ class _Comparer:
 
     def check(self, args_repr: Sequence[str], kwargs_repr: Mapping[str, str], origin: str) -> Distinction | None:
         receiver = self.receiver
-        key = json.dumps([list(args_repr), sorted(kwargs_repr.items()), receiver and [
-            list(receiver.args_repr), list(receiver.kwargs_repr)]])
+        key = json.dumps([list(args_repr), sorted(kwargs_repr.items()), receiver and receiver.as_json()])
         if key in self._seen:
             return self._seen[key]
         if time.monotonic() > self.deadline:
@@ -1029,7 +1028,11 @@ def search_input(
                 found = comparer.check(sample.args_repr, dict(sample.kwargs_repr), "recorded")
                 if found is not None and comparer.confirm(found):
                     return outcome(found, True, None, comparer)
-            share = max(boundary_budget // len(receivers), boundary_budget // 4)  # (the deadline bounds them all)
+            # (an instance set up in a mode gets a quarter: the plain ones share the inputs as if alone; the
+            # deadline bounds them all)
+            shares = len([r for r in receivers if r is None or not r.steps]) if receiver is None or not \
+                receiver.steps else 4
+            share = max(boundary_budget // shares, boundary_budget // 4)
             for args_repr, kwargs_repr, origin in _boundary_calls(signature, calls, constants, test_literals,
                                                                    share, designed):
                 if time.monotonic() > comparer.deadline:
@@ -1051,7 +1054,7 @@ def search_input(
             if not signature.parameters:  # (a property: one call says all)
                 found = comparer.check([], {}, "edge-value")
             elif search_budget > 0:
-                found = _search(signature, calls, comparer, max(1, search_budget // len(receivers)))
+                found = _search(signature, calls, comparer, max(1, search_budget // shares))
             else:
                 found = None
             if found is not None and comparer.confirm(found):
@@ -1099,18 +1102,23 @@ def _instance_arguments(signature: _Signature, built: Sequence[callrecord.Receiv
             and not (isinstance(annotation, ast.Constant) and annotation.value == name):
         return
     for other in built:
-        yield [call_text(name, other.args_repr, other.kwargs_repr)]
+        if not other.steps:  # (one set up by calls after its construction is no single expression)
+            yield [call_text(name, other.args_repr, other.kwargs_repr)]
 
 
 def _varied(receivers: list[callrecord.Receiver]) -> list[callrecord.Receiver]:
     """The receivers with the first of each kind of construction first (which arguments, of which types:
-    ``Duration(years=0.5)`` beside ``Duration(years=4)``), then the others in order."""
+    ``Duration(years=0.5)`` beside ``Duration(years=4)``), then the others in order; those the tests set up
+    after building them (``p.classical(all=True)``) after those they only built, the first of each kind of
+    set-up first: they show what only a mode shows, the others what every caller sees."""
     first: dict[str, callrecord.Receiver] = {}
     for receiver in receivers:
         shape = json.dumps([[type(callrecord.argument_value(t)).__name__ for t in receiver.args_repr],
-                            [(name, type(callrecord.argument_value(t)).__name__) for name, t in receiver.kwargs_repr]])
+                            [(name, type(callrecord.argument_value(t)).__name__) for name, t in receiver.kwargs_repr],
+                            [(step, [name for name, _ in kwargs]) for step, _, kwargs in receiver.steps]])
         first.setdefault(shape, receiver)
-    return list(dict.fromkeys([*first.values(), *receivers]))
+    ordered = list(dict.fromkeys([*first.values(), *receivers]))
+    return [r for r in ordered if not r.steps] + [r for r in ordered if r.steps]
 
 
 # --- boundary candidates
@@ -1986,8 +1994,9 @@ def call_text(function: str, args_repr: Sequence[str], kwargs_repr: Sequence[tup
 def _argument_texts(distinction: Distinction) -> list[str]:
     """Every argument a probe writes: the call's, its set-up call's, and its instance's construction."""
     calls = [(distinction.args_repr, distinction.kwargs_repr)]
-    calls += [(made.args_repr, made.kwargs_repr) for made in (distinction.setup, distinction.receiver) if made]
-    return [text for args, kwargs in calls for text in (*args, *(value for _, value in kwargs))]
+    calls += [(made.args_repr, made.kwargs_repr) for made in (distinction.setup,) if made]
+    texts = [text for args, kwargs in calls for text in (*args, *(value for _, value in kwargs))]
+    return texts + list(distinction.receiver.texts() if distinction.receiver else ())
 
 
 def _bare(text: str) -> str:
@@ -2009,8 +2018,17 @@ def _snake(function: str) -> str:
 
 def _instance_name(function: str) -> str:
     """The local name a test gives the instance whose method it calls (``Money.split`` -> ``money``)."""
-    name = _snake(function.rpartition(".")[0]) or "instance"
-    return name if name not in ("pytest", "unittest", "self") else f"{name}_instance"
+    owner = function.rpartition(".")[0]
+    name = _snake(owner) or "instance"
+    return name if name not in ("pytest", "unittest", "self", owner) else f"{name}_instance"
+
+
+def _building(function: str, receiver: callrecord.Receiver, instance: str) -> list[str]:
+    """The lines that build a method's instance as the tests built theirs: its class's call, then the set-up
+    calls they made on it (``engine = Engine()``, ``engine.classical(all=True)``)."""
+    built = call_text(function.rpartition(".")[0], receiver.args_repr, receiver.kwargs_repr)
+    return [f"{instance} = {built}", *(call_text(f"{instance}.{name}", args, kwargs)
+                                       for name, args, kwargs in receiver.steps)]
 
 
 def _readable(text: str) -> str:
@@ -2109,13 +2127,18 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
     held = _held_arguments(distinction, " ".join([callee, *distinction.imports]))
     passed = tuple(held.get(index, text) for index, text in enumerate(distinction.args_repr))
     receiver = distinction.receiver
-    instance = _instance_name(function) if distinction.receiver_after else None
+    stepped = receiver is not None and bool(receiver.steps)  # (set up after its construction: held in a name)
+    instance = _instance_name(function) if distinction.receiver_after or stepped else None
     call = call_text(callee, passed, distinction.kwargs_repr, receiver, instance, distinction.read)
-    shown = call_text(function, distinction.args_repr, distinction.kwargs_repr, receiver, read=distinction.read)
+    shown = call_text(function, distinction.args_repr, distinction.kwargs_repr, receiver, instance if stepped else None,
+                      read=distinction.read)
+    building = _building(function, receiver, instance) if receiver is not None and instance is not None else []
     matched = distinction.view == "match" and distinction.reference_exception is None
     if distinction.view is not None and distinction.reference_exception is None and not matched:
         # what a test can assert of it
         call, shown = f"{distinction.view}({_bare(call)})", f"{distinction.view}({_bare(shown)})"
+    if stepped:
+        shown = "; ".join([*building, shown])
     test_name = f"test_{_snake(function)}_{mutant.id[:8]}"
     path = path or f"tests/test_elenchus_probe_{mutant.id}.py"
 
@@ -2146,8 +2169,9 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
             # the call leaves its instance in another state: build it, call, then check the state
             how, after, _ = distinction.receiver_after
             state = {"repr": instance, "vars": f"vars({instance})", "str": f"str({instance})"}[how]
-            built = call_text(function.rpartition(".")[0], receiver.args_repr, receiver.kwargs_repr)
-            body = f"    {instance} = {built}\n    {call}\n    assert {state} == {after}\n"
+            body = f"    {call}\n    assert {state} == {after}\n"
+    if building:  # the instance, built (and set up) as the tests built theirs, before the call
+        body = "".join(f"    {line}\n" for line in building) + body
     if distinction.setup is not None:  # the call the tests made first, that selects the state shown
         setup_name = distinction.setup.target.partition(":")[2]
         names.setdefault(module, []).append(setup_name)

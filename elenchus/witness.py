@@ -331,6 +331,49 @@ def setups_for(source: str) -> list[str]:
     return found
 
 
+#: Methods that change what a container holds in place (``self.rules.append(...)``).
+_MUTATORS = frozenset({"append", "extend", "insert", "update", "add", "setdefault", "pop", "popitem", "remove",
+                       "discard", "clear"})
+
+
+def instance_setups_for(source: str, owner: str) -> list[str]:
+    """The public methods of class ``owner`` that change what its instances do later: each assigns an
+    attribute of ``self`` or an item of one (``self.classical_dict['all'] = True``), fills one in place
+    (``self.user_nouns.append(...)``), or calls a method of its own that does, as switching a mode on
+    (``engine.classical(all=True)``) does."""
+    methods = [method for node in _module_statements(source) if isinstance(node, ast.ClassDef) and node.name == owner
+               for method in node.body if isinstance(method, ast.FunctionDef)]
+    changing = set()
+    for method in methods:
+        for inner in ast.walk(method):
+            targets = inner.targets if isinstance(inner, (ast.Assign, ast.Delete)) else [inner.target] \
+                if isinstance(inner, (ast.AugAssign, ast.AnnAssign)) else []
+            filled = isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) \
+                and inner.func.attr in _MUTATORS and _rooted_in(inner.func.value, {"self"})
+            if filled or any(_rooted_in(target, {"self"}) for target in targets):
+                changing.add(method.name)
+                break
+    calls = {method.name: {inner.func.attr for inner in ast.walk(method) if isinstance(inner, ast.Call)
+                           and isinstance(inner.func, ast.Attribute) and isinstance(inner.func.value, ast.Name)
+                           and inner.func.value.id == "self"} for method in methods}
+    grown = True
+    while grown:  # (a method calling one that changes the instance changes it too)
+        more = {name for name, called in calls.items() if called & changing} - changing
+        changing |= more
+        grown = bool(more)
+    return [f"{owner}.{method.name}" for method in methods
+            if method.name in changing and not method.name.startswith("_")]
+
+
+def _rooted_in(target: ast.expr, names: set[str]) -> bool:
+    """Is ``target`` an attribute or item of one of ``names`` (``_CURRENT.locale``, ``CACHE[key]``)?"""
+    if not isinstance(target, (ast.Attribute, ast.Subscript)):
+        return False
+    while isinstance(target, (ast.Attribute, ast.Subscript)):
+        target = target.value
+    return isinstance(target, ast.Name) and target.id in names
+
+
 def _setup_calls(source: str, mutant: Mutant, samples: Mapping[str, Sequence[probes.CallSample]],
                  module: str) -> list[probes.CallSample]:
     """The set-up calls a search tries: those the tests made, each first with its first text argument
@@ -345,15 +388,6 @@ def _setup_calls(source: str, mutant: Mutant, samples: Mapping[str, Sequence[pro
             designed += [replace(sample, args_repr=(*sample.args_repr[:slot], repr(word), *sample.args_repr[slot + 1:]))
                          for word in words if word and word.isidentifier() == shape]
     return list(dict.fromkeys([*designed, *recorded]))[:SETUPS_TRIED]
-
-
-def _rooted_in(target: ast.expr, names: set[str]) -> bool:
-    """Is ``target`` an attribute or item of one of ``names`` (``_CURRENT.locale``, ``CACHE[key]``)?"""
-    if not isinstance(target, (ast.Attribute, ast.Subscript)):
-        return False
-    while isinstance(target, (ast.Attribute, ast.Subscript)):
-        target = target.value
-    return isinstance(target, ast.Name) and target.id in names
 
 
 def _setup_text(setup: probes.CallSample) -> str:
@@ -577,6 +611,7 @@ def witness_survivors(survivors: Sequence[Mutant], cohort: Cohort, head: Snapsho
     its runs, in this process, while the searches go on in theirs.
     """
     wanted = set()
+    steps = set()  # (module, Class.method): set-up calls on an instance, replayed with its construction
     spans: dict[tuple[str, str], set[int]] = {}  # (file, function) -> body lines of a function a witness will call
     searchable: list[Mutant] = []  # (a survivor no public function reaches is answered here, at once)
     for mutant in survivors:
@@ -587,12 +622,14 @@ def witness_survivors(survivors: Sequence[Mutant], cohort: Cohort, head: Snapsho
             for name in names + (setups_for(source) if names else []):  # (and the set-up calls the tests make)
                 wanted.add((module, name))
                 spans.setdefault((mutant.path, name), _lines_of(source, [name]))
+            for owner in {name.partition(".")[0] for name in names if "." in name}:
+                steps.update((module, step) for step in instance_setups_for(source, owner))
             if names:
                 searchable.append(mutant)
     unrecorded: dict[str, int] = {}
     callers = _callers(cohort, coverage, spans) if cohort.tests else ()
     samples = probes.record_calls(cohort.template, callers, sorted(wanted), roots=layout.roots, scratch=scratch,
-                                  disabled_plugins=cohort.disabled_plugins, unrecorded=unrecorded,
+                                  steps=sorted(steps), disabled_plugins=cohort.disabled_plugins, unrecorded=unrecorded,
                                   tests_only=callers != cohort.tests) if wanted and callers else {}
     literals = probes.literals_in([(cohort.template / t).read_text(errors="replace") for t in cohort.tests])
     placements = {mutant.id: placement_for(mutant, layout.module_name(mutant.path) or "", cohort.tests, head.read)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from elenchus import callrecord, mutate, probes
+from elenchus import callrecord, mutate, probes, witness
 
 CART = textwrap.dedent(
     """\
@@ -1197,6 +1197,105 @@ def test_an_in_place_method_is_told_apart_by_the_state_it_leaves_its_instance_in
     assert "    money = Money(100, 'USD')\n    money.deposit(50)\n" \
            "    assert vars(money) == {'cents': 150, 'currency': 'USD'}\n" in probe.source
     assert probes.verify_probe(root, probe, mutant).accepted
+
+
+SPELLER = textwrap.dedent("""
+    class Speller:
+        def __init__(self):
+            self.classical = False
+
+        def set_classical(self, on):
+            self.classical = on
+
+        def reset(self):
+            self.set_classical(False)
+
+        def plural(self, word):
+            if self.classical and word.endswith("um"):
+                return word[:-2] + "a"
+            return word + "s"
+""")
+SPELLER_TESTS = textwrap.dedent("""
+    from shop.speller import Speller
+
+
+    class Flag:
+        def __bool__(self):
+            return True
+
+
+    def test_modern():
+        assert Speller().plural("cat") == "cats"
+
+
+    def test_classical():
+        speller = Speller()
+        speller.set_classical(True)
+        assert speller.plural("datum")  # (says nothing of which plural)
+
+
+    def test_reset():
+        speller = Speller()
+        speller.set_classical(True)
+        speller.reset()
+        assert speller.plural("datum") == "datums"
+
+
+    def test_flag():
+        speller = Speller()
+        speller.set_classical(Flag())
+        assert speller.plural("cat") == "cats"
+""")
+
+
+def test_a_method_is_called_on_an_instance_set_up_the_way_the_tests_set_theirs_up(tmp_path):
+    root = make_project(tmp_path / "speller", "speller", SPELLER, SPELLER_TESTS)
+    unrecorded: dict[str, int] = {}
+    samples = probes.record_calls(root, ["tests"], [("shop.speller", "Speller.plural")], unrecorded=unrecorded,
+                                  steps=[("shop.speller", "Speller.set_classical"), ("shop.speller", "Speller.reset")])
+    on = ("set_classical", ("True",), ())
+    # the set-up calls each test made on its instance, in order; `reset`'s own call of `set_classical` is not one
+    assert {sample.receiver for sample in samples["shop.speller:Speller.plural"]} == {
+        callrecord.Receiver(), callrecord.Receiver(steps=(on,)), callrecord.Receiver(steps=(on, ("reset", (), ())))}
+    assert unrecorded["shop.speller:Speller.plural"] == 1  # set up with a value no test text rebuilds
+    line = next(number for number, text in enumerate(SPELLER.splitlines(), 1) if '+ "a"' in text)
+    mutant = mutate.Mutant(id="1" * 12, path="src/shop/speller.py", symbol="Speller.plural", line=line,
+                           end_line=line, col=13, family="handmade", changed_intent="handmade", incident="handmade",
+                           expected_detection="none", diff="", mutated_source=SPELLER.replace('+ "a"', '+ "ae"'),
+                           mutated_lines=(line,))
+    # only the classical mode reaches the mutated line: the instance must be set up before the call
+    found = probes.search_input(root, mutant, samples["shop.speller:Speller.plural"], search_budget=10)
+    assert found.distinction is not None, found.reason
+    assert found.distinction.receiver == callrecord.Receiver(steps=(on,))
+    assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("'data'", "'datae'")
+    probe = probes.write_probe(mutant, found.distinction, "shop.speller", witness=True)
+    assert "    speller = Speller()\n    speller.set_classical(True)\n    assert speller.plural('datum') == 'data'\n" \
+        in probe.source, probe.source
+    assert probe.input_repr == "speller = Speller(); speller.set_classical(True); speller.plural('datum')"
+    assert probes.verify_probe(root, probe, mutant).accepted
+
+
+def test_the_set_up_methods_of_a_class_are_those_that_change_its_instances():
+    source = SPELLER + textwrap.dedent("""
+        class Book:
+            def __init__(self):
+                self.words = []
+
+            def add(self, word):
+                self.words.append(word)
+
+            def count(self):
+                return len(self.words)
+
+            def _clear(self):
+                self.words = []
+
+            def restart(self):
+                self._clear()
+    """)
+    # (`reset` changes the instance through `set_classical`, `restart` through a private method)
+    assert witness.instance_setups_for(source, "Speller") == ["Speller.set_classical", "Speller.reset"]
+    assert witness.instance_setups_for(source, "Book") == ["Book.add", "Book.restart"]
 
 
 def test_an_in_place_method_whose_instance_no_test_can_write_down_backs_no_equivalence(tmp_path):
