@@ -940,12 +940,18 @@ def _on_receiver(owner: type, name: str, receiver: Receiver, held: list[Any],
 
 def _state_text(value: Any) -> list[Any] | None:
     """What a test could assert about a receiver after the call: [how ("repr", "vars" or "str"), the text,
-    the imports it needs], or None when nothing can be written down."""
+    the imports it needs]; else, when its attributes are plain data a test cannot write without naming
+    private ones (``_number_args``), ["state", their canonical text, []]: enough to say two receivers were
+    left alike, never a witness; else None."""
     built = constructor_repr(value)
     if built is not None:
         return ["repr", built[0], list(built[1])]
     seen = view_of(value)
-    return None if seen is None or seen[0] == "match" else [seen[0], seen[1], list(seen[2])]
+    if seen is not None and seen[0] != "match":
+        return [seen[0], seen[1], list(seen[2])]
+    attributes = getattr(value, "__dict__", None)
+    data = state_of(attributes) if isinstance(attributes, dict) and attributes and not callable(value) else None
+    return None if data is None else ["state", data, []]
 
 
 def serve(argv: Sequence[str]) -> int:

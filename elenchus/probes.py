@@ -831,12 +831,15 @@ class _Comparer:
         """When the two calls agree, whether they leave the receiver in states a test tells apart: ((how it
         is read, the reference's text, the mutant's), the imports the reference's needs). A state no test can
         write down, or one seen only after a call that raised, is counted as not compared: an in-place
-        method's agreeing results back no equivalence."""
+        method's agreeing results back no equivalence. Two receivers holding the same plain data agree, even
+        where a test could not write that data without naming private attributes."""
         reference, mutant = reference_answer.get("receiver_after"), mutant_answer.get("receiver_after")
         kind = None
         if not (isinstance(reference, list) and isinstance(mutant, list)):
             kind = "a receiver left in a state a test cannot write down"
-        elif reference[:2] == mutant[:2]:
+        elif reference[:2] != mutant[:2] and "state" in (reference[0], mutant[0]):
+            kind = "receivers left in different states a test cannot write down"
+        elif reference[:2] == mutant[:2]:  # (alike: "state", plain data alike, says so too)
             kind = "receivers that agree only in their text" if reference[0] == "str" else None
         elif reference[0] == mutant[0] == "repr":
             same = self.reference.equal([reference[1], mutant[1]], [*reference[2], *mutant[2]])

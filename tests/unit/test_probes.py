@@ -1311,6 +1311,39 @@ def test_an_in_place_method_whose_instance_no_test_can_write_down_backs_no_equiv
     assert "a receiver left in a state a test cannot write down" in found.reason
 
 
+COUNTER = textwrap.dedent("""
+    class Counter:
+        def __init__(self):
+            self._count = 0
+
+        def add(self, step):
+            self._count = self._count + step
+            return step * 2
+""")
+
+
+def test_receivers_left_with_the_same_private_data_agree_and_different_private_data_backs_no_claim(tmp_path):
+    tests = "from shop.counter import Counter\n\n\ndef test_add():\n    assert Counter().add(2) == 4\n"
+    root = make_project(tmp_path / "counter", "counter", COUNTER, tests)
+    samples = probes.record_calls(root, ["tests"], [("shop.counter", "Counter.add")])["shop.counter:Counter.add"]
+
+    def mutant(old: str, new: str) -> mutate.Mutant:
+        at = next(number for number, text in enumerate(COUNTER.splitlines(), 1) if old in text)
+        return dataclasses.replace(handmade_mutant("src/shop/counter.py", "Counter.add", COUNTER.replace(old, new)),
+                                   line=at, mutated_lines=(at,))
+
+    # The same result and the same `_count` every time: the inputs were compared, so equivalence may be claimed
+    same = probes.search_input(root, mutant("step * 2", "step + step"), samples, search_budget=20)
+    assert same.distinction is None and same.searched, same.reason
+    assert same.reached  # (and they ran the mutated line)
+    # The same results, `_count` left otherwise: no test can write that down without naming `_count`, so
+    # neither a witness nor a claim
+    hidden = probes.search_input(root, mutant("self._count + step", "self._count - step"), samples,
+                                 search_budget=20)
+    assert hidden.distinction is None and not hidden.searched
+    assert "receivers left in different states a test cannot write down" in hidden.reason
+
+
 def test_a_special_method_is_called_through_its_operator_and_a_property_is_read(money):
     root, samples = money
     mutant = money_mutant("self.cents + cents, self", "self.cents - cents, self", "Money.__add__")

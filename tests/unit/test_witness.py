@@ -431,6 +431,29 @@ def test_a_widened_handler_no_input_told_apart_stays_a_gap_never_likely_equivale
     assert find_witness(project, other, samples, (), SourceLayout((".",), ("shop",)), 30.0, scratch).searched
 
 
+def test_a_dropped_copy_no_input_told_apart_stays_a_gap_never_likely_equivalent(tmp_path):
+    from elenchus.layout import SourceLayout
+    from elenchus.mutate import Mutant
+    from elenchus.witness import NoWitness, find_witness
+
+    source = "DEFAULTS = {'all': False}\n\n\ndef settings():\n    return DEFAULTS.copy()\n"
+    project, scratch = tmp_path / "project", tmp_path / "scratch"
+    (project / "shop").mkdir(parents=True)
+    scratch.mkdir()
+    (project / "shop" / "__init__.py").write_text("")
+    (project / "shop" / "settings.py").write_text(source)
+    mutant = Mutant(id="0" * 12, path="shop/settings.py", symbol="settings", line=5, end_line=5, col=5,
+                    family="dropped-copy", changed_intent="handmade", incident="handmade", expected_detection="none",
+                    diff="", mutated_source=source.replace("DEFAULTS.copy()", "DEFAULTS"), mutated_lines=(5,))
+    samples = {"shop.settings:settings": [probes.CallSample("shop.settings:settings", ())]}
+    # `settings()` gives an equal dict either way: only changing it, then calling again, shows the alias
+    found = find_witness(project, mutant, samples, (), SourceLayout((".",), ("shop",)), 30.0, scratch)
+    assert isinstance(found, NoWitness) and not found.searched, found.reason
+    assert "shares the original where the code made a copy" in found.reason
+    other = replace(mutant, family="handmade")  # the same search, for a mutant it can clear
+    assert find_witness(project, other, samples, (), SourceLayout((".",), ("shop",)), 30.0, scratch).searched
+
+
 LOCALES = textwrap.dedent("""
     _CURRENT = {"locale": None}
     _SEPARATOR = {
