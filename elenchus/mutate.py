@@ -1003,6 +1003,9 @@ def _arid_reason(view: SourceView, site: Site) -> str | None:
             return f"arid: inside the logging or output call `{view.code(node.func)}(...)`"
         if isinstance(node, cst.Raise) and in_string and previous is not None:
             return "arid: message text of a raised exception"
+        if isinstance(node, (cst.Assign, cst.AnnAssign)) and in_string and previous is not None \
+                and previous is node.value and _raised_only(view, node):
+            return "arid: message text of a raised exception"
         if isinstance(node, (cst.Assign, cst.AnnAssign)) and _dunder_target(node):
             return f"arid: `{_dunder_target(node)}` is module metadata, not behaviour"
         if isinstance(node, cst.If) and (previous is None or previous is node.test
@@ -1013,6 +1016,29 @@ def _arid_reason(view: SourceView, site: Site) -> str | None:
                 return "unreachable by clients: runs only as a script (`if __name__ == '__main__':`)"
         previous = node
     return None
+
+
+def _raised_only(view: SourceView, node: cst.Assign | cst.AnnAssign) -> bool:
+    """Is ``node`` a function's message for an exception: it assigns one name (``msg = f"..."``), which the
+    function reads only inside ``raise`` statements (``raise ValueError(msg)``), as linters that forbid
+    string literals in ``raise`` ask code to write it?"""
+    targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+    function = view.function(node)
+    if len(targets) != 1 or not isinstance(targets[0], cst.Name) or function is None:
+        return False
+    name, reads = targets[0].value, 0
+    stack: list[tuple[cst.CSTNode, bool]] = [(function.body, False)]
+    while stack:
+        current, raised = stack.pop()
+        if isinstance(current, cst.Name) and current.value == name and current is not targets[0]:
+            parent = view.parent(current)
+            stored = isinstance(parent, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)) and \
+                getattr(parent, "target", None) is current
+            if not stored and not raised:
+                return False  # read somewhere else: printed, returned, logged, compared
+            reads += not stored
+        stack.extend((child, raised or isinstance(current, cst.Raise)) for child in current.children)
+    return reads > 0
 
 
 def _dunder_target(node: cst.Assign | cst.AnnAssign) -> str | None:

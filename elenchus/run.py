@@ -797,6 +797,26 @@ def _crashed_loading(record: TestRecord, mutated_file: str | None) -> bool:
     return (record.exception_type or "").rsplit(".", 1)[-1] == "ImportError" and named is not None
 
 
+_CONFTEST_FAILURE = re.compile(r"ImportError while loading conftest '(?P<path>[^']+)'\.")
+
+
+def _conftest_crash(stderr: str, mutated_file: str | None, workspace: str) -> tuple[str, str] | None:
+    """(the conftest.py, the error) when pytest stopped before collecting (exit 4) because importing a
+    conftest.py crossed the mutated file and raised: the tests' shared set-up imports the mutated module,
+    which no longer loads. pytest says so on stderr only, in a traceback of ``path:line: in`` frames."""
+    found = _CONFTEST_FAILURE.search(stderr)
+    if found is None or not mutated_file:
+        return None
+    frames = re.findall(r"^(\S+?):\d+: in ", stderr[found.end():], flags=re.MULTILINE)
+    if not any(_same_file(frame, mutated_file) for frame in frames):
+        return None
+    errors = re.findall(r"^E\s+(.+)$", stderr[found.end():], flags=re.MULTILINE)
+    conftest = found.group("path")
+    if workspace and os.path.isabs(conftest):
+        conftest = _relative_to_workspace(conftest, os.path.realpath(workspace)) or conftest
+    return conftest, (errors[-1].strip()[:300] if errors else "an error")
+
+
 def _describe(record: TestRecord) -> str:
     kind = record.failure_kind.value if record.failure_kind else record.outcome.value
     detail = ": ".join(part for part in (record.exception_type, record.message) if part)
@@ -865,6 +885,11 @@ def judge(result: RunResult, mutated_file: str | None = None) -> Verdict:
     if result.execution is Execution.TIMED_OUT:
         where = f" (running {result.interrupted_at})" if result.interrupted_at else ""
         return Verdict(Outcome.TIMEOUT, None, f"{result.detail or 'timed out'}{where}")
+    if result.execution is Execution.INFRASTRUCTURE_ERROR and result.exit_code == 4:
+        crash = _conftest_crash(result.stderr_tail, mutated, result.workspace)
+        if crash is not None:
+            return Verdict(Outcome.CAUGHT_AT_IMPORT, None,
+                           f"loading {crash[0]} failed inside the mutated code ({crash[1]}), before any test ran")
     if result.execution is Execution.INFRASTRUCTURE_ERROR:
         where = f" (running {result.interrupted_at})" if result.interrupted_at else ""
         return Verdict(Outcome.INCONCLUSIVE, None, f"{result.detail or 'infrastructure error'}{where}")

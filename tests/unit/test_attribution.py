@@ -152,6 +152,28 @@ def test_a_mutated_module_that_no_longer_defines_an_imported_name_is_caught_at_i
     assert verdict.outcome is Outcome.NOT_COMPARABLE
 
 
+def test_a_conftest_that_can_no_longer_import_the_mutated_module_is_caught_at_import(tmp_path):
+    project = write_tree(tmp_path / "p", {
+        "pkg/__init__.py": "",
+        # the mutant: `re.compile("a+", re.VERBOSE)` with its arguments swapped, which raises at import
+        "pkg/mod.py": "import re\n\nPATTERN = re.compile(re.VERBOSE, 'a+')\n\n\ndef f():\n    return 1\n",
+        "pkg/other.py": "import re\n\nPATTERN = re.compile(re.VERBOSE, 'a+')\n",
+        "tests/conftest.py": "from pkg.mod import f\n",
+        "tests/test_mod.py": "from pkg.mod import f\n\n\ndef test_f():\n    assert f() == 1\n",
+    })
+    # pytest stops before collecting anything (exit 4) and says why only on stderr
+    result = run_pytest(project, ["tests/test_mod.py"], 60, mutated_file=MUTATED, env=FAST_ENV)
+    assert result.exit_code == 4 and result.records == ()
+    verdict = judge(result)
+    assert verdict.outcome is Outcome.CAUGHT_AT_IMPORT and verdict.kill is None
+    assert verdict.reason == ("loading tests/conftest.py failed inside the mutated code (TypeError: first argument "
+                              "must be string or compiled pattern), before any test ran")
+    # the same crash in a file that is not the mutated one says nothing about the mutant
+    (project / "tests" / "conftest.py").write_text("import pkg.other\n")
+    assert judge(run_pytest(project, ["tests/test_mod.py"], 60, mutated_file=MUTATED, env=FAST_ENV)).outcome \
+        is Outcome.INCONCLUSIVE
+
+
 @pytest.mark.parametrize(("source", "line", "expected"), [
     ("def test():\n    assert f()[0] == 1\n", 2, "assert"),
     ("def test():\n    assert (\n        f()[0]\n        == 1\n    )\n", 3, "assert"),

@@ -123,6 +123,30 @@ def test_mutate_rejects_docstrings_and_exception_messages_as_arid():
         (r.family, r.line, r.reason) for r in rejected]
 
 
+def test_mutate_rejects_a_message_held_in_a_name_only_a_raise_reads_as_arid_and_keeps_one_read_elsewhere():
+    source = src('''
+        def replace(parts, known):
+            unknown = set(parts) - set(known)
+            if unknown:
+                error = "unexpected argument(s): %s" % ", ".join(sorted(unknown))
+                raise TypeError(error)
+            return parts
+
+
+        def describe(parts):
+            label = ", ".join(parts)
+            if not parts:
+                raise ValueError(label)
+            return label
+    ''')
+    mutants, rejected = generate("msg.py", source)
+    assert ("wrong-separator", 4, "arid: message text of a raised exception") in [
+        (r.family, r.line, r.reason) for r in rejected]
+    assert not [m for m in mutants if m.line == 4 and m.family == "wrong-separator"]
+    # `label` is also returned: its separator is behaviour, and stays a mutant
+    assert [m for m in mutants if m.line == 10 and m.family == "wrong-separator"]
+
+
 def test_mutate_rejects_type_annotations_as_arid():
     source = src('''
         from typing import Literal
