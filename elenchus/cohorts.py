@@ -21,6 +21,7 @@ import shutil
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from elenchus.config import DEFAULT_TEST_PATTERNS, collected, pytest_file_patterns
 from elenchus.discover import ChangeSet, related_tests
 from elenchus.layout import ROOT, SourceLayout
 from elenchus.snapshot import Snapshot
@@ -73,11 +74,21 @@ def unneeded_plugins(template: Path, tests: tuple[str, ...]) -> tuple[str, ...]:
 
 def selected_tests(change: ChangeSet, head: Snapshot, mutated_files: tuple[str, ...] = ()) -> tuple[str, ...]:
     """The relevant test files: every Head test whose imports reach the changed or mutated code,
-    plus every changed test (added, modified or deleted), whatever it imports."""
+    plus every changed test (added, modified or deleted), whatever it imports; of those, the files pytest
+    collects by their names (``python_files``), where the project names its tests so. pytest runs any file it
+    is given by path, so a helper beside the tests (``definitions.py``) or a check kept out of the suite on
+    purpose (``full_colors.py``, 17 million colours) would run too; a project none of whose tests pytest
+    would collect by name keeps them all."""
     related = set(change.related_tests)
     if mutated_files:
         related |= set(related_tests(head, change.settings, mutated_files))
-    return tuple(sorted(related | set(change.paths("test"))))
+    chosen = tuple(sorted(related | set(change.paths("test"))))
+    patterns = pytest_file_patterns(head.read)
+    if change.settings.test_patterns != DEFAULT_TEST_PATTERNS:  # (named as tests on purpose, in [tool.elenchus])
+        patterns += change.settings.test_patterns
+    if collected((p for p in head.files if change.settings.kind_of(p) == "test"), patterns):
+        return collected(chosen, patterns)
+    return chosen
 
 
 def relevant_tests(change: ChangeSet, head: Snapshot, mutated_files: tuple[str, ...],

@@ -6,8 +6,10 @@ tests and importable code live. Nothing in them can widen what Elenchus is allow
 
 from __future__ import annotations
 
+import configparser
 import fnmatch
 import tomllib
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
@@ -69,3 +71,61 @@ def load_settings(pyproject_text: str | None) -> Settings:
         exclude=_strings(table, "exclude", DEFAULT_EXCLUDE),
         source_roots=_strings(table, "source-roots", ()),
     )
+
+
+# -- pytest's own settings, read as data (never run) -------------------------------------------
+
+#: The files pytest reads its settings from, in the order it looks for them in the root directory.
+PYTEST_CONFIGS = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
+_FLAVOURS = {"pyproject.toml": "toml", "pytest.ini": "ini", ".pytest.ini": "ini", "tox.ini": "ini", "setup.cfg": "cfg"}
+#: The test files pytest collects when its ``python_files`` setting is not given.
+PYTEST_DEFAULT_FILES = ("test_*.py", "*_test.py")
+
+
+def pytest_config_flavour(path: str) -> str | None:
+    """How ``path`` holds pytest settings ("toml", "ini" or "cfg"), or None when it is not such a file."""
+    return _FLAVOURS.get(PurePosixPath(path).name)
+
+
+def pytest_ini_options(path: str, text: str | None) -> dict[str, object] | str:
+    """The pytest ini options of a configuration file, or an error message."""
+    if text is None:
+        return {}
+    flavour = pytest_config_flavour(path)
+    if flavour == "toml":
+        try:
+            table = tomllib.loads(text).get("tool", {}).get("pytest", {})
+        except tomllib.TOMLDecodeError as exc:
+            return str(exc)
+        options = table.get("ini_options", {})
+        return dict(options) if isinstance(options, dict) else {}
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read_string(text)
+    except configparser.Error as exc:
+        return str(exc).splitlines()[0]
+    section = "tool:pytest" if flavour == "cfg" else "pytest"
+    return dict(parser[section]) if parser.has_section(section) else {}
+
+
+def pytest_file_patterns(read: Callable[[str], str | None]) -> tuple[str, ...]:
+    """The names of the files pytest collects tests from in this repository: ``python_files`` of the first
+    configuration file at its root that holds pytest settings, else pytest's default."""
+    for name in PYTEST_CONFIGS:
+        text = read(name)
+        options = pytest_ini_options(name, text)
+        if text is None or isinstance(options, str) or not options and not name.endswith("pytest.ini"):
+            continue  # (absent, unreadable, or no pytest settings: pytest looks at the next file)
+        value = options.get("python_files") if isinstance(options, dict) else None
+        if isinstance(value, str):
+            return tuple(value.split()) or PYTEST_DEFAULT_FILES
+        if isinstance(value, list) and all(isinstance(item, str) for item in value):
+            return tuple(value) or PYTEST_DEFAULT_FILES
+        return PYTEST_DEFAULT_FILES
+    return PYTEST_DEFAULT_FILES
+
+
+def collected(paths: Iterable[str], patterns: Iterable[str]) -> tuple[str, ...]:
+    """The ``paths`` whose file names match one of ``patterns`` (as pytest matches ``python_files``)."""
+    patterns = tuple(patterns)
+    return tuple(p for p in paths if any(fnmatch.fnmatchcase(PurePosixPath(p).name, pattern) for pattern in patterns))

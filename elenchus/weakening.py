@@ -24,12 +24,10 @@ everything here carries ``source="static"``.
 
 from __future__ import annotations
 
-import configparser
 import enum
 import io
 import shlex
 import tokenize
-import tomllib
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -37,6 +35,8 @@ from pathlib import PurePosixPath
 
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+
+from elenchus.config import pytest_config_flavour, pytest_ini_options
 
 __all__ = [
     "CLASSES",
@@ -148,7 +148,7 @@ def find_weakening(files: Sequence[ChangedFile], *, unchanged_tests: Iterable[st
     evidence: list[Evidence] = []
     sources: list[_Pair] = []
     for file in files:
-        if _config_flavour(file.path) is not None:
+        if pytest_config_flavour(file.path) is not None:
             evidence.extend(_config_changes(file))
             continue
         base, head = _parse(file.base_source), _parse(file.head_source)
@@ -2468,35 +2468,9 @@ def _new_plugins(pair: _Pair) -> Iterator[Evidence]:
 # --------------------------------------------------------------------------- pytest configuration files
 
 
-_CONFIG_FILES = {"pyproject.toml": "toml", "pytest.ini": "ini", "tox.ini": "ini", "setup.cfg": "cfg"}
 _HIDING_OPTIONS = {"-p": "loads the plugin", "--deselect": "deselects", "--ignore": "ignores",
                    "--ignore-glob": "ignores", "-k": "selects only", "-m": "selects only the marks"}
 _COLLECTION_KEYS = ("testpaths", "python_files", "python_classes", "python_functions", "norecursedirs")
-
-
-def _config_flavour(path: str) -> str | None:
-    return _CONFIG_FILES.get(PurePosixPath(path).name)
-
-
-def _pytest_settings(path: str, text: str | None) -> dict[str, object] | str:
-    """The pytest ini options of a configuration file, or an error message."""
-    if text is None:
-        return {}
-    flavour = _config_flavour(path)
-    if flavour == "toml":
-        try:
-            table = tomllib.loads(text).get("tool", {}).get("pytest", {})
-        except tomllib.TOMLDecodeError as exc:
-            return str(exc)
-        options = table.get("ini_options", {})
-        return dict(options) if isinstance(options, dict) else {}
-    parser = configparser.ConfigParser(interpolation=None)
-    try:
-        parser.read_string(text)
-    except configparser.Error as exc:
-        return str(exc).splitlines()[0]
-    section = "tool:pytest" if flavour == "cfg" else "pytest"
-    return dict(parser[section]) if parser.has_section(section) else {}
 
 
 def _options(addopts: object) -> list[tuple[str, str]]:
@@ -2531,8 +2505,8 @@ def _config_line(text: str | None, key: str) -> int:
 
 
 def _config_changes(file: ChangedFile) -> Iterator[Evidence]:
-    base = _pytest_settings(file.path, file.base_source)
-    head = _pytest_settings(file.path, file.head_source)
+    base = pytest_ini_options(file.path, file.base_source)
+    head = pytest_ini_options(file.path, file.head_source)
     for side, parsed in (("head", head), ("base", base)):
         if isinstance(parsed, str):
             yield _unparseable(file.path, side, _Unparseable(1, parsed))

@@ -28,6 +28,44 @@ def test_cohorts_without_a_test_change_share_one_template(build_scenario, tmp_pa
     assert existing.same_as == "modified" and existing.template == modified.template
 
 
+def _two_commits(repo, first: dict, second: dict) -> None:
+    from tests.conftest import git
+
+    write_tree(repo, first)
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "one")
+    write_tree(repo, second)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "two")
+
+
+CODE = "def f():\n    return 1\n"
+USES = "import unittest\n\nfrom pkg.mod import f\n\n\nclass T(unittest.TestCase):\n    def test(self):\n" \
+       "        self.assertEqual(f(), 1)\n"
+
+
+@pytest.mark.parametrize(("files", "expected"), [
+    # a helper and a check kept out of the suite sit beside the tests: pytest collects neither by name
+    ({"tests/test_mod.py": USES, "tests/exhaustive.py": USES, "tests/definitions.py": "from pkg.mod import f\n"},
+     ("tests/test_mod.py",)),
+    # the project's own python_files names its tests
+    ({"pytest.ini": "[pytest]\npython_files = check_*.py\n", "tests/check_mod.py": USES, "tests/test_old.py": USES},
+     ("tests/check_mod.py",)),
+    ({"setup.cfg": "[tool:pytest]\npython_files =\n    check_*.py\n    test_*.py\n", "tests/check_mod.py": USES,
+      "tests/test_mod.py": USES, "tests/helpers.py": USES}, ("tests/check_mod.py", "tests/test_mod.py")),
+    # no test of the project is named as pytest collects them: every one is run, by path
+    ({"tests/mod_tests.py": USES, "tests/more_tests.py": USES}, ("tests/mod_tests.py", "tests/more_tests.py")),
+])
+def test_the_tests_run_are_the_files_pytest_collects_by_name_where_the_project_names_them_so(tmp_path, files,
+                                                                                               expected):
+    repo = tmp_path / "repo"
+    _two_commits(repo, {"pkg/__init__.py": "", "pkg/mod.py": CODE, **files},
+                 {"pkg/mod.py": CODE.replace("1", "2")})
+    with open_session(repo, None, None) as session:
+        assert selected_tests(session.change, session.head) == expected
+
+
 def test_cohorts_skip_the_hypothesis_plugin_only_for_suites_that_never_mention_it(tmp_path):
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests/test_a.py").write_text("def test_a():\n    assert 1 + 1 == 2\n")
