@@ -1470,6 +1470,43 @@ def _neighbours(value: Any) -> tuple[Any, ...]:
     return (value,)
 
 
+#: Numbers of the mutated lines written into the tests' texts (``'50%'`` -> ``'0.0%'``), at most.
+_RENUMBERED = 8
+_NUMBER_TEXT = re.compile(r"\d+(?:\.\d+)?")
+
+
+def _holding(container: Any, value: Any) -> list[Any]:
+    """``container`` (a tuple or list of one kind of scalar, as a test passed it) holding ``value`` in every
+    place, then in its first: what reaches a table entry or bound the elements are looked up in."""
+    if type(container) not in (tuple, list) or not container or type(value) not in (int, float, str, bytes) \
+            or not all(type(item) is type(value) for item in container):
+        return []
+    return [type(container)([value] * len(container)), type(container)([value, *container[1:]])]
+
+
+def _renumbered(held: Any, numbers: Sequence[Any]) -> list[Any]:
+    """The texts the tests passed (alone, or each element of a tuple or list of them) with their first number
+    written as each of ``numbers`` in the same place, an integer also as a float (``'50%'`` -> ``'0%'``,
+    ``'0.0%'``): a bound the code compares a parsed number with, reached the way the tests reach it."""
+    def written(text: str, form: str) -> str:
+        found = _NUMBER_TEXT.search(text)
+        return text if found is None else text[:found.start()] + form + text[found.end():]
+
+    texts = [held] if type(held) is str else list(held) if type(held) in (tuple, list) and held and all(
+        type(item) is str for item in held) else []
+    if not any(_NUMBER_TEXT.search(text) for text in texts):
+        return []
+    found: list[Any] = []
+    for number in numbers:
+        for form in [str(number)] + ([f"{float(number)}"] if type(number) is int else []):
+            if type(held) is str:
+                found.append(written(held, form))
+            else:  # in every element, then in the first
+                found += [type(held)(written(text, form) for text in held),
+                          type(held)([written(held[0], form), *held[1:]])]
+    return _unique(found)
+
+
 def literals_in(sources: Sequence[str]) -> tuple[Any, ...]:
     """The literal values test ``sources`` write, in order of appearance and without
     repeats: numbers, strings, bytes, and list/tuple/set/dict displays made of literals, and the dates,
@@ -1625,9 +1662,19 @@ def _boundary_calls(signature: _Signature, samples: Sequence[CallSample], consta
                 yield value, slot, base, "edge-value"
 
     def steps() -> Iterator[tuple[Any, int | str, tuple[tuple[Any, ...], dict[str, Any]], str]]:
-        for value in _unique(v for constant in constants for v in _neighbours(constant)):
+        near = _unique(v for constant in constants for v in _neighbours(constant))
+        for value in near:
             for base in bases:
                 for slot in slots(*base):
+                    yield value, slot, base, "boundary"
+        # inside what the tests passed: `(64, 64, 64)` where they passed `(255, 255, 255)` and the mutant
+        # drops the entry for 64; `'0.0%'` where they wrote `'50%'` and the mutant moves a bound at 0
+        numbers = [v for v in near if type(v) in (int, float)][:_RENUMBERED]
+        for base in bases:
+            for slot in slots(*base):
+                held = base[0][slot] if isinstance(slot, int) else base[1].get(slot)
+                for value in [*(v for near_value in near for v in _holding(held, near_value)),
+                              *_renumbered(held, numbers)]:
                     yield value, slot, base, "boundary"
         for value in _unique(designed):
             for base in bases:

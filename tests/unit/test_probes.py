@@ -355,6 +355,41 @@ def test_boundary_step_finds_the_constant_of_an_off_by_one_the_recorded_samples_
     assert (distinction.reference_repr, distinction.mutant_repr) == ("True", "False")
 
 
+COLOURS = textwrap.dedent("""
+    def to_percent(triplet):
+        specials = {255: "100%", 64: "25%", 0: "0%"}
+        return tuple(specials.get(d, "{:.02f}%".format(d / 255.0 * 100)) for d in triplet)
+
+
+    def clip(triplet):
+        result = []
+        for text in triplet:
+            number = text.split("%")[0]
+            percent = float(number) if "." in number else int(number)
+            result.append("0%" if percent < 0 else "{}%".format(percent))
+        return tuple(result)
+""")
+
+
+@pytest.mark.parametrize(("old", "new", "symbol", "recorded", "expected"), [
+    # an entry of a table the elements are looked up in: the tests passed (255, 255, 255)
+    ('64: "25%", ', "", "to_percent", "(255, 255, 255)", {"((64, 64, 64),)", "((64, 255, 255),)"}),
+    # a bound the code compares a parsed number with: the tests wrote '50%'
+    ("percent < 0", "percent <= 0", "clip", "('50%', '20%', '10%')",
+     {"(('0.0%', '0.0%', '0.0%'),)", "(('0.0%', '20%', '10%'),)"}),
+], ids=["table-key", "number-in-text"])
+def test_the_constants_of_the_mutated_line_are_tried_inside_the_tuples_and_texts_the_tests_passed(
+        tmp_path, old, new, symbol, recorded, expected):
+    root = make_project(tmp_path / "colours", "colours", COLOURS, "def test_nothing():\n    pass\n")
+    line = next(number for number, text in enumerate(COLOURS.splitlines(), 1) if old in text)
+    mutant = dataclasses.replace(handmade_mutant("src/shop/colours.py", symbol, COLOURS.replace(old, new)),
+                                 line=line, end_line=line, mutated_lines=(line,))
+    samples = [probes.CallSample(f"shop.colours:{symbol}", (recorded,))]
+    distinction = probes.find_distinguishing_input(root, mutant, samples, search_budget=0)
+    assert distinction is not None and distinction.origin == "boundary"
+    assert f"({', '.join(distinction.args_repr)},)" in expected, distinction
+
+
 SIZE = "LIMIT = 100\n\n\ndef is_large(n):\n    return n >= LIMIT\n"
 
 SIZE_TESTS = textwrap.dedent(
