@@ -346,8 +346,10 @@ def _is_generator(node: ast.FunctionDef) -> bool:
     return False
 
 
-def unsupported_reason(reference_dir: Path, mutant: Mutant, symbol: str | None = None) -> str | None:
-    """Why no probe can be generated for ``mutant`` through ``symbol`` (default: its own function)."""
+def unsupported_reason(reference_dir: Path, mutant: Mutant, symbol: str | None = None,
+                       module: str | None = None) -> str | None:
+    """Why no probe can be generated for ``mutant`` through ``symbol`` (default: its own function), imported
+    from ``module`` (default: the mutated file's own; a public package re-exporting it, when that is private)."""
     symbol = symbol or mutant.symbol
     parts = symbol.split(".")
     if len(parts) > 2 or not all(part.isidentifier() for part in parts):
@@ -356,7 +358,7 @@ def unsupported_reason(reference_dir: Path, mutant: Mutant, symbol: str | None =
     if not public_symbol(symbol):
         return f"`{symbol}` is private; a probe calls only public API"
     try:
-        module = module_name_for(mutant.path, reference_dir)
+        module = module or module_name_for(mutant.path, reference_dir)
     except ValueError as error:
         return str(error)
     private = [part for part in module.split(".") if part.startswith("_")]
@@ -967,7 +969,7 @@ def search_input(
         return InputSearch(distinction, searched, reason, tried, round(time.monotonic() - started, 3), reached,
                            proof)
 
-    why = unsupported_reason(reference_dir, mutant, symbol)
+    why = unsupported_reason(reference_dir, mutant, symbol, module)
     if why is not None:
         return outcome(None, False, why)
     module = module or module_name_for(mutant.path, reference_dir)

@@ -390,6 +390,56 @@ def _setup_calls(source: str, mutant: Mutant, samples: Mapping[str, Sequence[pro
     return list(dict.fromkeys([*designed, *recorded]))[:SETUPS_TRIED]
 
 
+def public_home(reference_dir: Path, path: str, module: str, name: str) -> str | None:
+    """The public package a user imports ``name`` from when its own module is private: the nearest package
+    above ``path`` (the file of ``module``) whose ``__init__.py`` imports it from there (``from ._deprecated
+    import replace``, or ``import *`` of a name the module does not leave out of its ``__all__``)."""
+    parts = module.split(".")
+    if not any(part.startswith("_") for part in parts):
+        return None
+    folder = PurePosixPath(path).parent
+    for depth in range(len(parts) - 1, 0, -1):  # (the package holding the module, then the one above it...)
+        package = parts[:depth]
+        if any(part.startswith("_") for part in package):
+            folder = folder.parent
+            continue
+        try:
+            source = (Path(reference_dir) / folder / "__init__.py").read_text(encoding="utf-8")
+            tree = ast.parse(source)
+        except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+            return None
+        for node in tree.body:
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            origin = ".".join(package[:len(package) - node.level + 1] + ([node.module] if node.module else [])) \
+                if node.level else node.module
+            if origin != module:
+                continue
+            if any(alias.name == name and alias.asname in (None, name) for alias in node.names):
+                return ".".join(package)
+            if any(alias.name == "*" for alias in node.names) and not name.startswith("_") \
+                    and name in _star_exports(reference_dir, path, name):
+                return ".".join(package)
+        folder = folder.parent
+    return None
+
+
+def _star_exports(reference_dir: Path, path: str, name: str) -> set[str]:
+    """The names ``from module import *`` takes: its ``__all__`` when it writes one as a literal, else ``name``
+    (a public name it defines is taken)."""
+    try:
+        tree = ast.parse((Path(reference_dir) / path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+        return set()
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+            try:
+                return {str(item) for item in ast.literal_eval(node.value)}
+            except ValueError:
+                return set()
+    return {name}
+
+
 def _setup_text(setup: probes.CallSample) -> str:
     return probes.call_text(setup.target.partition(":")[2], setup.args_repr, setup.kwargs_repr)
 
@@ -470,10 +520,17 @@ def search_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Se
                                   + (f" after `{_setup_text(setup)}`" if setup else ""))
             break
         built = samples.get(f"{module}:{symbol.rpartition('.')[0]}", ()) if "." in symbol else ()
-        search = probes.search_input(reference_dir, mutant, [*samples.get(f"{module}:{symbol}", ()), *built],
+        called = [*samples.get(f"{module}:{symbol}", ()), *built]
+        # A private module's function is called, and its test imports it, from the package that re-exports it
+        # (`semver.replace`, defined in `semver/_deprecated.py`): where the module's own data is not needed.
+        home = None if data or state or reads or setup else public_home(reference_dir, mutant.path, module,
+                                                                        symbol.split(".")[0])
+        if home is not None:
+            called = [replace(sample, target=home + sample.target[len(module):]) for sample in called]
+        search = probes.search_input(reference_dir, mutant, called,
                                      test_literals=test_literals, time_budget=remaining, scratch=scratch,
-                                     symbol=symbol, module=module, roots=layout.roots, data=data, state=state,
-                                     reads=reads, setup=setup)
+                                     symbol=symbol, module=home or module, roots=layout.roots, data=data,
+                                     state=state, reads=reads, setup=setup)
         progress.inputs += search.inputs
         if search.proof is not None:
             progress.seconds += time.monotonic() - started
@@ -505,12 +562,12 @@ def search_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Se
                 f"{module}:{name}", ()) if not sample.args_repr and not sample.kwargs_repr and sample.target
                 != setup.target), None))
         placed = {"style": placement.style, "path": placement.path} if placement is not None else {}
-        probe = probes.write_probe(mutant, found, module, function=symbol, witness=True, **placed)
+        probe = probes.write_probe(mutant, found, home or module, function=symbol, witness=True, **placed)
         original = probe.reference_repr + probes.arguments_narrated(found, 1, short=True)
         changed = (probe.mutant_repr or "") + probes.arguments_narrated(found, 2, short=True)
         wrong = misfit(mutant, found)
         if wrong is not None:  # the test's docstring tells what the call shows, not the misfitting sentence
-            probe = probes.write_probe(mutant, found, module, function=symbol, witness=True,
+            probe = probes.write_probe(mutant, found, home or module, function=symbol, witness=True,
                                        incident=_account(probe.input_repr, original, changed), **placed)
         progress.next_target = index + 1
         progress.seconds += time.monotonic() - started

@@ -454,6 +454,34 @@ def test_a_dropped_copy_no_input_told_apart_stays_a_gap_never_likely_equivalent(
     assert find_witness(project, other, samples, (), SourceLayout((".",), ("shop",)), 30.0, scratch).searched
 
 
+@pytest.mark.parametrize("exported", ["from ._impl import scale, _helper\n",
+                                      "from pkg._impl import *  # noqa: F403\n",
+                                      "import os\n"], ids=["named", "star", "not-exported"])
+def test_a_function_of_a_private_module_is_called_from_the_public_package_that_re_exports_it(tmp_path, exported):
+    from elenchus.layout import SourceLayout
+    from elenchus.mutate import Mutant
+    from elenchus.witness import Witness, find_witness
+
+    source = "__all__ = ['scale']\n\n\ndef scale(x):\n    return x * 2\n\n\ndef _helper():\n    return 0\n"
+    project, scratch = tmp_path / "project", tmp_path / "scratch"
+    (project / "pkg").mkdir(parents=True)
+    scratch.mkdir()
+    (project / "pkg" / "__init__.py").write_text(exported)
+    (project / "pkg" / "_impl.py").write_text(source)
+    mutant = Mutant(id="0" * 12, path="pkg/_impl.py", symbol="scale", line=5, end_line=5, col=5,
+                    family="handmade", changed_intent="handmade", incident="handmade", expected_detection="none",
+                    diff="", mutated_source=source.replace("x * 2", "x * 3"), mutated_lines=(5,))
+    samples = {"pkg._impl:scale": [probes.CallSample("pkg._impl:scale", ("0",))]}  # (0 * 3 == 0 * 2)
+    found = find_witness(project, mutant, samples, (), SourceLayout((".",), ("pkg",)), 30.0, scratch)
+    if exported.startswith("import os"):  # nothing a user imports reaches it: no call is written
+        assert not isinstance(found, Witness) and "module pkg._impl is private" in found.reason
+        return
+    assert isinstance(found, Witness), found.reason
+    imports = [line for line in found.test.splitlines() if line.startswith(("from ", "import "))]
+    assert imports == ["from pkg import scale"], found.test
+    assert found.call.startswith("scale(")
+
+
 LOCALES = textwrap.dedent("""
     _CURRENT = {"locale": None}
     _SEPARATOR = {
