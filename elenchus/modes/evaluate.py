@@ -24,6 +24,7 @@ from elenchus.baseline import BASELINE_TIMEOUT_SECONDS, Baseline, establish, run
 from elenchus.cohorts import Cohort, build_cohorts, relevant_tests, selected_tests
 from elenchus.console import Progress
 from elenchus.coverage_map import CoverageMap, Selection
+from elenchus.discover import ChangeSet
 from elenchus.executor import Executor, FreshProcess, RunRequest, WarmRunner
 from elenchus.contract import Contract, contract_from_json, derive_provisional, load_contract, \
     require_for_hardening
@@ -248,6 +249,7 @@ class Evaluation:
         self.emit = emit or echo  # the report itself (stdout), so it can be piped on its own
         self.ask = ask
         self.notes: list[str] = []
+        self.untouched: str | None = None  # why there is nothing to evaluate: the change touches no code or test
         self.resumed = 0  # runs reused from --resume
         self.resume_rejected = 0  # recorded runs of --resume whose content check failed
         self.started = time.time()
@@ -316,6 +318,9 @@ class Evaluation:
             contract = self._contract(session)
         if options.exhaustive and answer.option != "target":
             raise InputGuardError("exhaustive", f"--exhaustive only applies to --scope target, not {answer.option}")
+        self.untouched = _untouched(session.change) if answer.option in ("current-change", "changed-tests") else None
+        if self.untouched is not None:
+            self.echo(self.untouched)
         reuse_key = self._reuse_key(session, answer, contract)
         stored = self.cache.get(reuse_key) if reuse_key is not None else None
         if stored is not None and {"report", "sources", "manifest", "runs"} <= stored.keys():
@@ -1194,6 +1199,8 @@ class Evaluation:
                 for c in sorted(unique.values(), key=lambda c: (c.path, c.line or 0, str(c.kind)))]
 
     def _notes(self, contract: Contract, baselines: dict[str, Baseline], plan: Plan) -> list[str]:
+        if self.untouched is not None:  # (no cohort ran, no mutant was made: nothing else to say)
+            return [self.untouched, *self.notes]
         notes = list(self.notes)
         if not plan.challenged:
             notes.append("No mutant could be made for this scope: the change touches no production function "
@@ -1262,6 +1269,8 @@ class Evaluation:
             target.parent.mkdir(exist_ok=True)
             target.write_text(json.dumps(report, indent=2) + "\n")
             self.echo(f"Saved {target} (--save), after the post-flight check.")
+        if self.untouched is not None:  # a docs-only push is no finding and no failure
+            return ExitCode.OK
         if report["baseline"].get("modified", {}).get("status") in ("baseline-red", "blocked"):
             return ExitCode.BLOCKED
         if self.options.fail_on:
@@ -1270,6 +1279,17 @@ class Evaluation:
                 self.echo(f"--fail-on: found {', '.join(sorted(found))}")
                 return ExitCode.FINDINGS
         return ExitCode.OK
+
+
+def _untouched(change: ChangeSet) -> str | None:
+    """Why a change gives nothing to evaluate: every file it touches is neither code nor a test (docs, a
+    licence, CI settings), so no mutant can be made and no test relates to it; else None."""
+    if not change.files or any(f.kind != "other" for f in change.files):
+        return None
+    names = [f.path for f in change.files]
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    return (f"Nothing to evaluate: the change touches no production code and no test ({shown}), so no mutant "
+            "was made and no test was run; the tests protect the code exactly as before.")
 
 
 # Options that only say where the report goes or which findings fail the command: the same evaluation.

@@ -355,6 +355,37 @@ def test_evaluate_says_why_a_changed_file_that_does_not_parse_has_no_mutant(tmp_
     assert "`pkg/m.py` (no mutant: the file does not parse at Head (invalid syntax at line 1)" in done.stdout
 
 
+def test_a_change_that_touches_no_code_and_no_test_is_nothing_to_evaluate_and_exits_0(tmp_path):
+    from tests.conftest import git
+
+    repo = tmp_path / "repo"
+    (repo / "pkg").mkdir(parents=True)
+    (repo / "tests").mkdir()
+    (repo / "pkg" / "__init__.py").write_text("")
+    (repo / "pkg" / "mod.py").write_text("def f():\n    return 1\n")
+    (repo / "tests" / "test_mod.py").write_text("from pkg.mod import f\n\n\ndef test_f():\n    assert f() == 1\n")
+    (repo / "README.md").write_text("# Demo\n")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "one")
+    (repo / "README.md").write_text("# Demo\n\nMore words.\n")  # what a docs-only push holds
+    (repo / "pyproject.toml").write_text("[project]\nname = 'demo'\nversion = '1.0'\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "docs")
+    done = run_cli("evaluate", "--repo", str(repo), "--scope", "current-change", "--fail-on", "unprotected",
+                   "--fail-on", "not-comparable", "--fail-on", "inconclusive",
+                   env={"ELENCHUS_RUNS_DIR": str(tmp_path / "runs")})
+    assert done.returncode == 0, done.stdout + done.stderr  # (it was 4: "blocked: no runnable tests")
+    said = ("Nothing to evaluate: the change touches no production code and no test (README.md, pyproject.toml), "
+            "so no mutant was made and no test was run")
+    assert said in done.stderr
+    notes = done.stdout.split("## Notes")[1]
+    assert said in notes and "blocked" not in notes and "--fail-on" not in done.stderr
+    report = json.loads(next((tmp_path / "runs").glob("*/report.json")).read_text())
+    validate("mutation-report", report)
+    assert report["mutations"] == [] and report["notes"][0].startswith("Nothing to evaluate")
+
+
 def test_a_mutant_that_stops_the_code_loading_is_caught_at_import_never_a_risk_nor_a_kill(tmp_path):
     from tests.conftest import git
 
