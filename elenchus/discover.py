@@ -676,6 +676,12 @@ def discover(base: Snapshot, head: Snapshot, settings: Settings | None = None,
     for path in sorted(base_files | head_files):
         if base.undecodable(path) or head.undecodable(path):
             continue  # listed among the excluded files with the reason; never parsed or mutated
+        links = (base.link(path) if path in base_files else None, head.link(path) if path in head_files else None)
+        if links != (None, None):  # a symlink is its target path, never the code it names
+            if links[0] != links[1] or (path in base_files) != (path in head_files):
+                status = "added" if path not in base_files else "deleted" if path not in head_files else "modified"
+                files.append(FileChange(path, status, "other"))
+            continue
         old = base.read(path) if path in base_files else None
         new = head.read(path) if path in head_files else None
         if old == new:

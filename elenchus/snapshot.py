@@ -39,9 +39,10 @@ class Snapshot:
     excluded: tuple[str, ...]  # "path: reason"
 
     def read(self, path: str) -> str | None:
-        """The file's text; a Python file is decoded as Python does (None when it cannot be)."""
+        """The file's text; a Python file is decoded as Python does (None when it cannot be). A symlink is
+        never read through: what it names outside the snapshot is not the repository's."""
         target = self.root / path
-        if not target.is_file():
+        if target.is_symlink() or not target.is_file():
             return None
         data = target.read_bytes()
         if path.endswith(".py"):
@@ -50,7 +51,13 @@ class Snapshot:
 
     def undecodable(self, path: str) -> bool:
         """A Python file that exists but is not text in the encoding it declares: never parsed or mutated."""
-        return path.endswith(".py") and (self.root / path).is_file() and self.read(path) is None
+        target = self.root / path
+        return path.endswith(".py") and not target.is_symlink() and target.is_file() and self.read(path) is None
+
+    def link(self, path: str) -> str | None:
+        """The target a symlink names (what git stores for it), or None when ``path`` is no symlink."""
+        target = self.root / path
+        return os.readlink(target) if target.is_symlink() else None
 
     def remove(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
@@ -95,8 +102,9 @@ def materialize_commit(repo: Repository, rev: str, sha: str, label: str,
                 target.parent.mkdir(parents=True, exist_ok=True)
                 made_dirs.add(target.parent)
             _, data = repo.read_object(entry.sha, rev)
-            if entry.mode == 0o120000:
+            if entry.mode == 0o120000:  # kept for the tests that use it; never code, never read through
                 os.symlink(data.decode("utf-8", "surrogateescape"), target)
+                excluded.append(f"{entry.path}: {_LINK}")
             else:
                 target.write_bytes(data)
                 if entry.mode == 0o100755:
@@ -108,6 +116,11 @@ def materialize_commit(repo: Repository, rev: str, sha: str, label: str,
         shutil.rmtree(root, ignore_errors=True)
         raise
     return Snapshot(root, label, rev, sha, tuple(files), tuple(excluded))
+
+
+#: How a symlink is listed: git stores its target path; the file it names (inside or outside the repository)
+#: is never taken for the repository's code, and a tracked file it names is evaluated once, as itself.
+_LINK = "symlink (not followed)"
 
 
 def worktree_paths(repo: Repository) -> list[str]:
@@ -137,8 +150,9 @@ def materialize_worktree(repo: Repository, label: str = "worktree",
                 continue
             target = _safe_target(root, path)
             target.parent.mkdir(parents=True, exist_ok=True)
-            if stat.S_ISLNK(info.st_mode):
+            if stat.S_ISLNK(info.st_mode):  # (as in a commit: kept, never code, never read through)
                 os.symlink(os.readlink(source), target)
+                excluded.append(f"{path}: {_LINK}")
             else:
                 shutil.copyfile(source, target)
                 target.chmod(0o755 if info.st_mode & stat.S_IXUSR else 0o644)

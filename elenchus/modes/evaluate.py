@@ -1106,7 +1106,9 @@ class Evaluation:
                              "related_tests": list(change.related_tests)},
                 "production_sites": self.sites,
                 "target": answer.target,
-                "excluded": list(session.excluded) + [f"{p}: not Python production code" for p in change.paths("other")],
+                "excluded": list(session.excluded) + [
+                    f"{p}: not Python production code" for p in change.paths("other")
+                    if not any(e.startswith(f"{p}: ") for e in session.excluded)],  # (said once, the first way)
                 "reason": answer.reason,
                 "inherited": self.options.hosted_scope_reason is not None,
             },

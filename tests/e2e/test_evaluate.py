@@ -1,6 +1,7 @@
 """End to end: the real CLI on fixture repositories, real pytest subprocesses, real reports."""
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -384,6 +385,39 @@ def test_a_change_that_touches_no_code_and_no_test_is_nothing_to_evaluate_and_ex
     report = json.loads(next((tmp_path / "runs").glob("*/report.json")).read_text())
     validate("mutation-report", report)
     assert report["mutations"] == [] and report["notes"][0].startswith("Nothing to evaluate")
+
+
+def test_symlinks_out_of_the_repository_are_listed_never_read_nor_mutated(tmp_path):
+    from tests.conftest import git
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "ext.py").write_text("def secret():\n    return 42\n")
+    (outside / "passwd").write_text("root:x:0:0:root:/root:/bin/bash\n")
+    repo = tmp_path / "repo"
+    (repo / "pkg").mkdir(parents=True)
+    (repo / "tests").mkdir()
+    (repo / "pkg" / "__init__.py").write_text("")
+    (repo / "pkg" / "mod.py").write_text("def f():\n    return 1\n")
+    (repo / "tests" / "test_mod.py").write_text("from pkg.mod import f\n\n\ndef test_f():\n    assert f() == 1\n")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "one")
+    os.symlink(outside / "ext.py", repo / "pkg" / "ext.py")
+    os.symlink(outside / "passwd", repo / "pkg" / "pw.py")
+    (repo / "pkg" / "mod.py").write_text("def f():\n    return 2 - 1\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "two")
+    changes = run_cli("changes", "--repo", str(repo))
+    assert changes.returncode == 0, changes.stderr
+    assert "pkg/ext.py: symlink (not followed)" in changes.stdout and "pkg/pw.py: symlink (not followed)" in \
+        changes.stdout
+    assert "secret" not in changes.stdout and "root:x" not in changes.stdout
+    assert "pkg/mod.py:1-2 f (modified" in changes.stdout
+    mutants = run_cli("mutants", "--repo", str(repo))
+    assert mutants.returncode == 0, mutants.stderr
+    assert "secret" not in mutants.stdout and "42" not in mutants.stdout and "root:x" not in mutants.stdout
+    assert "pkg/mod.py" in mutants.stdout
 
 
 def test_a_mutant_that_stops_the_code_loading_is_caught_at_import_never_a_risk_nor_a_kill(tmp_path):

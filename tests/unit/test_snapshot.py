@@ -68,12 +68,40 @@ def test_snapshot_of_a_commit_is_byte_identical_to_git_with_modes_and_symlinks(r
         assert not (snap.root / ".git").exists()
         assert not snap.root.resolve().is_relative_to(path.resolve())
         if rev == "HEAD":
-            assert sorted(snap.excluded) == [".env: secret-looking file", "id_rsa: secret-looking file"]
+            assert sorted(snap.excluded) == [".env: secret-looking file", "core_link.py: symlink (not followed)",
+                                             "id_rsa: secret-looking file"]
             assert disk_tree(snap.root)["run.sh"][0] == "100755"
             assert disk_tree(snap.root)["core_link.py"][0] == "120000"
     finally:
         snap.remove()
     assert fingerprint.compare(before, fingerprint.take(repo)) == ()
+
+
+def test_a_symlink_is_never_read_through_and_is_listed_as_not_followed(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "ext.py").write_text("def secret():\n    return 42\n")
+    repo_path = tmp_path / "repo"
+    (repo_path / "pkg").mkdir(parents=True)
+    (repo_path / "pkg" / "mod.py").write_text("def f():\n    return 1\n")
+    os.symlink(outside / "ext.py", repo_path / "pkg" / "ext.py")  # out of the repository, to Python
+    os.symlink(outside / "missing.py", repo_path / "pkg" / "gone.py")  # to nothing
+    os.symlink("mod.py", repo_path / "pkg" / "alias.py")  # inside, to a tracked file
+    git(repo_path, "init", "-q", "-b", "main")
+    git(repo_path, "add", "-A")
+    git(repo_path, "commit", "-qm", "links")
+    repo = Repository(repo_path)
+    for snap in (materialize_commit(repo, "HEAD", repo.resolve("HEAD"), "head"), materialize_worktree(repo)):
+        try:
+            assert sorted(snap.excluded) == [f"pkg/{name}.py: symlink (not followed)"
+                                             for name in ("alias", "ext", "gone")]
+            assert [snap.read(f"pkg/{name}.py") for name in ("alias", "ext", "gone")] == [None, None, None]
+            assert not any(snap.undecodable(f"pkg/{name}.py") for name in ("alias", "ext", "gone"))
+            assert snap.link("pkg/alias.py") == "mod.py" and snap.link("pkg/mod.py") is None
+            assert snap.read("pkg/mod.py") == "def f():\n    return 1\n"  # the file it names, as itself
+            assert (snap.root / "pkg" / "alias.py").is_symlink()  # still there for the tests that use it
+        finally:
+            snap.remove()
 
 
 def test_snapshot_of_the_working_tree_has_uncommitted_edits_and_untracked_files_but_no_ignored_or_secret(
