@@ -73,6 +73,7 @@ class ChangeSet:
     related_tests: tuple[str, ...]  # existing Head test files whose imports reach changed code
     settings: Settings = field(default_factory=Settings)
     statements: tuple[ChangedStatement, ...] = ()
+    unparseable: tuple[str, ...] = ()  # "path: does not parse at Head (line N: message)": no function read
 
     def paths(self, kind: str, status: str | None = None) -> tuple[str, ...]:
         return tuple(f.path for f in self.files
@@ -665,6 +666,17 @@ def _size(source: str | None) -> str:
     return f"{len(text.encode('utf-8', 'surrogatepass')) / 1e6:.1f} MB, {text.count(chr(10)) + 1:,} lines"
 
 
+def parse_failure(source: str | None) -> str | None:
+    """Where and why ``source`` is not Python (``line 2: invalid syntax``), or None when it parses."""
+    try:
+        ast.parse(source or "")
+    except SyntaxError as error:
+        return f"line {error.lineno}: {error.msg}"
+    except (ValueError, MemoryError, RecursionError) as error:  # (null bytes, nesting too deep)
+        return str(error) or type(error).__name__
+    return None
+
+
 def discover(base: Snapshot, head: Snapshot, settings: Settings | None = None,
              progress: Callable[[str], None] | None = None) -> ChangeSet:
     """``progress``: told what a long phase is doing (a large file, a large import graph); silent by default."""
@@ -673,6 +685,7 @@ def discover(base: Snapshot, head: Snapshot, settings: Settings | None = None,
     files: list[FileChange] = []
     functions: list[ChangedFunction] = []
     statements: list[ChangedStatement] = []
+    unparseable: list[str] = []
     for path in sorted(base_files | head_files):
         if base.undecodable(path) or head.undecodable(path):
             continue  # listed among the excluded files with the reason; never parsed or mutated
@@ -689,7 +702,10 @@ def discover(base: Snapshot, head: Snapshot, settings: Settings | None = None,
         status = "added" if old is None else "deleted" if new is None else "modified"
         kind = settings.kind_of(path)
         files.append(FileChange(path, status, kind))
-        if kind == "production":
+        broken = parse_failure(new) if kind == "production" and new is not None else None
+        if broken is not None:  # (its functions are not deleted: the file cannot be read at all)
+            unparseable.append(f"{path}: does not parse at Head ({broken})")
+        elif kind == "production":
             large = progress is not None and max(len(old or ""), len(new or "")) >= PROGRESS_CHARS
             started = time.monotonic()
             if large:
@@ -703,4 +719,4 @@ def discover(base: Snapshot, head: Snapshot, settings: Settings | None = None,
                          f"({time.monotonic() - started:.1f} s).")
     production = [f.path for f in files if f.kind == "production"]
     related = related_tests(head, settings, production, progress) if production else ()
-    return ChangeSet(tuple(files), tuple(functions), related, settings, tuple(statements))
+    return ChangeSet(tuple(files), tuple(functions), related, settings, tuple(statements), tuple(unparseable))

@@ -32,7 +32,7 @@ class Session:
 
     @property
     def excluded(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(self.base.excluded + self.head.excluded))
+        return tuple(dict.fromkeys(self.base.excluded + self.head.excluded + self.change.unparseable))
 
     def close(self) -> tuple[str, ...]:
         self.base.remove()

@@ -8,7 +8,6 @@ explicit exception, made after the post-flight fingerprint was taken).
 
 from __future__ import annotations
 
-import ast
 import json
 import shutil
 import tempfile
@@ -24,7 +23,7 @@ from elenchus.baseline import BASELINE_TIMEOUT_SECONDS, Baseline, establish, run
 from elenchus.cohorts import Cohort, build_cohorts, relevant_tests, selected_tests
 from elenchus.console import Progress
 from elenchus.coverage_map import CoverageMap, Selection
-from elenchus.discover import ChangeSet
+from elenchus.discover import ChangeSet, parse_failure
 from elenchus.executor import Executor, FreshProcess, RunRequest, WarmRunner
 from elenchus.contract import Contract, contract_from_json, derive_provisional, load_contract, \
     require_for_hardening
@@ -204,14 +203,6 @@ def _baseline_json(baseline: Baseline, untraced: float | None = None) -> dict:
     return found
 
 
-def _parse_error(source: str | None) -> str | None:
-    try:
-        ast.parse(source or "")
-    except SyntaxError as error:
-        return f"{error.msg} at line {error.lineno}"
-    return None
-
-
 def _production_sites(change, plan: Plan, head) -> list[dict]:
     """Per changed production file: its mutants (challenged or not), and why there are none."""
     sites = []
@@ -220,7 +211,7 @@ def _production_sites(change, plan: Plan, head) -> list[dict]:
             continue
         count = sum(p.mutant.path == path for p in (*plan.challenged, *plan.not_challenged))
         reason = None
-        broken = _parse_error(head.read(path)) if count == 0 else None
+        broken = parse_failure(head.read(path)) if count == 0 else None
         if broken:
             reason = f"the file does not parse at Head ({broken}), so no mutant can be made"
         elif count == 0:
@@ -250,6 +241,7 @@ class Evaluation:
         self.ask = ask
         self.notes: list[str] = []
         self.untouched: str | None = None  # why there is nothing to evaluate: the change touches no code or test
+        self.unparseable: tuple[str, ...] = ()  # changed files that do not parse at Head, and where
         self.resumed = 0  # runs reused from --resume
         self.resume_rejected = 0  # recorded runs of --resume whose content check failed
         self.started = time.time()
@@ -319,6 +311,7 @@ class Evaluation:
         if options.exhaustive and answer.option != "target":
             raise InputGuardError("exhaustive", f"--exhaustive only applies to --scope target, not {answer.option}")
         self.untouched = _untouched(session.change) if answer.option in ("current-change", "changed-tests") else None
+        self.unparseable = session.change.unparseable
         if self.untouched is not None:
             self.echo(self.untouched)
         reuse_key = self._reuse_key(session, answer, contract)
@@ -1204,7 +1197,10 @@ class Evaluation:
         if self.untouched is not None:  # (no cohort ran, no mutant was made: nothing else to say)
             return [self.untouched, *self.notes]
         notes = list(self.notes)
-        if not plan.challenged:
+        if not plan.challenged and self.unparseable:
+            notes.append(f"No mutant could be made for this scope: {'; '.join(self.unparseable)}. Fix the syntax "
+                         "and run again.")
+        elif not plan.challenged:
             notes.append("No mutant could be made for this scope: the change touches no production function "
                          "that the scope covers. Try --scope target --target PATH for a broader evaluation.")
         if contract.provisional:

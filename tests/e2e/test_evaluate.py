@@ -353,7 +353,15 @@ def test_evaluate_says_why_a_changed_file_that_does_not_parse_has_no_mutant(tmp_
     done = run_cli("evaluate", "--repo", str(repo), "--scope", "current-change",
                    env={"ELENCHUS_RUNS_DIR": str(tmp_path / "runs")})
     assert done.returncode == 4, done.stderr  # the suite cannot even be collected: baseline red
-    assert "`pkg/m.py` (no mutant: the file does not parse at Head (invalid syntax at line 1)" in done.stdout
+    said = "pkg/m.py: does not parse at Head (line 1: invalid syntax)"
+    assert "`pkg/m.py` (no mutant: the file does not parse at Head (line 1: invalid syntax)" in done.stdout
+    assert f"- Excluded: {said}" in done.stdout
+    assert f"- No mutant could be made for this scope: {said}. Fix the syntax" in done.stdout
+    # every command says the same, and none lists its functions as deleted
+    for command in ("changes", "mutants"):
+        shown = run_cli(command, "--repo", str(repo), "--head", "WORKTREE")
+        assert shown.returncode == 0, shown.stderr
+        assert f"  {said}" in shown.stdout and "deleted" not in shown.stdout.replace("Tests deleted (0)", "")
 
 
 def test_a_change_that_touches_no_code_and_no_test_is_nothing_to_evaluate_and_exits_0(tmp_path):
