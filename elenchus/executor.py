@@ -30,7 +30,7 @@ from elenchus import sandbox
 from elenchus.cohorts import Cohort
 from elenchus.mutate import Mutant
 from elenchus.run import (FRESH, KILL_GRACE_SECONDS, WARM_MODULE, Execution, Launch, Launcher, RunResult,
-                          module_loader, pytest_command, run_environment, run_pytest)
+                          module_loader, pytest_command, run_environment, run_pytest, scrub_environment)
 from elenchus.workspace import fresh_copy, place_test, remove_tree, verify_unchanged, write_mutant
 
 READY_SECONDS = 120.0  # a worker that has not preloaded by then is given up for fresh interpreters
@@ -151,7 +151,9 @@ class _Worker:
         arguments = [list(preload), list(project), [str(self.slot), *keep], wipe]
         code = (module_loader(WARM_MODULE, str(Path(__file__).with_name("warm.py").resolve()))
                 + f"module.serve(*{json.dumps(arguments)})\n")
-        env = {k: v for k, v in _run_env().items()}
+        # The sandbox's init and this worker start from it, and every fork shares the block: /proc/*/environ
+        # of each process a test can see holds no secret of the caller's environment.
+        env = scrub_environment(_run_env())
         env["PYTHONDONTWRITEBYTECODE"] = "1"
         with open(self.log, "wb") as log:
             self.process = subprocess.Popen(

@@ -124,6 +124,37 @@ def test_secrets_are_out_of_reach(kind, tmp_path, outside, monkeypatch):
 
 
 @pytest.mark.parametrize("kind", KINDS)
+def test_no_process_a_warm_run_can_see_holds_a_secret_of_the_callers_environment(kind, tmp_path, monkeypatch):
+    from elenchus.cohorts import Cohort
+    from elenchus.executor import RunRequest, WarmRunner
+    from elenchus.workspace import tree_digest
+
+    monkeypatch.setenv("DEPLOY_TOKEN", "hunter2-variable")
+    template = write_tree(tmp_path / "template", {"pkg/__init__.py": "", "tests/test_attack.py": """
+        import os
+        def test_attack():
+            seen = ""
+            for entry in os.listdir("/proc"):  # the sandbox's init, the warm worker, this run
+                if entry.isdigit():
+                    try:
+                        with open(f"/proc/{entry}/environ", errors="replace") as handle:
+                            seen += handle.read()
+                    except OSError:
+                        pass
+            assert "hunter2" not in seen, seen.replace(chr(0), " ")
+    """})
+    cohort = Cohort("modified", template, ("tests/test_attack.py",), tree_digest(template))
+    with sandbox.using(sandbox.detect(kind)):
+        warm = WarmRunner(tmp_path / "scratch", 1, [], ["pkg"])
+        try:
+            result = warm.run(RunRequest(cohort, cohort.tests, 60))
+        finally:
+            warm.close()
+    assert result.executor == "warm" and result.execution is Execution.COMPLETED, result.stderr_tail
+    assert [r.outcome for r in result.records] == [TestOutcome.PASSED], result.stdout_tail
+
+
+@pytest.mark.parametrize("kind", KINDS)
 def test_the_host_loopback_is_unreachable(kind, tmp_path):
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
