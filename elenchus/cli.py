@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from elenchus import __version__, tempspace
+from elenchus import __version__, tempspace, workspace
 from elenchus.errors import ElenchusError
 from elenchus.exit_codes import ExitCode
 
@@ -429,6 +429,7 @@ def harden(repo, base, head, contract, change_id, budget, jobs, timeout_factor, 
 
 def _terminated(signum: int, frame: object) -> None:
     """SIGTERM ends a run as Ctrl-C does: every process stopped, every temporary file removed."""
+    workspace.STOPPED_BY.append(signum)
     raise KeyboardInterrupt
 
 
@@ -444,15 +445,14 @@ def main(argv: list[str] | None = None) -> None:
     except ElenchusError as error:
         click.echo(f"elenchus: {error.message}", err=True)
         sys.exit(int(error.exit_code))
-    except click.exceptions.Abort:
-        click.echo("elenchus: interrupted", err=True)
-        sys.exit(130)
+    except (click.exceptions.Abort, KeyboardInterrupt):  # (click turns a KeyboardInterrupt into Abort)
+        # the status a shell gives the signal that stopped it: 128 + its number
+        terminated = workspace.STOPPED_BY[:1] == [signal.SIGTERM]
+        click.echo(f"elenchus: {'terminated' if terminated else 'interrupted'}", err=True)
+        sys.exit(128 + (signal.SIGTERM if terminated else signal.SIGINT))
     except click.ClickException as error:
         error.show()
         sys.exit(int(ExitCode.INPUT_ERROR))
-    except KeyboardInterrupt:
-        click.echo("elenchus: interrupted", err=True)
-        sys.exit(130)
     except OSError as error:
         if error.errno not in _ENVIRONMENT_ERRORS:
             raise

@@ -215,7 +215,13 @@ def _inside_a_repository(path: Path) -> Path | None:
     return None
 
 
+#: The signals that stopped this process's run, in order: the command's exit status names the first (130 for
+#: Ctrl-C, 143 for SIGTERM), whichever handler turned it into a KeyboardInterrupt.
+STOPPED_BY: list[int] = []
+
+
 def _sigterm_as_interrupt(signum: int, frame: Any) -> None:
+    STOPPED_BY.append(signum)
     raise KeyboardInterrupt(f"signal {signum} received")
 
 
@@ -230,6 +236,7 @@ def _signals_deferred() -> Iterator[None]:
 
     def hold(signum: int, frame: Any) -> None:
         received.append(signum)
+        STOPPED_BY.append(signum)
 
     previous = {sig: signal.signal(sig, hold) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
