@@ -525,7 +525,7 @@ class Evaluation:
                 continue  # it shares the baseline of the cohort it is the same as
             set_aside = name == "existing" and self.options.set_aside_red_existing
             key = self.cache.key("baseline", cohort.digest, cohort.tests, [p.mutant.id for p in plan.challenged],
-                                 set_aside, cover)
+                                 set_aside, cover, _isolation())
             cached = self.cache.get(key)
             if cached is not None:
                 coverage = cached.get("coverage")
@@ -784,7 +784,7 @@ class Evaluation:
     def _run_key(self, job: _Job) -> str:
         return self.cache.key("run", job.cohort.digest, job.tests, job.deselect, job.mutant.path,
                               job.mutant.mutated_source, self.options.timeout_factor, self.options.timeout_constant,
-                              job.select, job.stop, job.first)
+                              job.select, job.stop, job.first, _isolation())
 
     def _search(self, session: Session, contract: Contract, plan: Plan, cohorts: dict[str, Cohort],
                 baselines: dict[str, Baseline], root: Path, run_dir: RunDirectory) -> None:
@@ -1277,6 +1277,13 @@ class Evaluation:
                 self.echo(f"--fail-on: found {', '.join(sorted(found))}")
                 return ExitCode.FINDINGS
         return ExitCode.OK
+
+
+def _isolation() -> dict:
+    """The sandbox settings a stored result was measured under: a test may pass only with the network, or
+    only outside the sandbox, or only within more memory (``--isolation``, ``--allow-network``, the limits)."""
+    settings = sandbox.current().as_json()
+    return {name: settings[name] for name in ("kind", "network", "limits")}
 
 
 def _untouched(change: ChangeSet) -> str | None:

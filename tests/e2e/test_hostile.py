@@ -154,6 +154,38 @@ def test_no_process_a_warm_run_can_see_holds_a_secret_of_the_callers_environment
     assert [r.outcome for r in result.records] == [TestOutcome.PASSED], result.stdout_tail
 
 
+def test_results_measured_with_the_network_are_measured_again_without_it(tmp_path):
+    import socket
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)  # a service the suite needs, on this machine's loopback
+    try:
+        repo = write_tree(tmp_path / "repo", {"calc.py": "def add(a, b):\n    return a + b\n"})
+        git(repo, "init", "-q", "-b", "main")
+        git(repo, "add", "-A")
+        git(repo, "commit", "-q", "-m", "base")
+        write_tree(repo, {"tests/test_calc.py": f"""
+            import socket
+            from calc import add
+            def test_add():
+                socket.create_connection(("127.0.0.1", {server.getsockname()[1]}), timeout=5).close()
+                assert add(2, 3) == 5
+        """})
+        git(repo, "add", "-A")
+        git(repo, "commit", "-q", "-m", "head")
+        env = {"ELENCHUS_RUNS_DIR": str(tmp_path / "runs")}  # (and its result store beside them)
+        command = ("evaluate", "--repo", str(repo), "--scope", "current-change", "--no-witnesses")
+        first = run_cli(*command, "--allow-network", env=env)
+        assert first.returncode == 0, first.stdout + first.stderr
+        assert "Baseline, modified: green" in first.stderr
+        second = run_cli(*command, env=env)  # the same, without the network: its green is not this one's
+    finally:
+        server.close()
+    assert second.returncode == 4, second.stdout + second.stderr
+    assert "Baseline, modified: baseline-red" in second.stderr and "reused" not in second.stderr, second.stderr
+
+
 @pytest.mark.parametrize("kind", KINDS)
 def test_the_host_loopback_is_unreachable(kind, tmp_path):
     listener = socket.socket()
