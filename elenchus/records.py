@@ -253,6 +253,12 @@ class ResultCache:
         self.hits += 1
         return record
 
+    def refuse(self) -> None:
+        """The record ``get`` just gave held its seal but not its shape (a field of the wrong kind): it counts
+        as one that failed its check, and is measured again."""
+        self.hits -= 1
+        self.rejected += 1
+
     def put(self, key: str, record: dict) -> None:
         if not self.enabled:
             return

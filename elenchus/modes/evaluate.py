@@ -181,6 +181,18 @@ def _verdict_from_record(record: dict) -> Verdict:
     return Verdict(Outcome(record["outcome"]), kill, record.get("reason") or "", kills or ((kill,) if kill else ()))
 
 
+def _baseline_from_record(record: dict) -> Baseline:
+    """A stored baseline; raises ValueError, KeyError or TypeError when the record is not one."""
+    coverage = record.get("coverage")
+    baseline = Baseline(**{**record, "failing_tests": tuple(record["failing_tests"]),
+                           "flaky_tests": tuple(record["flaky_tests"]), "excluded": tuple(record["excluded"]),
+                           "coverage": CoverageMap.from_json(coverage) if coverage else None,
+                           "third_party": tuple(record.get("third_party") or ())})
+    if baseline.status not in ("green", "baseline-red", "flaky", "inconclusive", "not-comparable", "blocked"):
+        raise ValueError(f"not a baseline status: {baseline.status!r}")
+    return baseline
+
+
 def _cohort_outcome(verdict: Verdict | None) -> dict:
     if verdict is None:
         return {"result": "not-run", "kill": None}
@@ -527,13 +539,13 @@ class Evaluation:
             key = self.cache.key("baseline", cohort.digest, cohort.tests, [p.mutant.id for p in plan.challenged],
                                  set_aside, cover, _isolation())
             cached = self.cache.get(key)
-            if cached is not None:
-                coverage = cached.get("coverage")
-                baselines[name] = Baseline(**{**cached, "failing_tests": tuple(cached["failing_tests"]),
-                                              "flaky_tests": tuple(cached["flaky_tests"]),
-                                              "excluded": tuple(cached["excluded"]),
-                                              "coverage": CoverageMap.from_json(coverage) if coverage else None,
-                                              "third_party": tuple(cached.get("third_party") or ())})
+            try:
+                reused = _baseline_from_record(cached) if cached is not None else None
+            except (ValueError, KeyError, TypeError, AttributeError):  # sealed, but not a baseline's record
+                self.cache.refuse()
+                reused = None
+            if reused is not None:
+                baselines[name] = reused
                 self.echo(f"Baseline, {name}: {baselines[name].status} (reused: same content and installed "
                           "packages as an earlier run; pass --fresh to run it again)")
                 continue
@@ -687,8 +699,12 @@ class Evaluation:
         todo: list[_Job] = []
         for job in jobs:
             cached = self.cache.get(self._run_key(job))
-            if cached is not None:
-                verdict = _verdict_from_record(cached)
+            try:
+                verdict = _verdict_from_record(cached) if cached is not None else None
+            except (ValueError, KeyError, TypeError, AttributeError):  # sealed, but not a run's record
+                self.cache.refuse()
+                verdict = None
+            if verdict is not None:
                 self.verdicts[(job.mutant.id, job.cohort.name)] = finished[job.key] = verdict
                 run_dir.append_run({**cached, "run": run_dir.id, "cached": True})
             else:

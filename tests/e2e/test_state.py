@@ -45,6 +45,38 @@ def test_a_flipped_outcome_in_the_cache_is_measured_again_and_counted(build_scen
     assert "result(s) were reused from earlier runs" in notes
 
 
+def test_a_sealed_record_of_the_wrong_shape_is_measured_again_and_counted_never_a_traceback(build_scenario,
+                                                                                             tmp_path):
+    from elenchus.records import SEAL, seal
+
+    repo = build_scenario("demo")
+    env = {"ELENCHUS_RUNS_DIR": str(tmp_path / "runs")}
+    args = ("evaluate", "--repo", str(repo), "--scope", "current-change", "--budget", "3", "--no-witnesses")
+    first = run_cli(*args, env=env)
+    assert first.returncode == 0, first.stderr
+    forged = 0
+    for path in sorted((tmp_path / "cache").rglob("*.json")):
+        data = json.loads(path.read_text())
+        data.pop(SEAL, None)
+        if {"report", "runs"} <= data.keys():  # the whole evaluation's record: what is tried here is its runs
+            path.unlink()
+        elif data.get("kills"):  # each kill as an object, sealed again as a forger would
+            data["kills"] = [{"test": nodeid, "kind": kind} for nodeid, kind in data["kills"]]
+            path.write_text(json.dumps({**data, SEAL: seal(data)}))
+            forged += 1
+        elif data.get("status") == "green":  # a baseline whose status no baseline has
+            data["status"] = "splendid"
+            path.write_text(json.dumps({**data, SEAL: seal(data)}))
+            forged += 1
+    assert forged >= 2, "no stored kill or baseline to forge"
+    second = run_cli(*args, env=env)
+    assert second.returncode == 0, second.stderr
+    assert "internal error" not in second.stderr and "Traceback" not in second.stderr
+    reports = [json.loads(p.read_text()) for p in sorted((tmp_path / "runs").glob("*/report.json"))]
+    assert reports[0]["comparisons"] == reports[1]["comparisons"]
+    assert f"{forged} stored result(s) failed their content check" in " ".join(reports[1]["notes"])
+
+
 def test_an_edited_line_of_a_resumed_run_is_not_trusted(build_scenario, tmp_path):
     repo = build_scenario("demo")
     env = {"ELENCHUS_RUNS_DIR": str(tmp_path / "runs")}
