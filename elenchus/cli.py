@@ -135,8 +135,13 @@ def _isolate(repos: list[str], isolation: str | None, require_isolation: bool, a
     for repo in repos:
         if repo and Path(repo).is_dir():
             secrecy.configure(repo)
-    sandbox.activate(sandbox.for_review(repos, (isolation or "auto").strip(), network=allow_network, limits=limits,
-                                        require=require_isolation))
+    chosen = sandbox.for_review(repos, (isolation or "auto").strip(), network=allow_network, limits=limits,
+                                require=require_isolation)
+    if not chosen.isolated and (isolation or "auto").strip() != sandbox.NONE:  # said before anything runs
+        click.echo(f"Warning: no sandbox can be built here ({chosen.reason}), so the tests run unisolated, with "
+                   "your account's access to this machine. Install bubblewrap (Debian/Ubuntu: `apt-get install "
+                   "bubblewrap`), or pass --require-isolation to stop instead.", err=True)
+    sandbox.activate(chosen)
 
 
 def _configured(params: dict) -> tuple[dict, list, Path | None]:

@@ -360,3 +360,14 @@ def test_require_isolation_stops_when_no_sandbox_can_be_built(tmp_path):
     assert done.returncode == 4, done.stderr
     assert "no isolation is available" in done.stderr and "bubblewrap" in done.stderr
     assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
+    # without --require-isolation the run goes on, and says so on stderr before its first run
+    command = ("evaluate", "--repo", str(repo), "--scope", "current-change", "--budget", "1", "--jobs", "1",
+               "--no-witnesses")
+    going = run_cli(*command, env=env)
+    assert going.returncode == 0, going.stderr
+    warning = going.stderr.index("Warning: no sandbox can be built here")
+    assert "apt-get install bubblewrap" in going.stderr and "--require-isolation" in going.stderr
+    assert warning < going.stderr.index("Baseline:")
+    chosen = run_cli(*command, "--isolation", "none", env=env)
+    assert chosen.returncode == 0, chosen.stderr
+    assert "Warning: no sandbox" not in chosen.stderr  # asked for: no warning
