@@ -17,10 +17,14 @@ import re
 import secrets
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from elenchus.errors import Blocked, ElenchusError
+
+_T = TypeVar("_T")
 
 MANIFEST = "manifest.json"
 RUNS = "runs.jsonl"
@@ -253,11 +257,19 @@ class ResultCache:
         self.hits += 1
         return record
 
-    def refuse(self) -> None:
-        """The record ``get`` just gave held its seal but not its shape (a field of the wrong kind): it counts
+    def read(self, key: str, shaped: Callable[[dict], _T]) -> tuple[dict, _T] | None:
+        """``get``, and what ``shaped`` makes of the record; a record that holds its seal but not its shape
+        (``shaped`` raises ValueError, KeyError, TypeError or AttributeError: a field of the wrong kind) counts
         as one that failed its check, and is measured again."""
-        self.hits -= 1
-        self.rejected += 1
+        record = self.get(key)
+        if record is None:
+            return None
+        try:
+            return record, shaped(record)
+        except (ValueError, KeyError, TypeError, AttributeError):
+            self.hits -= 1
+            self.rejected += 1
+            return None
 
     def put(self, key: str, record: dict) -> None:
         if not self.enabled:

@@ -538,14 +538,9 @@ class Evaluation:
             set_aside = name == "existing" and self.options.set_aside_red_existing
             key = self.cache.key("baseline", cohort.digest, cohort.tests, [p.mutant.id for p in plan.challenged],
                                  set_aside, cover, _isolation())
-            cached = self.cache.get(key)
-            try:
-                reused = _baseline_from_record(cached) if cached is not None else None
-            except (ValueError, KeyError, TypeError, AttributeError):  # sealed, but not a baseline's record
-                self.cache.refuse()
-                reused = None
+            reused = self.cache.read(key, _baseline_from_record)
             if reused is not None:
-                baselines[name] = reused
+                baselines[name] = reused[1]
                 self.echo(f"Baseline, {name}: {baselines[name].status} (reused: same content and installed "
                           "packages as an earlier run; pass --fresh to run it again)")
                 continue
@@ -698,13 +693,9 @@ class Evaluation:
         finished: dict[str, Verdict] = {}
         todo: list[_Job] = []
         for job in jobs:
-            cached = self.cache.get(self._run_key(job))
-            try:
-                verdict = _verdict_from_record(cached) if cached is not None else None
-            except (ValueError, KeyError, TypeError, AttributeError):  # sealed, but not a run's record
-                self.cache.refuse()
-                verdict = None
-            if verdict is not None:
+            stored = self.cache.read(self._run_key(job), _verdict_from_record)
+            if stored is not None:
+                cached, verdict = stored
                 self.verdicts[(job.mutant.id, job.cohort.name)] = finished[job.key] = verdict
                 run_dir.append_run({**cached, "run": run_dir.id, "cached": True})
             else:

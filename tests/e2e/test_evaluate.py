@@ -337,18 +337,21 @@ def test_evaluate_challenges_changed_module_and_class_level_lines_and_names_what
     assert "_" in underscore["witness"]["call"]
 
 
-def test_evaluate_says_why_a_changed_file_that_does_not_parse_has_no_mutant(tmp_path):
-    from tests.conftest import git
+def _one_module_repo(root: Path, module: str = "mod", extra: dict | None = None) -> Path:
+    """A committed repository of one module, ``pkg/<module>.py`` (``f`` returns 1), and its test."""
+    from tests.conftest import git, write_tree
 
-    repo = tmp_path / "repo"
-    (repo / "pkg").mkdir(parents=True)
-    (repo / "tests").mkdir()
-    (repo / "pkg" / "__init__.py").write_text("")
-    (repo / "pkg" / "m.py").write_text("def f():\n    return 1\n")
-    (repo / "tests" / "test_m.py").write_text("from pkg.m import f\n\n\ndef test_f():\n    assert f() == 1\n")
+    repo = write_tree(root, {"pkg/__init__.py": "", f"pkg/{module}.py": "def f():\n    return 1\n",
+                             f"tests/test_{module}.py": f"from pkg.{module} import f\n\n\ndef test_f():\n"
+                                                       "    assert f() == 1\n", **(extra or {})})
     git(repo, "init", "-q", "-b", "main")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "one")
+    return repo
+
+
+def test_evaluate_says_why_a_changed_file_that_does_not_parse_has_no_mutant(tmp_path):
+    repo = _one_module_repo(tmp_path / "repo", "m")
     (repo / "pkg" / "m.py").write_text("def f(:\n    return 1\n")
     done = run_cli("evaluate", "--repo", str(repo), "--scope", "current-change",
                    env={"ELENCHUS_RUNS_DIR": str(tmp_path / "runs")})
@@ -367,16 +370,7 @@ def test_evaluate_says_why_a_changed_file_that_does_not_parse_has_no_mutant(tmp_
 def test_a_change_that_touches_no_code_and_no_test_is_nothing_to_evaluate_and_exits_0(tmp_path):
     from tests.conftest import git
 
-    repo = tmp_path / "repo"
-    (repo / "pkg").mkdir(parents=True)
-    (repo / "tests").mkdir()
-    (repo / "pkg" / "__init__.py").write_text("")
-    (repo / "pkg" / "mod.py").write_text("def f():\n    return 1\n")
-    (repo / "tests" / "test_mod.py").write_text("from pkg.mod import f\n\n\ndef test_f():\n    assert f() == 1\n")
-    (repo / "README.md").write_text("# Demo\n")
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "one")
+    repo = _one_module_repo(tmp_path / "repo", extra={"README.md": "# Demo\n"})
     (repo / "README.md").write_text("# Demo\n\nMore words.\n")  # what a docs-only push holds
     (repo / "pyproject.toml").write_text("[project]\nname = 'demo'\nversion = '1.0'\n")
     git(repo, "add", "-A")
@@ -402,15 +396,7 @@ def test_symlinks_out_of_the_repository_are_listed_never_read_nor_mutated(tmp_pa
     outside.mkdir()
     (outside / "ext.py").write_text("def secret():\n    return 42\n")
     (outside / "passwd").write_text("root:x:0:0:root:/root:/bin/bash\n")
-    repo = tmp_path / "repo"
-    (repo / "pkg").mkdir(parents=True)
-    (repo / "tests").mkdir()
-    (repo / "pkg" / "__init__.py").write_text("")
-    (repo / "pkg" / "mod.py").write_text("def f():\n    return 1\n")
-    (repo / "tests" / "test_mod.py").write_text("from pkg.mod import f\n\n\ndef test_f():\n    assert f() == 1\n")
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "one")
+    repo = _one_module_repo(tmp_path / "repo")
     os.symlink(outside / "ext.py", repo / "pkg" / "ext.py")
     os.symlink(outside / "passwd", repo / "pkg" / "pw.py")
     (repo / "pkg" / "mod.py").write_text("def f():\n    return 2 - 1\n")

@@ -63,7 +63,8 @@ def test_evaluate_interrupted_with_ctrl_c_writes_what_was_measured_and_removes_i
     # A shell without job control starts background jobs with SIGINT ignored, and an ignored signal
     # stays ignored across exec: the child gets the default disposition, as a terminal would give it.
     process = subprocess.Popen([sys.executable, "-m", "elenchus", "evaluate", "--repo", str(repo), "--scope",
-                                "current-change", "--budget", "40", "--jobs", "1", "--no-witnesses", "--timeout-constant", "1"],
+                                "current-change", "--budget", "40", "--jobs", "1", "--no-witnesses",
+                                "--timeout-constant", "1"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True,
                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 90
