@@ -300,6 +300,8 @@ def receiver_from_json(data: Any) -> Receiver:
     """The receiver a calls file or a request writes (``Receiver.as_json``): a file the tests could write, so
     every text must be one ``argument_value`` reads and every step a public method's name; ValueError else."""
     steps = []
+    if len(data.get("steps") or ()) > MAX_STEPS:  # (the recorder never writes more: not one of its files)
+        raise ValueError(f"more than {MAX_STEPS} set-up calls")
     for step in data.get("steps") or ():
         name, args, kwargs = step
         if not isinstance(name, str) or not name.isidentifier() or name.startswith("_"):
@@ -308,7 +310,7 @@ def receiver_from_json(data: Any) -> Receiver:
                       tuple(sorted((str(k), str(v)) for k, v in dict(kwargs).items()))))
     receiver = Receiver(tuple(str(text) for text in data["args_repr"]),
                         tuple(sorted((str(k), str(v)) for k, v in dict(data["kwargs_repr"]).items())),
-                        tuple(steps)[:MAX_STEPS])
+                        tuple(steps))
     for text in receiver.texts():
         argument_value(text)
     return receiver

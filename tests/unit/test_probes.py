@@ -1310,6 +1310,17 @@ def test_a_method_is_called_on_an_instance_set_up_the_way_the_tests_set_theirs_u
     assert probes.verify_probe(root, probe, mutant).accepted
 
 
+def test_a_receiver_read_from_a_calls_file_is_checked_not_trusted():
+    made = callrecord.Receiver(("2",), (("unit", "'kg'"),), (("classical", (), (("all", "True"),)),))
+    assert callrecord.receiver_from_json(json.loads(json.dumps(made.as_json()))) == made
+    step = ["classical", [], {"all": "True"}]
+    for bad in ({"args_repr": [], "kwargs_repr": {}, "steps": [step] * (callrecord.MAX_STEPS + 1)},  # never written
+                {"args_repr": [], "kwargs_repr": {}, "steps": [["_reset", [], {}]]},  # a private method
+                {"args_repr": [], "kwargs_repr": {}, "steps": [["classical", ["__import__('os')"], {}]]}):
+        with pytest.raises(ValueError):
+            callrecord.receiver_from_json(bad)
+
+
 def test_the_set_up_methods_of_a_class_are_those_that_change_its_instances():
     source = SPELLER + textwrap.dedent("""
         class Book:
