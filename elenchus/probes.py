@@ -1453,7 +1453,22 @@ def _character_variants(source: str, mutant: Mutant, samples: Sequence[CallSampl
                if old != new and old in text]
     variants = [variant for text in strings for character in characters
                 for variant in (text + character, character + text, text[:1] + character + text[1:])]
-    return _unique(swapped + variants + characters)[:40]
+    # A check of each character against a set (`all(c in string.hexdigits for c in text[1:])`) weakened or
+    # dropped shows on a text that a later parse still takes: `int(' f', 16)`, `int('+f', 16)` and
+    # `int('\u0661', 16)` all succeed. So the tests' strings with their second or last character one of those.
+    checked = _CHARACTER_CHECKS.search("\n".join(source.splitlines()[mutant.line - 1:mutant.end_line]))
+    slipped = [text[:index] + character + text[index + 1:] for text in strings[:4] if len(text) > 1
+               for index in (1, len(text) - 1) for character in _SLIPPING] if checked else []
+    return _unique(swapped + slipped + variants + characters)[:60]
+
+
+#: What a line that checks characters against a set names.
+_CHARACTER_CHECKS = re.compile(r"\b(?:hexdigits|octdigits|digits|ascii_letters|ascii_lowercase|ascii_uppercase|"
+                               r"printable|whitespace|punctuation|isdigit|isdecimal|isnumeric|isalnum|isalpha|"
+                               r"isspace|isidentifier|isprintable|isascii)\b")
+#: Characters that slip past such a check into what parses the text next: a space, signs, an underscore,
+#: a digit of another script (ARABIC-INDIC DIGIT ONE), a letter beyond ASCII.
+_SLIPPING = (" ", "+", "-", "_", "\u0661", "\u00ff")
 
 
 def _neighbours(value: Any) -> tuple[Any, ...]:

@@ -390,6 +390,33 @@ def test_the_constants_of_the_mutated_line_are_tried_inside_the_tuples_and_texts
     assert f"({', '.join(distinction.args_repr)},)" in expected, distinction
 
 
+HEX = textwrap.dedent("""
+    import string
+
+
+    def parse(text):
+        if not text.startswith("#"):
+            raise ValueError("no #")
+        if not all(c in string.hexdigits for c in text[1:]):
+            raise ValueError("not six hex digits")
+        return int(text[1:3], 16), int(text[3:5], 16), int(text[5:7], 16)
+""")
+
+
+@pytest.mark.parametrize(("old", "new"), [("text[1:]):", "text[2:]):"),
+                                          ("for c in text[1:]", "for c in text[1:-1]")], ids=["first", "last"])
+def test_a_weakened_character_check_is_told_apart_by_a_character_the_parse_after_it_still_takes(tmp_path, old, new):
+    # `int(' f', 16)`, `int('+f', 16)` and `int('f ', 16)` succeed: the check is all that refused them
+    root = make_project(tmp_path / "hex", "hex", HEX, "def test_nothing():\n    pass\n")
+    line = next(number for number, text in enumerate(HEX.splitlines(), 1) if "hexdigits" in text)
+    mutant = dataclasses.replace(handmade_mutant("src/shop/hex.py", "parse", HEX.replace(old, new)),
+                                 line=line, end_line=line, mutated_lines=(line,))
+    samples = [probes.CallSample("shop.hex:parse", ("'#ffffff'",))]
+    found = probes.search_input(root, mutant, samples, search_budget=50)
+    assert found.distinction is not None, found.reason  # (not "likely equivalent")
+    assert found.distinction.reference_exception == "ValueError" and found.distinction.mutant_repr is not None
+
+
 SIZE = "LIMIT = 100\n\n\ndef is_large(n):\n    return n >= LIMIT\n"
 
 SIZE_TESTS = textwrap.dedent(
