@@ -187,6 +187,28 @@ def _told_apart(mutations: list[dict]) -> dict[str, dict]:
     return marked
 
 
+
+#: Files listed with one reason before the rest are counted (every one stays in report.json).
+EXCLUDED_SHOWN = 5
+
+
+def _excluded_shown(excluded: list[str]) -> list[str]:
+    """Each reason's first few files, then how many more: a release that ships a tool's cache (300 JSON
+    files "not Python production code") would bury the findings under one line of paths."""
+    by_reason: dict[str, list[str]] = {}
+    for entry in excluded:
+        path, _, reason = entry.partition(": ")
+        by_reason.setdefault(reason, []).append(path)
+    shown = []
+    for reason, paths in by_reason.items():
+        more = len(paths) - EXCLUDED_SHOWN
+        if more <= 1:
+            shown += [f"{path}: {reason}" for path in paths]
+        else:
+            shown.append(f"{', '.join(paths[:EXCLUDED_SHOWN])} and {more} more (all in report.json): {reason}")
+    return shown
+
+
 def render_markdown(report: dict) -> str:
     mutations = _told_apart(report["mutations"])
     comparisons = report["comparisons"]
@@ -237,7 +259,7 @@ def render_markdown(report: dict) -> str:
             text += f": {baseline['reason']}"
         lines.append(text)
     if scope["excluded"]:
-        lines.append("- Excluded: " + "; ".join(scope["excluded"]))
+        lines.append("- Excluded: " + "; ".join(_excluded_shown(scope["excluded"])))
     lines.append("")
 
     idle = nothing_ran(report)

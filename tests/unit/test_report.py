@@ -147,3 +147,15 @@ def test_findings_come_first_one_line_each_and_existing_protection_is_one_line_p
 def _where(mutation: dict) -> str:
     location = mutation["location"]
     return f"{location['path']}:{location['line']} in `{location['symbol']}`"
+
+
+def test_a_long_list_of_files_excluded_for_one_reason_is_shown_as_its_first_few_and_a_count():
+    report = example()
+    cache = [f"src/.mypy_cache/3.7/m{i}.data.json: not Python production code" for i in range(300)]
+    report["scope"]["excluded"] = ["README.md: not Python production code", "id_rsa: secret-looking file", *cache,
+                                   "pkg/link.py: symlink (not followed)"]
+    line = next(text for text in render_markdown(report).splitlines() if text.startswith("- Excluded: "))
+    assert line == ("- Excluded: README.md, src/.mypy_cache/3.7/m0.data.json, src/.mypy_cache/3.7/m1.data.json, "
+                    "src/.mypy_cache/3.7/m2.data.json, src/.mypy_cache/3.7/m3.data.json and 296 more (all in "
+                    "report.json): not Python production code; id_rsa: secret-looking file; pkg/link.py: symlink "
+                    "(not followed)")
