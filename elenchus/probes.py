@@ -51,6 +51,7 @@ import difflib
 import fractions
 import functools
 import hashlib
+import itertools
 import json
 import math
 import os
@@ -1489,6 +1490,8 @@ def _neighbours(value: Any) -> tuple[Any, ...]:
 
 #: Numbers of the mutated lines written into the tests' texts (``'50%'`` -> ``'0.0%'``), at most.
 _RENUMBERED = 8
+#: Calls with the mutated line's constants inside the tuples and texts the tests passed, at most.
+_INSIDE = 40
 _NUMBER_TEXT = re.compile(r"\d+(?:\.\d+)?")
 
 
@@ -1686,13 +1689,14 @@ def _boundary_calls(signature: _Signature, samples: Sequence[CallSample], consta
                     yield value, slot, base, "boundary"
         # inside what the tests passed: `(64, 64, 64)` where they passed `(255, 255, 255)` and the mutant
         # drops the entry for 64; `'0.0%'` where they wrote `'50%'` and the mutant moves a bound at 0
+        # (at most _INSIDE of them: the designed inputs after them keep their share of the budget)
         numbers = [v for v in near if type(v) in (int, float)][:_RENUMBERED]
-        for base in bases:
-            for slot in slots(*base):
-                held = base[0][slot] if isinstance(slot, int) else base[1].get(slot)
-                for value in [*(v for near_value in near for v in _holding(held, near_value)),
-                              *_renumbered(held, numbers)]:
-                    yield value, slot, base, "boundary"
+        inside = ((value, slot, base) for base in bases for slot in slots(*base)
+                  for held in [base[0][slot] if isinstance(slot, int) else base[1].get(slot)]
+                  for value in [*(v for near_value in near for v in _holding(held, near_value)),
+                                *_renumbered(held, numbers)])
+        for value, slot, base in itertools.islice(inside, _INSIDE):
+            yield value, slot, base, "boundary"
         for value in _unique(designed):
             for base in bases:
                 for slot in slots(*base):
