@@ -263,9 +263,12 @@ def test_killing_elenchus_ends_every_test_process(tmp_path):
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "head")
     runs = tmp_path / "runs"
+    temp = tmp_path / "tmp"  # what the killed run leaves behind stays here: another test's command would sweep
+    temp.mkdir()  # it from a shared TMPDIR and say so on its stderr
     proc = subprocess.Popen([sys.executable, "-m", "elenchus", "evaluate", "--repo", str(repo), "--scope", "target",
                              "--target", "calc.py", "--budget", "4", "--jobs", "1", "--fresh"],
-                            env={**FAST_ENV, "ELENCHUS_RUNS_DIR": str(runs)}, stdout=subprocess.DEVNULL,
+                            env={**FAST_ENV, "ELENCHUS_RUNS_DIR": str(runs), "TMPDIR": str(temp)},
+                            stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 120
