@@ -40,8 +40,13 @@ class LocalCluster:
     def _start(self, name: str, argv: list[str], env: dict | None = None) -> None:
         log = open(self.root / f"{name}.log", "wb")  # noqa: SIM115 - closed in stop()
         self.logs.append(log)
+        # A worker takes a session directory in TMPDIR and is killed, never stopped: what it leaves stays
+        # here, not in the TMPDIR other tests' commands sweep (and say so on their stderr).
+        temp = self.root / "tmp"
+        temp.mkdir(exist_ok=True)
         self.processes[name] = subprocess.Popen([sys.executable, "-m", *argv], stdout=log, stderr=log,
-                                                env=env or dict(os.environ), start_new_session=True)
+                                                env={**(env or os.environ), "TMPDIR": str(temp)},
+                                                start_new_session=True)
 
     def add_worker(self, name: str, env: dict | None = None) -> None:
         self._start(name, ["distributed.cli.dask_worker", self.address, "--nthreads", "1", "--no-nanny",
