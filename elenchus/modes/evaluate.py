@@ -1103,7 +1103,8 @@ class Evaluation:
                              "test_files_added": list(change.tests_added),
                              "test_files_modified": list(change.tests_modified),
                              "test_files_deleted": list(change.tests_deleted),
-                             "related_tests": list(change.related_tests)},
+                             # (those the runs took: a helper beside the tests pytest never collects is not one)
+                             "related_tests": [t for t in change.related_tests if t in tests]},
                 "production_sites": self.sites,
                 "target": answer.target,
                 "excluded": list(session.excluded) + [

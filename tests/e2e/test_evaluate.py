@@ -389,6 +389,21 @@ def test_a_change_that_touches_no_code_and_no_test_is_nothing_to_evaluate_and_ex
     assert report["mutations"] == [] and report["notes"][0].startswith("Nothing to evaluate")
 
 
+def test_the_related_tests_the_report_names_are_those_the_runs_took(tmp_path):
+    from tests.conftest import git
+
+    # a helper beside the tests imports the module too, but pytest never collects it by name
+    repo = _one_module_repo(tmp_path / "repo", extra={"tests/helpers.py": "from pkg.mod import f\n\nVALUE = f()\n"})
+    (repo / "pkg" / "mod.py").write_text("def f():\n    return 2 - 1\n")
+    git(repo, "commit", "-q", "-am", "two")
+    done = run_cli("evaluate", "--repo", str(repo), "--scope", "current-change", "--budget", "1", "--no-witnesses",
+                   env={"ELENCHUS_RUNS_DIR": str(tmp_path / "runs")})
+    assert done.returncode == 0, done.stderr
+    report = json.loads(next((tmp_path / "runs").glob("*/report.json")).read_text())
+    assert report["scope"]["detected"]["related_tests"] == ["tests/test_mod.py"]
+    assert "- Related existing tests: `tests/test_mod.py`\n" in done.stdout
+
+
 def test_symlinks_out_of_the_repository_are_listed_never_read_nor_mutated(tmp_path):
     from tests.conftest import git
 
