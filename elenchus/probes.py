@@ -1026,6 +1026,7 @@ def search_input(
         signature = _Signature.of(node, bound=kind in ("instance", "class") or constructed)
         designed = (_pattern_examples(source, mutant) + _data_examples((reference, mutated), source, mutant, data)
                     + _code_point_characters(source, mutant, node, reference))
+        related = _row_examples(reference, source, mutant)
         calls = list({(s.args_repr, s.kwargs_repr): s for s in mine}.values())  # the tests' arguments, once each
         constants = _character_variants(source, mutant, calls) + mutated_constants(source, mutant)
         for receiver in receivers:  # each instance the tests built gets its share of the inputs
@@ -1040,7 +1041,7 @@ def search_input(
                 receiver.steps else 4
             share = max(boundary_budget // shares, boundary_budget // 4)
             for args_repr, kwargs_repr, origin in _boundary_calls(signature, calls, constants, test_literals,
-                                                                   share, designed):
+                                                                   share, designed, related):
                 if time.monotonic() > comparer.deadline:
                     comparer.expired = True
                     break
@@ -1305,15 +1306,50 @@ def _data_examples(drivers: Sequence[_Driver], source: str, mutant: Mutant, data
 _DATA_EXAMPLES = 60
 
 
+def _row_examples(driver: _Driver, source: str, mutant: Mutant) -> list[list[str]]:
+    """Words a row of a table on the mutated lines relates: for a row holding a pattern of stems and texts
+    (``(pl_sb_C_en_ina, "ens", "ina")``, stems ``stam|foram|lum``), each stem alone and followed by each
+    text of the row (``"stam"``, ``"stamens"``, ``"stamina"``), one group per stem. A mutant that blanks
+    one text of such a row shows only on a *pair* of those words (``compare_nouns('stamens', 'stamina')``),
+    which no single designed input and no edge value makes."""
+    tree = _module_tree(source)
+    if tree is None:
+        return []
+    module_names = set(_data_names(source, mutant.line, mutant.end_line))
+    groups: list[list[str]] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.Tuple, ast.List)) or not (
+                mutant.line <= node.lineno and (node.end_lineno or node.lineno) <= mutant.end_line):
+            continue
+        texts = [e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)
+                 and not set(e.value) & _PATTERN_SYNTAX]
+        patterns = [e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)
+                    and set(e.value) & _PATTERN_SYNTAX]
+        names = [e.id for e in node.elts if isinstance(e, ast.Name) and e.id in module_names]
+        if not texts or not (patterns or names):
+            continue
+        held = [*patterns, *(driver.strings(names) if names else ())]
+        stems = _unique(stem for pattern in held for stem in (
+            _matching(pattern) if set(pattern) & _PATTERN_SYNTAX else [pattern]))
+        groups += [_unique([stem, *(stem + text for text in texts)]) for stem in stems[:_ROW_STEMS]]
+    return groups[:_ROW_GROUPS]
+
+
+#: Stems taken from one row's pattern, and groups of related words for one mutant, at most.
+_ROW_STEMS = 4
+_ROW_GROUPS = 12
+
+
 def _data_names(source: str, first: int, last: int) -> list[str]:
     """Names on lines ``first``..``last`` that the module assigns or imports at its top level (its tables and
     constants, ``from .table_zero import ZERO_WIDTH`` too), in order of appearance."""
     tree = _module_tree(source)
     if tree is None:
         return []
-    assigned = {target.id for node in tree.body if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+    # (names unpacked together count: `(singulars, plurals) = make_lists(...)`)
+    assigned = {name.id for node in tree.body if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
                 for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
-                if isinstance(target, ast.Name)}
+                for name in ast.walk(target) if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Store)}
     assigned |= {alias.asname or alias.name for node in tree.body if isinstance(node, ast.ImportFrom)
                  for alias in node.names if alias.name != "*"}
     used = [node for node in ast.walk(tree) if isinstance(node, ast.Name) and node.id in assigned
@@ -1605,15 +1641,16 @@ def _fits(value: Any, kinds: Sequence[type]) -> bool:
 
 
 def _boundary_calls(signature: _Signature, samples: Sequence[CallSample], constants: Sequence[Any],
-                    test_literals: Sequence[Any], budget: int,
-                    designed: Sequence[Any] = ()) -> Iterator[tuple[list[str], dict[str, str], str]]:
+                    test_literals: Sequence[Any], budget: int, designed: Sequence[Any] = (),
+                    related: Sequence[Sequence[str]] = ()) -> Iterator[tuple[list[str], dict[str, str], str]]:
     """Up to ``budget`` distinct calls, each a base call with one argument replaced.
 
     The base calls are the recorded ``samples``; with none, one default call: each
     required parameter gets the first edge value of its annotated type (0 when the type
     is unknown), and positional parameters with a literal default are passed it. In
     order: the ``constants`` of the mutated lines and their neighbours ("boundary"), the
-    ``designed`` inputs (strings the mutated patterns and tables match, characters at code-point
+    ``designed`` inputs (each two words of a ``related`` group in two text arguments of the first base
+    call, then the strings the mutated patterns and tables match, characters at code-point
     bounds: "designed"), the first base call's empty, zero, negative, huge and None values ("edge-value"), the
     ``test_literals`` ("test-literal"), then the other base calls' edge values; those of
     the first base call always fit in the budget. A replacement must fit the types seen for that
@@ -1697,6 +1734,14 @@ def _boundary_calls(signature: _Signature, samples: Sequence[CallSample], consta
                                 *_renumbered(held, numbers)])
         for value, slot, base in itertools.islice(inside, _INSIDE):
             yield value, slot, base, "boundary"
+        # two words a table's row relates, in two text arguments (`compare('stamens', 'stamina')`)
+        texts = [slot for slot in range(len(bases[0][0])) if _fits("", kinds.get(slot, []))]
+        for group in related:
+            for first, second in itertools.permutations(group, 2):
+                for one, other in itertools.combinations(texts, 2):
+                    args = list(bases[0][0])
+                    args[one] = first
+                    yield second, other, (tuple(args), bases[0][1]), "designed"
         for value in _unique(designed):
             for base in bases:
                 for slot in slots(*base):

@@ -548,8 +548,9 @@ def search_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Se
         if search.distinction is None and skipped > recorded:  # the tests' own kind of input was never tried
             if setup is None:
                 progress.notes.append(
-                    f"`{symbol}`: the tests made {skipped} distinct call(s) of it with arguments that are not "
-                    f"literals (objects such as dates), which the search cannot try, and only {recorded} it could")
+                    f"`{symbol}`: the tests made {skipped} distinct call(s) of it that the search cannot repeat (an "
+                    "argument, or the instance it was called on, built in a way no call of literals rebuilds), and "
+                    f"only {recorded} it could")
             continue
         progress.searched = True
         after = f" after `{_setup_text(setup)}`" if setup else ""

@@ -733,6 +733,41 @@ def test_a_skipped_rule_of_a_table_built_at_import_is_told_apart_by_a_word_that_
     assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("'person'", "'people'")
 
 
+def test_a_blanked_ending_of_a_stem_table_row_is_told_apart_by_two_words_the_row_relates(tmp_path):
+    import dataclasses
+
+    source = textwrap.dedent('''\
+        import re
+
+        (A_AE, EN_INA) = ("(?:formul|nebul)", "(?:stam|lum)")  # (unpacked: table builders return several)
+
+
+        def _related(pair, stems, end1, end2):
+            return bool(re.search(rf"({stems})({end1}\\|\\1{end2}|{end2}\\|\\1{end1})", pair))
+
+
+        def both_plural(word1, word2):
+            rows = (
+                (A_AE, "as", "ae"),
+                (EN_INA, "ens", "ina"),
+            )
+            pair = word1 + "|" + word2
+            return any(_related(pair, stems, end1, end2) for stems, end1, end2 in rows)
+    ''')
+    root = make_project(tmp_path / "rows", "rows", source, "def test_nothing():\n    pass\n")
+    line = source.splitlines().index('        (EN_INA, "ens", "ina"),') + 1
+    mutant = dataclasses.replace(
+        handmade_mutant("src/shop/rows.py", "both_plural", source.replace('"ens", "ina"', '"", "ina"')),
+        line=line, end_line=line, mutated_lines=(line,))
+    # The tests compared `cats` with `dogs`; one word of the row alone, or an edge value, shows nothing: the
+    # blanked ending shows on the row's stem beside its other ending.
+    found = probes.search_input(root, mutant, [probes.CallSample("shop.rows:both_plural", ("'cats'", "'dogs'"))],
+                                search_budget=0)
+    assert found.distinction is not None and found.distinction.origin == "designed"
+    assert found.distinction.args_repr == ("'stam'", "'stamina'")
+    assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("False", "True")
+
+
 def test_module_data_left_the_same_by_the_import_proves_equivalence_and_data_left_changed_forbids_it(tmp_path):
     import dataclasses
 
