@@ -808,9 +808,10 @@ class _Reach:
         return self._line
 
 
-#: Strings one ``strings`` request returns at most, and the longest kept.
+#: Strings one ``strings`` request returns at most, and the longest kept (a table's pattern of stems,
+#: ``(?:maxim|minim|...)``, runs to hundreds of characters).
 MAX_STRINGS = 200
-MAX_STRING_CHARS = 200
+MAX_STRING_CHARS = 2000
 
 
 def _walked(values: Sequence[Any], whole: Callable[[Any], bool]) -> Iterator[Any]:

@@ -1296,14 +1296,16 @@ def _data_examples(drivers: Sequence[_Driver], source: str, mutant: Mutant, data
         return []
     found: list[str] = []
     for driver in drivers:
-        for text in driver.strings(names):
-            examples = [*(_matching(text)[:1] if set(text) & _PATTERN_SYNTAX else []), text]
+        for text in driver.strings(names):  # (a long text stands for itself in no call a test would write)
+            examples = [*(_matching(text)[:1] if set(text) & _PATTERN_SYNTAX else []),
+                        *([text] if len(text) <= _EXAMPLE_CHARS else [])]
             found += [*examples, *(example.upper() for example in examples)]
     return _unique(found)[:_DATA_EXAMPLES]
 
 
-#: Strings taken from the module's data for one mutant, at most.
+#: Strings taken from the module's data for one mutant, at most, and the longest tried as an input.
 _DATA_EXAMPLES = 60
+_EXAMPLE_CHARS = 200
 
 
 def _row_examples(driver: _Driver, source: str, mutant: Mutant) -> list[list[str]]:
@@ -1649,9 +1651,9 @@ def _boundary_calls(signature: _Signature, samples: Sequence[CallSample], consta
     required parameter gets the first edge value of its annotated type (0 when the type
     is unknown), and positional parameters with a literal default are passed it. In
     order: the ``constants`` of the mutated lines and their neighbours ("boundary"), the
-    ``designed`` inputs (each two words of a ``related`` group in two text arguments of the first base
-    call, then the strings the mutated patterns and tables match, characters at code-point
-    bounds: "designed"), the first base call's empty, zero, negative, huge and None values ("edge-value"), the
+    ``designed`` inputs (strings the mutated patterns and tables match, characters at code-point
+    bounds: "designed"; before everything, each two words of a ``related`` group in two text
+    arguments of the first base call), the first base call's empty, zero, negative, huge and None values ("edge-value"), the
     ``test_literals`` ("test-literal"), then the other base calls' edge values; those of
     the first base call always fit in the budget. A replacement must fit the types seen for that
     argument in the samples, its default and its annotation. Yields (args_repr,
@@ -1719,6 +1721,15 @@ def _boundary_calls(signature: _Signature, samples: Sequence[CallSample], consta
                 yield value, slot, base, "edge-value"
 
     def steps() -> Iterator[tuple[Any, int | str, tuple[tuple[Any, ...], dict[str, Any]], str]]:
+        # two words a table's row relates, in two text arguments (`compare('stamens', 'stamina')`): few, and
+        # made for the mutated row alone
+        texts = [slot for slot in range(len(bases[0][0])) if _fits("", kinds.get(slot, []))]
+        for group in related:
+            for first, second in itertools.permutations(group, 2):
+                for one, other in itertools.combinations(texts, 2):
+                    args = list(bases[0][0])
+                    args[one] = first
+                    yield second, other, (tuple(args), bases[0][1]), "designed"
         near = _unique(v for constant in constants for v in _neighbours(constant))
         for value in near:
             for base in bases:
@@ -1734,14 +1745,6 @@ def _boundary_calls(signature: _Signature, samples: Sequence[CallSample], consta
                                 *_renumbered(held, numbers)])
         for value, slot, base in itertools.islice(inside, _INSIDE):
             yield value, slot, base, "boundary"
-        # two words a table's row relates, in two text arguments (`compare('stamens', 'stamina')`)
-        texts = [slot for slot in range(len(bases[0][0])) if _fits("", kinds.get(slot, []))]
-        for group in related:
-            for first, second in itertools.permutations(group, 2):
-                for one, other in itertools.combinations(texts, 2):
-                    args = list(bases[0][0])
-                    args[one] = first
-                    yield second, other, (tuple(args), bases[0][1]), "designed"
         for value in _unique(designed):
             for base in bases:
                 for slot in slots(*base):
