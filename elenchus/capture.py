@@ -9,6 +9,7 @@ comment at the changed line. Everything runs in disposable snapshots.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,32 +65,53 @@ class BehaviorDifference:
                 f"- {relation}: {self.incident}\n- Question: {self.question}\n")
 
 
-def reference_spans(change: ChangeSet, reference: Snapshot) -> dict[str, list[FunctionSpan]]:
-    """The reference-side spans of every function the proposed diff modifies or removes."""
+def reference_spans(change: ChangeSet, reference: Snapshot,
+                    proposed: Snapshot | None = None) -> dict[str, list[FunctionSpan]]:
+    """The reference-side spans of every function the proposed diff modifies or removes, each with the
+    reference lines the proposal edits (when ``proposed`` is given)."""
     wanted: dict[str, set[str]] = {}
     for fn in change.functions:
         if fn.status in ("modified", "deleted"):
             wanted.setdefault(fn.path, set()).add(fn.qualname)
     spans: dict[str, list[FunctionSpan]] = {}
     for path, names in wanted.items():
-        for span in function_spans(reference.read(path) or ""):
+        source = reference.read(path) or ""
+        edited = edited_lines(source, (proposed.read(path) or "") if proposed is not None else source)
+        for span in function_spans(source):
             if span.qualname in names and span.public:
-                spans.setdefault(path, []).append(FunctionSpan(span.qualname, span.start, span.end))
+                spans.setdefault(path, []).append(FunctionSpan(
+                    span.qualname, span.start, span.end,
+                    tuple(n for n in sorted(edited) if span.start <= n <= span.end)))
     return spans
 
 
-def plan_reference_mutants(change: ChangeSet, reference: Snapshot, contract: Contract,
-                           budget: int) -> tuple[list[tuple[int, Mutant]], list[tuple[int, Mutant]], list[Rejected]]:
-    """(challenged, not challenged, rejected), ranked by risk; one function at a time first."""
+def edited_lines(reference: str, proposed: str) -> set[int]:
+    """The reference's lines (1-based) the proposal replaces or removes, and the two beside each place it
+    only inserts lines: where a mistake it might make would sit."""
+    matcher = difflib.SequenceMatcher(None, reference.splitlines(), proposed.splitlines(), autojunk=False)
+    lines: set[int] = set()
+    for tag, first, last, _, _ in matcher.get_opcodes():
+        if tag in ("replace", "delete"):
+            lines.update(range(first + 1, last + 1))
+        elif tag == "insert":
+            lines.update(n for n in (first, first + 1) if n >= 1)
+    return lines
+
+
+def plan_reference_mutants(change: ChangeSet, reference: Snapshot, contract: Contract, budget: int,
+                           proposed: Snapshot | None = None,
+                           ) -> tuple[list[tuple[int, Mutant]], list[tuple[int, Mutant]], list[Rejected]]:
+    """(challenged, not challenged, rejected), ranked by risk: the mistakes on the lines the proposal edits
+    first (an off-by-one there is what the proposal may itself be), then one function at a time."""
     candidates: list[Mutant] = []
     rejected: list[Rejected] = []
-    for path, spans in sorted(reference_spans(change, reference).items()):
+    for path, spans in sorted(reference_spans(change, reference, proposed).items()):
         made, refused = generate(path, reference.read(path) or "", spans)
         candidates += made
         rejected += refused
     ranked = sorted(candidates, key=lambda m: (-risk_score(m, contract), m.path, m.line, m.col, m.family, m.id))
-    ordered: list[Mutant] = []
-    seen: set[tuple[str, str]] = set()
+    ordered: list[Mutant] = [m for m in ranked if m.in_changed_lines]
+    seen: set[tuple[str, str]] = {(m.path, m.symbol) for m in ordered}
     for mutant in ranked:  # the riskiest mutant of every function before any second one
         if (mutant.path, mutant.symbol) not in seen:
             seen.add((mutant.path, mutant.symbol))
@@ -105,6 +127,10 @@ def derive_capture_contract(change: ChangeSet, proposed: Snapshot, intent: str |
     return derive_provisional(change, proposed, intent)
 
 
+def _call_key(args_repr: Sequence[str], kwargs_repr: Sequence[tuple[str, str]] | dict) -> str:
+    return repr((tuple(args_repr), tuple(sorted(dict(kwargs_repr).items()))))
+
+
 def build_challenges(reference: Snapshot, change: ChangeSet, contract: Contract, chosen: list[tuple[int, Mutant]],
                      echo: Callable[[str], None]) -> list[Challenge]:
     tests = related_tests(reference, change.settings, tuple({m.path for _, m in chosen}))
@@ -113,6 +139,7 @@ def build_challenges(reference: Snapshot, change: ChangeSet, contract: Contract,
     samples = probe_engine.record_calls(reference.root, tests, targets, disabled_plugins=unneeded) if tests else {}
     test_literals = probe_engine.literals_in([reference.read(test) or "" for test in tests])
     challenges = []
+    asserted: set[str] = set()  # the calls earlier probes assert
     for rank, mutant in chosen:
         item = contract.item_for(mutant.path, mutant.symbol)
         module = probe_engine.module_name_for(mutant.path, reference.root)
@@ -122,8 +149,10 @@ def build_challenges(reference: Snapshot, change: ChangeSet, contract: Contract,
                                         f"no generated probe: {unsupported}"))
             continue
         echo(f"Probing: {mutant.incident}")
-        found = probe_engine.find_distinguishing_input(
-            reference.root, mutant, samples.get(f"{module}:{mutant.symbol}", []), test_literals=test_literals)
+        # The calls no probe asserts yet first: probes that repeat one call tell the proposal nothing new.
+        recorded = samples.get(f"{module}:{mutant.symbol}", [])
+        recorded = sorted(recorded, key=lambda sample: _call_key(sample.args_repr, sample.kwargs_repr) in asserted)
+        found = probe_engine.find_distinguishing_input(reference.root, mutant, recorded, test_literals=test_literals)
         if found is None:
             challenges.append(Challenge(mutant, item.id if item else None, rank, None,
                                         "no input found whose output differs between the reference and the "
@@ -132,6 +161,8 @@ def build_challenges(reference: Snapshot, change: ChangeSet, contract: Contract,
             continue
         probe = probe_engine.write_probe(mutant, found, module, contract_id=item.id if item else None)
         check = probe_engine.verify_probe(reference.root, probe, mutant, disabled_plugins=unneeded)
+        if check.accepted:
+            asserted.add(_call_key(found.args_repr, found.kwargs_repr))
         evidence = f"on {probe.input_repr} the reference gives {probe.reference_repr}, the mutant {probe.mutant_repr}"
         challenges.append(Challenge(mutant, item.id if item else None, rank, probe if check.accepted else None,
                                     evidence if check.accepted else f"{evidence}; probe rejected: {check.reason}"))

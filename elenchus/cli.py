@@ -71,7 +71,14 @@ def validate(kind: str, file: str) -> int:
 SCOPE_OPTION = click.option("--scope", metavar="SCOPE",
                             help="current-change (recommended), changed-tests or target; asked when omitted.")
 TARGET_OPTION = click.option("--target", metavar="PATH", help="Module, file or directory for --scope target (. = all).")
-BUDGET_OPTION = click.option("--budget", metavar="N", help="Mutants to challenge, 1..16384 (default 16).")
+def _budget_option(default: int):
+    """``--budget`` as each command reads it: the help states the default that command uses."""
+    return click.option("--budget", metavar="N", help=f"Mutants to challenge, 1..16384 (default {default}).")
+
+
+BUDGET_OPTION = _budget_option(16)
+#: Scoring a repair run challenges fewer mutants: each one runs the repair's own command.
+SCORE_BUDGET = 8
 CONTRACT_OPTIONS = (
     click.option("--contract", metavar="PATH", help="Intent contract JSON (default: .socratic/intent-contract.json)."),
     click.option("--change-id", metavar="ID", help="Pick .socratic/contracts/ID.json."),
@@ -317,7 +324,7 @@ def replx() -> None:
 @click.option("--cases", metavar="DIR", help="Score every case sub-directory of DIR into a leaderboard.")
 @click.option("--out", metavar="DIR", help="Where the batch leaderboard goes (default: DIR of --cases).")
 @click.option("--json", "json_path", metavar="PATH", help="Write the single case's verdict as JSON to PATH.")
-@BUDGET_OPTION
+@_budget_option(SCORE_BUDGET)
 @click.option("--allow-command", "allow_commands", multiple=True, metavar="CMD",
               help="Run this exact command even though inspection found something unsafe in it.")
 @click.option("--fail-on", metavar="STATUS", help="Exit 5 when a case scores this status (bad_success).")
@@ -334,7 +341,7 @@ def score(repo, base, head, command_, success_line, attempts, replx_report, case
     unknown = [v for v in wanted if v not in STATUSES]
     if unknown:
         raise InputGuardError("fail-on", f"unknown status(es) {', '.join(unknown)}; choose from {', '.join(STATUSES)}")
-    size = guards.integer_in_range("budget", budget, 8, *guards.BUDGET_RANGE)
+    size = guards.integer_in_range("budget", budget, SCORE_BUDGET, *guards.BUDGET_RANGE)
     _output("json", json_path)
     _output("out", out, directory=True)
     _isolate([cases or "", repo or ""], **isolation)
@@ -369,8 +376,8 @@ def capture(repo, reference, proposed, proposed_patch, budget, probe_dir, contra
 
     if proposed and proposed_patch:
         raise InputGuardError("proposed", "pass either --proposed REV or --proposed-patch FILE, not both")
-    options = command.Options(repo, reference, proposed, proposed_patch, guards.integer_in_range(
-        "budget", budget, 8, *guards.BUDGET_RANGE), probe_dir, contract, change_id, intent, apply, json_path)
+    options = command.Options(repo, reference, proposed, proposed_patch, guards.budget(budget), probe_dir, contract,
+                              change_id, intent, apply, json_path)
     _output("json", json_path)
     _isolate([repo], **isolation)
     return command.run(options, _echo)
@@ -383,6 +390,7 @@ def host(scaffold: str, out: str | None) -> int:
     """Hosted mode: fill a Socratic Runner scaffold's editable fields with the evaluation's evidence."""
     from elenchus.commands import host as command
 
+    _output("out", out)
     return command.run(scaffold, out, _echo)
 
 

@@ -26,12 +26,13 @@ from typing import Any, NamedTuple
 
 from elenchus.errors import ElenchusError
 from elenchus.fingerprint import POST_FLIGHT_SENTENCE
+from elenchus.guards import BUDGET_RANGE
 
 BLOCKS: tuple[str, ...] = ("evidence", "protection", "risks", "decisions")
 SCOPE_OPTIONS: tuple[str, ...] = ("current-change", "changed-tests", "target")
 MODES: tuple[str, ...] = ("evaluate", "capture", "harden")
 SCAFFOLD_KEYS: tuple[str, ...] = ("document", "editable_fields", "field_guide", "host")
-HOST_KEYS: tuple[str, ...] = ("scope", "mode", "reference", "proposed", "repo", "base", "head", "contract")
+HOST_KEYS: tuple[str, ...] = ("scope", "mode", "reference", "proposed", "repo", "base", "head", "contract", "budget")
 SCOPE_KEYS: tuple[str, ...] = ("option", "target", "reason")
 _CAPTURE_REVISIONS = ("reference", "proposed")  # capture and harden name these
 _EVALUATE_REVISIONS = ("base", "head")  # evaluate names these
@@ -93,6 +94,7 @@ class HostSettings:
     base: str | None = None
     head: str | None = None
     contract_json: str | None = None  # the host's contract object, serialized (frozen)
+    budget: int | None = None  # mutants to challenge; None: the command's own default
 
     @property
     def contract(self) -> dict | None:
@@ -205,6 +207,10 @@ def read_scaffold(path: str | Path) -> Scaffold:
         raise ScaffoldError(f"scaffold {where} does not exist; pass the file the host's Runner wrote")
     if not file.is_file():
         raise ScaffoldError(f"scaffold {where} is not a file; pass the scaffold JSON file itself")
+    size = file.stat().st_size
+    if size > MAX_SCAFFOLD_BYTES:
+        raise ScaffoldError(f"scaffold {where} is {size:,} bytes, over the limit of {MAX_SCAFFOLD_BYTES:,}; a Runner "
+                            "scaffold holds one document to fill, so this is not one")
     try:
         text = file.read_text(encoding="utf-8")
     except UnicodeDecodeError as error:
@@ -226,10 +232,39 @@ def _loads(text: str, where: str) -> Any:
         raise ScaffoldError(f"scaffold {where} contains {name}, which is not JSON; write a number or null")
 
     try:
-        return json.loads(text, object_pairs_hook=no_duplicates, parse_constant=no_constant)
+        data = json.loads(text, object_pairs_hook=no_duplicates, parse_constant=no_constant)
     except json.JSONDecodeError as error:
         raise ScaffoldError(f"scaffold {where} is not valid JSON: {error.msg} at line {error.lineno} "
                             f"column {error.colno}") from None
+    except RecursionError:
+        raise ScaffoldError(f"scaffold {where} nests arrays or objects deeper than {MAX_SCAFFOLD_DEPTH} levels, "
+                            "the limit") from None
+    deep = _too_deep(data)
+    if deep is not None:
+        raise ScaffoldError(f"scaffold {where}: {deep}: nests arrays or objects deeper than {MAX_SCAFFOLD_DEPTH} "
+                            "levels, the limit", deep)
+    return data
+
+
+#: What a scaffold may hold: one document to fill is far smaller, and deeper nesting is refused before any
+#: reader recurses through it.
+MAX_SCAFFOLD_BYTES = 16 * 1024 * 1024
+MAX_SCAFFOLD_DEPTH = 64
+
+
+def _too_deep(data: Any) -> str | None:
+    """The JSON Pointer of the first value nested deeper than ``MAX_SCAFFOLD_DEPTH``, or None (walked without
+    recursion, so no depth can overflow it)."""
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(data, ())]
+    while stack:
+        value, path = stack.pop()
+        if len(path) > MAX_SCAFFOLD_DEPTH:
+            return pointer_to(*path)
+        if isinstance(value, dict):
+            stack += [(child, (*path, key)) for key, child in value.items()]
+        elif isinstance(value, list):
+            stack += [(child, (*path, index)) for index, child in enumerate(value)]
+    return None
 
 
 def parse_scaffold(data: Any, source: str = "<scaffold>") -> Scaffold:
@@ -338,11 +373,54 @@ def _host(value: Any, fail) -> HostSettings:
                 raise fail(f"/host/{key}", "is missing; capture needs both the reference revision and the "
                                            "proposed diff identified")
     contract = value.get("contract")
-    if "contract" in value and not isinstance(contract, dict):
-        raise fail("/host/contract", f"expected an intent contract object, got a {_json_type(contract)}")
+    if "contract" in value:
+        _contract(contract, fail)
+    budget = value.get("budget")
+    low, high = BUDGET_RANGE
+    if "budget" in value and (type(budget) is not int or not low <= budget <= high):
+        raise fail("/host/budget", f"expected a whole number of mutants from {low} to {high}, got {json.dumps(budget)}")
     return HostSettings(scope=scope, mode=mode, reference=value.get("reference"), proposed=value.get("proposed"),
                         repo=value.get("repo"), base=value.get("base"), head=value.get("head"),
-                        contract_json=None if contract is None else json.dumps(contract, ensure_ascii=False))
+                        contract_json=None if contract is None else json.dumps(contract, ensure_ascii=False),
+                        budget=budget)
+
+
+def _contract(value: Any, fail) -> None:
+    """The shape every reader of a host's contract relies on (the Runner validates the rest): a wrong type here
+    would otherwise surface as an internal error deep in a run."""
+    where = "/host/contract"
+    if not isinstance(value, dict):
+        raise fail(where, f"expected an intent contract object, got a {_json_type(value)}")
+    if value.get("change_id") is not None and not isinstance(value["change_id"], str):
+        raise fail(f"{where}/change_id", f"expected a string or null, got a {_json_type(value['change_id'])}")
+    items = value.get("items", [])
+    if not isinstance(items, list):
+        raise fail(f"{where}/items", f"expected an array of contract items, got a {_json_type(items)}")
+    for index, item in enumerate(items):
+        here = f"{where}/items/{index}"
+        if not isinstance(item, dict):
+            raise fail(here, f"expected a contract item object, got a {_json_type(item)}")
+        for key in ("id", "behaviour", "status"):
+            if not isinstance(item.get(key), str) or not item[key].strip():
+                raise fail(f"{here}/{key}", f"expected a non-empty string, got {json.dumps(item.get(key))}")
+        if "risk" in item and not isinstance(item["risk"], str):
+            raise fail(f"{here}/risk", f"expected a string, got a {_json_type(item['risk'])}")
+        evidence = item.get("evidence", [])
+        if not isinstance(evidence, list) or not all(isinstance(e, str) for e in evidence):
+            raise fail(f"{here}/evidence", "expected an array of strings")
+        anchors = item.get("anchors", [])
+        if not isinstance(anchors, list):
+            raise fail(f"{here}/anchors", f"expected an array of anchors, got a {_json_type(anchors)}")
+        for position, anchor in enumerate(anchors):
+            spot = f"{here}/anchors/{position}"
+            if not isinstance(anchor, dict):
+                raise fail(spot, f"expected an anchor object, got a {_json_type(anchor)}")
+            for key in ("path", "symbol"):
+                if not isinstance(anchor.get(key), str):
+                    raise fail(f"{spot}/{key}", f"expected a string, got {json.dumps(anchor.get(key))}")
+            lines = anchor.get("lines")
+            if not (isinstance(lines, list) and len(lines) == 2 and all(type(n) is int for n in lines)):
+                raise fail(f"{spot}/lines", f"expected [first, last] line numbers, got {json.dumps(lines)}")
 
 
 def _scope(value: Any, fail) -> HostScope:
@@ -471,7 +549,9 @@ def _evidence(report: Mapping[str, Any]) -> dict:
     execution = report.get("execution") or {}
     contract = report["contract"]
     run = report.get("run") or {}
+    notes = {"notes": list(report.get("notes") or [])} if report["mode"] == "capture" else {}
     return {
+        **notes,
         "mode": report["mode"],
         "tool": copy.deepcopy(report.get("tool")),
         "run": {key: run.get(key) for key in ("id", "started", "finished")},

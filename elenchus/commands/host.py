@@ -7,15 +7,18 @@ filled; schema files are never opened in this mode (the Runner validates).
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from elenchus import sandbox
+from elenchus.guards import BUDGET_DEFAULT
 from elenchus.exit_codes import ExitCode
-from elenchus.host import canonical_blocks, fill, host_scope, read_scaffold, write_answer
+from elenchus.host import ScaffoldError, canonical_blocks, fill, host_scope, read_scaffold, write_answer
 
 
 def run(scaffold_path: str, out: str | None, echo: Callable[[str], None]) -> ExitCode:
     scaffold = read_scaffold(scaffold_path)
     settings = scaffold.host
+    _repository(scaffold_path, settings.repo)
     scope = host_scope(scaffold)
     sandbox.activate(sandbox.for_review([settings.repo or "."]))  # the host's runs are sandboxed like any other
     if settings.mode == "capture":
@@ -26,7 +29,7 @@ def run(scaffold_path: str, out: str | None, echo: Callable[[str], None]) -> Exi
 
     options = Options(repo=settings.repo or ".", base=settings.base, head=settings.head, scope=scope.option,
                       target=scope.target, interactive=False, hosted_scope_reason=scope.reason,
-                      hosted_contract=settings.contract)
+                      hosted_contract=settings.contract, **_budget(settings))
     evaluation = Evaluation(options, lambda line: None, lambda prompt, default: default)
     code = evaluation.run()
     if evaluation.report is None:
@@ -43,12 +46,12 @@ def _capture(scaffold, scope, out: str | None, echo: Callable[[str], None]) -> E
 
     settings = scaffold.host
     options = capture.Options(repo=settings.repo or ".", reference=settings.reference, proposed=settings.proposed,
-                              proposed_patch=None, budget=8)
+                              proposed_patch=None, budget=settings.budget or BUDGET_DEFAULT,
+                              hosted_contract=settings.contract)
     document = capture.execute(options, lambda line: None, hosted=True)
     report, catches = capture.as_report(document, {
         "option": scope.option, "target": scope.target, "reason": scope.reason, "inherited": True,
-        "detected": {"production_files": [], "test_files_added": [], "test_files_modified": [],
-                     "test_files_deleted": [], "related_tests": []}, "excluded": []})
+        "detected": document["detected"], "excluded": []})
     answer = fill(scaffold, canonical_blocks(report, catches))
     write_answer(answer, out)
     if out:
@@ -64,7 +67,8 @@ def _harden(scaffold, scope, out: str | None, echo: Callable[[str], None]) -> Ex
 
     settings = scaffold.host
     options = Options(repo=settings.repo or ".", base=settings.reference, head=settings.proposed, interactive=False,
-                      hosted_scope_reason=scope.reason, hosted_contract=settings.contract, harden=True)
+                      hosted_scope_reason=scope.reason, hosted_contract=settings.contract, harden=True,
+                      **_budget(settings))
     code, report, _ = harden.execute(options, lambda line: None, lambda text: None)
     if report is None:
         return code
@@ -72,3 +76,21 @@ def _harden(scaffold, scope, out: str | None, echo: Callable[[str], None]) -> Ex
     if out:
         echo(f"Answer written to {out} (harden run {report['run']['id']}; test handoff in its run directory)")
     return code
+
+
+def _budget(settings) -> dict:
+    """The host's budget, as if given on the command line (it outranks the repository's configuration)."""
+    return {} if settings.budget is None else {"budget": settings.budget, "budget_explicit": True}
+
+
+def _repository(scaffold_path: str, repo: str | None) -> None:
+    """The repository the scaffold names, checked first, and its error told in the scaffold's terms: a
+    hosted run has no ``--repo`` to fix."""
+    from elenchus.git import NotAGitRepository, Repository
+
+    try:
+        Repository(repo or ".")
+    except NotAGitRepository:
+        where = "/host/repo" if repo else "/host/repo (omitted: the current directory)"
+        raise ScaffoldError(f"scaffold {scaffold_path}: {where}: {Path(repo or '.').resolve()} is not a git "
+                            "checkout; name the repository to review in /host/repo", "/host/repo") from None

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from elenchus import __version__, capture, fingerprint
 from elenchus import probes as probe_engine
-from elenchus.contract import load_contract, require_for_capture
+from elenchus.contract import contract_from_json, load_contract, require_for_capture
 from elenchus.discover import discover
 from elenchus.errors import ElenchusError
 from elenchus.exit_codes import ExitCode
@@ -34,6 +34,7 @@ class Options:
     intent: str | None = None
     apply: bool = False
     json_path: str | None = None
+    hosted_contract: dict | None = None  # hosted mode: the host's contract (its shape checked with the scaffold)
 
 
 def _proposed_snapshot(repo: Repository, options: Options, reference: Snapshot) -> tuple[Snapshot, str, str | None]:
@@ -95,10 +96,12 @@ def execute(options: Options, echo: Callable[[str], None], hosted: bool = False)
         proposed, proposed_label, proposed_sha = _proposed_snapshot(repo, options, reference)
         echo(f"Proposed: {proposed_label}" + (f" ({proposed_sha[:10]})" if proposed_sha else ""))
         change = discover(reference, proposed)
-        contract = load_contract(repo.root, options.contract, options.change_id) \
+        contract = (contract_from_json(options.hosted_contract, "socratic", None)
+                    if options.hosted_contract is not None else load_contract(repo.root, options.contract,
+                                                                               options.change_id)) \
             or capture.derive_capture_contract(change, proposed, options.intent)
         require_for_capture(contract, options.reference, proposed_label)
-        chosen, beyond, rejected = capture.plan_reference_mutants(change, reference, contract, options.budget)
+        chosen, beyond, rejected = capture.plan_reference_mutants(change, reference, contract, options.budget, proposed)
         echo(f"Reference mutants: {len(chosen)} challenged, {len(beyond)} beyond the budget, "
              f"{len(rejected)} rejected before running.")
         challenges = capture.build_challenges(reference, change, contract, chosen, echo)
@@ -120,6 +123,11 @@ def execute(options: Options, echo: Callable[[str], None], hosted: bool = False)
         written = capture.apply_probes(repo.root, keep)
     document = _document(options, reference_sha, proposed_label, proposed_sha, contract, challenges, beyond,
                          rejected, host_verdicts, results, differences, changes, written, started)
+    document["detected"] = {"production_files": list(change.production_files),
+                            "test_files_added": list(change.tests_added),
+                            "test_files_modified": list(change.tests_modified),
+                            "test_files_deleted": list(change.tests_deleted),
+                            "related_tests": list(change.related_tests)}
     handoff = _handoff(options, reference_sha, challenges, results, written)
     if not hosted:
         from elenchus.schemas import validate
@@ -141,28 +149,32 @@ def execute(options: Options, echo: Callable[[str], None], hosted: bool = False)
 
 def as_report(document: dict, scope: dict) -> tuple[dict, dict]:
     """The capture document in the evaluation report's shape, plus its weak catches, for hosted mode."""
-    mutations = []
+    mutations, notes = [], []
     for mutant in document["mutants"]:
         probe = mutant["probe"]
+        if probe is None:  # no input told it apart: likely equivalent as far as the search went, no test asked for
+            notes.append(f"{mutant['location']['path']}:{mutant['location']['line']}: {mutant['incident']}: "
+                         f"no probe was made ({mutant['evidence']}), so the proposal was not checked against it")
+            continue
         mutations.append({
             "id": mutant["id"], "contract_id": mutant["contract_id"],
             "location": {**mutant["location"], "end_line": mutant["location"]["line"]},
             "changed_intent": mutant["changed_intent"], "incident": mutant["incident"], "diff": mutant["diff"],
             "expected_detection": mutant["expected_detection"], "evidence": mutant["evidence"],
             "risk_rank": mutant["rank"], "retention_risk": False,
-            "result": "killed" if probe else "survived",
-            "kill": {"test": probe, "kind": "assertion", "attributed": True} if probe else None,
-            "reason": None if probe else mutant["evidence"]})
+            # (the probe is a generated test, proposed in the test handoff: no test of the repository killed it)
+            "result": "killed", "kill": {"test": None, "kind": "proposed-probe", "attributed": True},
+            "reason": f"the probe proposed for it ({probe}) fails on it at its assertion"})
     report = {
         "mode": "capture", "scope": scope,
         "snapshots": {"base": document["reference"], "head": {"rev": document["proposed"]["rev"],
                                                               "sha": document["proposed"]["sha"], "worktree": False},
                       "worktree_fingerprint": None},
-        "contract": {**document["contract"], "path": None},
+        "contract": {**document["contract"], "path": None}, "budget": document["budget"],
         "baseline": {}, "mutations": mutations, "not_challenged": [
             {**item, "location": {**item["location"], "end_line": item["location"]["line"]}}
             for item in document["not_challenged"]],
-        "rejected": document["rejected"], "comparisons": [], "test_quality": [], "notes": [],
+        "rejected": document["rejected"], "comparisons": [], "test_quality": [], "notes": notes,
         "post_flight": document["post_flight"], "tool": document["tool"],
         "run": {"id": document["run"]["id"], "directory": document["run"]["directory"],
                 "started": document["run"]["started"], "finished": document["run"]["finished"]},
@@ -183,7 +195,8 @@ def _document(options, reference_sha, proposed_label, proposed_sha, contract, ch
         "reference": {"rev": options.reference, "sha": reference_sha},
         "proposed": {"rev": proposed_label, "sha": proposed_sha, "patch": options.proposed_patch},
         "contract": {"source": contract.source, "provisional": contract.provisional,
-                     "items": contract.to_json()["items"]},
+                     "change_id": contract.change_id, "items": contract.to_json()["items"]},
+        "budget": {"limit": options.budget},
         "mutants": [{
             "id": c.mutant.id, "rank": c.rank, "contract_id": c.contract_id,
             "location": {"path": c.mutant.path, "line": c.mutant.line, "symbol": c.mutant.symbol},
@@ -235,7 +248,13 @@ def render(document: dict) -> str:
              f"- Reference mutants: {len(document['mutants'])} challenged, {len(document['not_challenged'])} "
              f"not challenged, {len(document['rejected'])} rejected", ""]
     lines += ["## Behavior differences", ""]
-    if not document["behavior_differences"]:
+    outcomes = document["outcomes"]
+    blocked = [o for o in outcomes if o["result"] in ("not-comparable", "inconclusive")]
+    if not document["behavior_differences"] and blocked:
+        why = blocked[0]["detail"] or blocked[0]["result"]
+        lines += [f"None found, but {len(blocked)} of {len(outcomes)} probe(s) could not run against the proposal "
+                  f"(first: {why}): what they would have shown is unknown.", ""]
+    elif not document["behavior_differences"]:
         lines += ["None: no probe found a behaviour of the proposed diff that matches an imagined mistake.", ""]
     for difference in document["behavior_differences"]:
         lines += [difference["comment"]]

@@ -1111,7 +1111,8 @@ class Evaluation:
                     f"{p}: not Python production code" for p in change.paths("other")
                     if not any(e.startswith(f"{p}: ") for e in session.excluded)],  # (said once, the first way)
                 "reason": answer.reason,
-                "inherited": self.options.hosted_scope_reason is not None,
+                # (hardening chooses its own scope, the confirmed items' code: only the host's reason is kept)
+                "inherited": self.options.hosted_scope_reason is not None and not self.options.harden,
             },
             "snapshots": {
                 "base": {"rev": session.revisions.base_rev, "sha": session.revisions.base_sha},
@@ -1121,7 +1122,7 @@ class Evaluation:
                 "derivation": "\n".join(session.revisions.narration),
             },
             "contract": {"source": contract.source, "provisional": contract.provisional, "path": contract.path,
-                         "items": contract.to_json()["items"]},
+                         "change_id": contract.change_id, "items": contract.to_json()["items"]},
             "baseline": {name: _baseline_json(b, self.untraced.get(name)) for name, b in baselines.items()},
             "budget": {"limit": self.options.budget, "source": "explicit" if self.options.budget_explicit else "default"},
             "execution": {"test_command": "pytest " + " ".join(tests) + " (with the Elenchus recorder plugin)",

@@ -54,7 +54,9 @@ def execute(options: Options, echo: Callable[[str], None],
     if report is None:
         return code, None, None
     repo = Repository(options.repo)
-    handoff = build_handoff(report, repo.resolve("HEAD"), files_digest(repo))
+    # (the revision hardened: `--head` may name another one than the checkout's HEAD)
+    hardened = report["snapshots"]["head"].get("sha") or repo.resolve("HEAD")
+    handoff = build_handoff(report, hardened, files_digest(repo))
     if options.hosted_scope_reason is None:  # in hosted mode the Runner validates
         from elenchus.schemas import validate
 
@@ -73,7 +75,8 @@ def execute(options: Options, echo: Callable[[str], None],
 def build_handoff(report: dict, commit: str, digest: str) -> dict:
     """Each survivor's verified test as a proposal; the survivors without one, with the reason.
 
-    ``commit`` (HEAD) and ``digest`` (the working tree's files) are what ``--apply`` checks again."""
+    ``commit`` (the revision hardened) and ``digest`` (the working tree's files) are what ``--apply`` checks
+    again."""
     head = report["snapshots"]["head"]
     proposals, unproven = [], []
     for mutation, comparison in _open(report):

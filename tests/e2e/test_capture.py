@@ -14,9 +14,9 @@ from tests.conftest import git, run_cli
 pytestmark = pytest.mark.slow
 
 
-def capture(repo, tmp_path, *args, reference="HEAD~1"):
+def capture(repo, tmp_path, *args, reference="HEAD~1", budget=("--budget", "4")):
     out = tmp_path / "capture.json"
-    done = run_cli("capture", "--repo", str(repo), "--reference", reference, "--budget", "4", "--json", str(out),
+    done = run_cli("capture", "--repo", str(repo), "--reference", reference, *budget, "--json", str(out),
                    *args, env={"ELENCHUS_RUNS_DIR": str(tmp_path / "runs")}, cwd=repo)
     assert not (repo / ".hypothesis").exists(), "the probe search wrote its cache into the current directory"
     report = json.loads(out.read_text()) if out.exists() else None
@@ -54,6 +54,33 @@ def test_capture_boundary_reports_a_strict_comparison_at_the_boundary_value_no_t
     assert "- Input: `can_vote(18)`" in done.stdout
 
 
+def test_capture_at_its_default_budget_challenges_the_lines_the_proposal_edits_first(build_scenario, tmp_path):
+    # `ordinal` has a dozen guards whose imagined mistakes rank above a changed constant's; the proposal edits
+    # only the teens check, and makes 13 "13rd"
+    done, report = capture(build_scenario("capture-ranked"), tmp_path, "--proposed", "HEAD", budget=())
+    assert done.returncode == 0, done.stderr
+    assert len(report["mutants"]) == 16  # the budget --help states
+    edited = [m for m in report["mutants"] if m["location"]["line"] == 16]
+    assert edited and report["mutants"][:len(edited)] == edited
+    assert all(item["location"]["line"] != 16 for item in report["not_challenged"])
+    [difference] = {d["input"]: d for d in report["behavior_differences"]}.values()
+    assert (difference["line"], difference["input"]) == (16, "ordinal(13)")
+    assert (difference["reference"], difference["proposed"]) == ("'13th'", "'13rd'")
+
+
+def test_capture_probes_assert_a_call_no_earlier_probe_asserts_where_the_tests_made_one(build_scenario, tmp_path):
+    done, report = capture(build_scenario("capture-ranked"), tmp_path, "--proposed", "HEAD", budget=())
+    assert done.returncode == 0, done.stderr
+    calls = {m["location"]["line"]: [] for m in report["mutants"]}
+    for mutant in report["mutants"]:
+        if mutant["probe"]:
+            calls[mutant["location"]["line"]].append(mutant["evidence"].split(" the reference gives")[0])
+    # `ordinal(1)` tells apart both the negated teens check (line 16) and the dropped `% 10 == 1` case (line
+    # 18); the tests also called `ordinal(21)`, which shows the second: its probe asserts that call instead
+    assert "on ordinal(1)" in calls[16]
+    assert calls[18] == ["on ordinal(21)"], calls
+
+
 def test_capture_finds_no_weak_catch_in_a_behaviour_preserving_refactor(build_scenario, tmp_path):
     done, report = capture(build_scenario("capture-refactor"), tmp_path, "--proposed", "HEAD")
     assert done.returncode == 0, done.stderr
@@ -66,6 +93,11 @@ def test_capture_of_a_renamed_api_is_not_comparable_never_a_catch(build_scenario
     assert done.returncode == 0, done.stderr
     results = {o["result"] for o in report["outcomes"]}
     assert "not-comparable" in results and "weak-catch" not in results
+    # the summary counts the probes that could not run, never a bare "None"
+    blocked = sum(1 for o in report["outcomes"] if o["result"] in ("not-comparable", "inconclusive"))
+    assert f"None found, but {blocked} of {len(report['outcomes'])} probe(s) could not run against the proposal" \
+        in done.stdout
+    assert "None: no probe found" not in done.stdout
 
 
 def test_capture_applies_a_proposed_patch_only_inside_a_snapshot(build_scenario, tmp_path):

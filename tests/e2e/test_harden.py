@@ -17,7 +17,7 @@ from elenchus.patching import apply as apply_patch
 from elenchus.resources import data_dir
 from elenchus.schemas import validate
 
-from tests.conftest import run_cli
+from tests.conftest import git, run_cli
 
 pytestmark = pytest.mark.slow
 
@@ -122,7 +122,7 @@ def test_apply_refuses_when_the_working_tree_moved_and_writes_nothing(build_scen
 
 def test_hosted_harden_fills_only_the_editable_fields(build_scenario, tmp_path):
     repo = build_scenario("harden")
-    contract = json.loads((repo / ".socratic" / "intent-contract.json").read_text())
+    contract = {**json.loads((repo / ".socratic" / "intent-contract.json").read_text()), "change_id": "ratio-guard"}
     scaffold = json.loads((data_dir("fixtures") / "host" / "scaffold.example.json").read_text())
     scaffold["host"] = {"scope": {"option": "current-change", "target": None, "reason": "the host's choice"},
                         "mode": "harden", "repo": str(repo), "reference": "HEAD~1", "proposed": "HEAD",
@@ -144,3 +144,22 @@ def test_hosted_harden_fills_only_the_editable_fields(build_scenario, tmp_path):
     assert answer["evidence"]["scope"]["reason"] == "the host's choice"
     assert any(r["category"] == "unprotected" and GUARD in json.dumps(r) for r in answer["risks"])
     assert (next((tmp_path / "runs").iterdir()) / "test-handoff.json").is_file()
+    # the host's change is named, and hardening's own scope is not called the host's
+    assert contract.get("change_id") and answer["evidence"]["contract"]["change_id"] == contract["change_id"]
+    assert answer["evidence"]["scope"]["option"] == "confirmed-intent"
+    assert answer["evidence"]["scope"]["inherited"] is False
+
+
+def test_the_handoff_names_the_revision_hardened_not_the_checkouts_head(build_scenario, tmp_path):
+    repo = build_scenario("harden")
+    hardened = Repository(repo).resolve("HEAD")
+    (repo / "NOTES.md").write_text("a later commit\n")
+    git(repo, "add", "NOTES.md")
+    git(repo, "commit", "-qm", "a later commit")
+    assert Repository(repo).resolve("HEAD") != hardened
+    done, report, handoff = _harden(repo, tmp_path / "runs", "--head", hardened)
+    assert done.returncode == 0, done.stderr
+    assert report["snapshots"]["head"]["sha"] == hardened
+    assert handoff["reference"]["sha"] == hardened
+    summary = next((tmp_path / "runs").glob("*/harden.md")).read_text()
+    assert f"(on commit {hardened[:10]})" in summary

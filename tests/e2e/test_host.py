@@ -58,7 +58,8 @@ def test_host_capture_mode_puts_the_weak_catch_into_decisions(build_scenario, tm
     repo = build_scenario("capture-off-by-one")
     scaffold = json.loads((data_dir("fixtures") / "host" / "scaffold.example.json").read_text())
     scaffold["host"] = {"scope": {"option": "current-change", "target": None, "reason": "the host's choice"},
-                        "mode": "capture", "repo": str(repo), "reference": "HEAD~1", "proposed": "HEAD"}
+                        "mode": "capture", "repo": str(repo), "reference": "HEAD~1", "proposed": "HEAD",
+                        "budget": 3, "contract": {"change_id": "chunk-fix", "items": []}}
     source = tmp_path / "scaffold.json"
     source.write_text(json.dumps(scaffold))
     answer_path = tmp_path / "answer.json"
@@ -73,3 +74,39 @@ def test_host_capture_mode_puts_the_weak_catch_into_decisions(build_scenario, tm
     assert "behaviour-difference" in kinds
     difference = answer["decisions"][kinds.index("behaviour-difference")]
     assert "chunks([1, 2, 3, 4, 5], 2)" in json.dumps(difference)
+    # the whole evidence the standalone run has: the host's budget and change, the files it detected
+    evidence = answer["evidence"]
+    assert evidence["mutants"]["budget"] == 3 and evidence["mutants"]["run"] + len(evidence["notes"]) == 3
+    assert evidence["contract"]["change_id"] == "chunk-fix"
+    assert evidence["scope"]["detected"]["production_files"] == ["src/batching/core.py"]
+    # a generated probe is a proposed test, never a test of the repository that killed the mutant
+    assert answer["protection"] and all(p["killing_test"] is None and p["kill_kind"] == "proposed-probe"
+                                        for p in answer["protection"])
+    assert "unprotected" not in kinds
+
+
+def _host_run(tmp_path, scaffold, *out):
+    source = tmp_path / "scaffold.json"
+    source.write_text(json.dumps(scaffold))
+    return subprocess.run([sys.executable, "-m", "elenchus", "host", "--scaffold", str(source), *out],
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                          env={**__import__("os").environ, "ELENCHUS_RUNS_DIR": str(tmp_path / "runs")})
+
+
+def test_host_refuses_an_answer_path_in_a_missing_directory_before_anything_runs(build_scenario, tmp_path):
+    repo = build_scenario("capture-off-by-one")
+    scaffold = json.loads((data_dir("fixtures") / "host" / "scaffold.example.json").read_text())
+    scaffold["host"] = {"scope": {"option": "current-change", "target": None, "reason": "the host's choice"},
+                        "mode": "capture", "repo": str(repo), "reference": "HEAD~1", "proposed": "HEAD"}
+    done = _host_run(tmp_path, scaffold, "--out", str(tmp_path / "missing" / "answer.json"))
+    assert done.returncode == 2, done.stderr
+    assert "input guard 'out' fired" in done.stderr and "does not exist" in done.stderr
+    assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
+
+
+def test_host_names_the_scaffold_pointer_when_its_repository_is_not_a_checkout(tmp_path):
+    scaffold = json.loads((data_dir("fixtures") / "host" / "scaffold.example.json").read_text())
+    scaffold["host"]["repo"] = str(tmp_path / "nowhere")
+    done = _host_run(tmp_path, scaffold)
+    assert done.returncode == 2, done.stderr
+    assert "/host/repo" in done.stderr and "--repo" not in done.stderr

@@ -337,6 +337,21 @@ MALFORMED = [
     ("evaluate names a reference", _put("HEAD~1", "host", "reference"), "/host/reference"),
     ("revision not a string", _put(7, "host", "base"), "/host/base"),
     ("contract not an object", _put("contract.json", "host", "contract"), "/host/contract"),
+    ("contract items not an array", _put({"items": "nope"}, "host", "contract"), "/host/contract/items"),
+    ("contract item without an id", _put({"items": [{"behaviour": "b", "status": "confirmed"}]}, "host", "contract"),
+     "/host/contract/items/0/id"),
+    ("contract anchor lines not a pair", _put({"items": [{"id": "C1", "behaviour": "b", "status": "confirmed",
+                                                          "anchors": [{"path": "a.py", "symbol": "f", "lines": 3}]}]},
+                                              "host", "contract"), "/host/contract/items/0/anchors/0/lines"),
+    ("contract change id not a string", _put({"change_id": 7, "items": []}, "host", "contract"),
+     "/host/contract/change_id"),
+    ("budget zero", _put(0, "host", "budget"), "/host/budget"),
+    ("budget above the range", _put(16385, "host", "budget"), "/host/budget"),
+    ("budget as text", _put("16", "host", "budget"), "/host/budget"),
+    ("budget as a boolean", _put(True, "host", "budget"), "/host/budget"),
+    ("budget as a fraction", _put(2.5, "host", "budget"), "/host/budget"),
+    ("document nested too deep", _put(json.loads("[" * 80 + "]" * 80), "document", "deep"),
+     "/document/deep" + "/0" * 63),
 ]
 
 
@@ -390,6 +405,29 @@ def test_scaffold_with_a_repeated_key_or_nan_is_refused(tmp_path):
         host.read_scaffold(write(tmp_path, '{"document": {}, "document": {}}'))
     with pytest.raises(ScaffoldError, match="NaN"):
         host.read_scaffold(write(tmp_path, '{"document": {"x": NaN}}'))
+
+
+def test_host_budget_is_read_within_the_range():
+    data = scaffold_data()
+    data["host"]["budget"] = 32
+    assert host.parse_scaffold(data).host.budget == 32
+    del data["host"]["budget"]
+    assert host.parse_scaffold(data).host.budget is None
+
+
+def test_a_scaffold_nested_past_what_a_json_reader_can_recurse_is_a_clean_refusal(tmp_path):
+    with pytest.raises(ScaffoldError, match="nests arrays or objects deeper than 64 levels"):
+        host.read_scaffold(write(tmp_path, '{"document": ' + "[" * 200_000 + "]" * 200_000 + "}"))
+
+
+def test_a_scaffold_larger_than_the_limit_is_refused_before_it_is_read(tmp_path):
+    path = tmp_path / "scaffold.json"
+    with path.open("w") as out:
+        out.write('{"document": {"pad": "')
+        out.write("x" * (host.MAX_SCAFFOLD_BYTES + 1))
+        out.write('"}}')
+    with pytest.raises(ScaffoldError, match=r"bytes, over the limit of 16,777,216"):
+        host.read_scaffold(path)
 
 
 def test_scaffold_error_survives_pickling_with_its_pointer():
