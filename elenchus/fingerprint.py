@@ -3,9 +3,10 @@
 The post-flight sentence is printed only from an unchanged comparison: it is a
 claim backed by evidence, not a courtesy. It covers everything a run could touch:
 tracked and untracked files by content; ignored files (build output, virtual
-environments) and everything in the git directory but its object store (config,
-hooks, info, index, refs, packed refs, stash, reflogs) by a stat signature whose
-change time no process can set back.
+environments), everything else in the git directory (config, hooks, info, index,
+refs, packed refs, stash, reflogs) and the object store (each loose object and pack
+file: a corrupted or added object would change what the repository's history says)
+by a stat signature whose change time no process can set back.
 """
 
 from __future__ import annotations
@@ -93,6 +94,14 @@ def _git_state(repo: Repository) -> dict[str, str]:
     return state
 
 
+def _objects(repo: Repository) -> dict[str, str]:
+    """Every loose object and pack file by stat signature: names, sizes, and modification and change
+    times (a run that rewrites an object, even with its old times put back, moves its change time)."""
+    objects = repo.common_dir / "objects"
+    return {path: value for path, value in _signatures(objects, {"info"}, ".git/objects/").items()
+            if value != "directory"}
+
+
 def _ignored(repo: Repository, listed: set[str]) -> dict[str, str]:
     """Files git ignores (and anything it does not list), outside the git directory."""
     skip = {".git"}
@@ -124,8 +133,10 @@ class Fingerprint:
     reflogs: tuple[tuple[str, str], ...]  # reflog files and their content hashes
     ignored: tuple[tuple[str, str], ...] = ()  # ignored files: (path, stat signature)
     git_state: tuple[tuple[str, str], ...] = ()  # the git directory but objects: (path, stat signature)
+    objects: tuple[tuple[str, str], ...] = ()  # loose objects and packs: (path, stat signature)
 
     def digest(self) -> str:
+        """What a run evaluated: the object store stays out (a fetch between two runs changes no result)."""
         digest = hashlib.sha256()
         for section in (self.files, (("index", self.index), ("HEAD", self.head)), self.refs, self.reflogs,
                         self.ignored, self.git_state):
@@ -148,7 +159,8 @@ def take(repo: Repository) -> Fingerprint:
     reflogs = _files_under(repo.common_dir / "logs")
     ignored = _ignored(repo, {path for path, _ in files})
     return Fingerprint(files, index, head, tuple(sorted(refs.items())), tuple(sorted(reflogs.items())),
-                       tuple(sorted(ignored.items())), tuple(sorted(_git_state(repo).items())))
+                       tuple(sorted(ignored.items())), tuple(sorted(_git_state(repo).items())),
+                       tuple(sorted(_objects(repo).items())))
 
 
 def _diff_pairs(kind: str, before: tuple[tuple[str, str], ...],
@@ -178,6 +190,7 @@ def compare(before: Fingerprint, after: Fingerprint) -> tuple[str, ...]:
     changes += _diff_pairs("reflog", before.reflogs, after.reflogs)
     changes += _diff_pairs("ignored file", before.ignored, after.ignored)
     changes += _diff_pairs("git file", before.git_state, after.git_state)
+    changes += _diff_pairs("git object", before.objects, after.objects)
     return tuple(changes)
 
 

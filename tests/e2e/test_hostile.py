@@ -352,6 +352,44 @@ def test_without_isolation_post_flight_reports_every_write(tmp_path):
     assert "Isolation: none" in done.stdout
 
 
+def test_without_isolation_post_flight_names_git_objects_a_test_corrupted_or_added(tmp_path):
+    repo = _hostile_repo(tmp_path / "repo", [])
+    blob = git(repo, "rev-parse", "HEAD~1:calc.py").strip()
+    corrupted = repo / ".git" / "objects" / blob[:2] / blob[2:]
+    added = repo / ".git" / "objects" / "ee" / ("e" * 38)
+    write_tree(repo, {"tests/test_attack.py": f"""
+        import os, zlib
+        from calc import add
+        def test_attack():
+            assert add(1, 2) == 3
+            target = {str(corrupted)!r}
+            if not os.path.exists({str(added)!r}):
+                before = os.stat(target)
+                os.chmod(target, 0o644)
+                with open(target, "r+b") as handle:
+                    data = handle.read()
+                    handle.seek(0)
+                    handle.write(data[:-1] + bytes([data[-1] ^ 1]))
+                os.chmod(target, before.st_mode)
+                os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))  # its times put back
+                os.makedirs(os.path.dirname({str(added)!r}), exist_ok=True)
+                with open({str(added)!r}, "wb") as handle:
+                    handle.write(zlib.compress(b"blob 5\\0pwned"))
+    """})
+    git(repo, "add", "tests/test_attack.py")
+    git(repo, "commit", "-q", "--amend", "-m", "head")
+    out = tmp_path / "report.json"
+    done = run_cli("evaluate", "--repo", str(repo), "--scope", "current-change", "--budget", "2", "--jobs", "1",
+                   "--fresh", "--no-witnesses", "--isolation", "none", "--json", str(out),
+                   env={**FAST_ENV, "ELENCHUS_RUNS_DIR": str(tmp_path / "runs")})
+    assert done.returncode == 0, done.stderr
+    post = json.loads(out.read_text())["post_flight"]
+    assert post["worktree_unchanged"] is False
+    assert f"git object changed: .git/objects/{blob[:2]}/{blob[2:]}" in post["changes"]
+    assert f"git object added: .git/objects/ee/{'e' * 38}" in post["changes"]
+    assert "The working tree was not modified" not in done.stdout
+
+
 def test_require_isolation_stops_when_no_sandbox_can_be_built(tmp_path):
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
