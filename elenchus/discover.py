@@ -687,19 +687,23 @@ def discover(base: Snapshot, head: Snapshot, settings: Settings | None = None,
     statements: list[ChangedStatement] = []
     unparseable: list[str] = []
     for path in sorted(base_files | head_files):
-        if base.undecodable(path) or head.undecodable(path):
-            continue  # listed among the excluded files with the reason; never parsed or mutated
+        if head.undecodable(path):  # listed among the excluded files with the reason; never parsed or mutated,
+            if base.raw(path) != head.raw(path):  # but a change all the same (the rest is evaluated)
+                status = "added" if path not in base_files else "modified"
+                files.append(FileChange(path, status, "other"))
+            continue
         links = (base.link(path) if path in base_files else None, head.link(path) if path in head_files else None)
         if links != (None, None):  # a symlink is its target path, never the code it names
             if links[0] != links[1] or (path in base_files) != (path in head_files):
                 status = "added" if path not in base_files else "deleted" if path not in head_files else "modified"
                 files.append(FileChange(path, status, "other"))
             continue
-        old = base.read(path) if path in base_files else None
+        # (a Base that Python could not read: every line of the readable Head is new)
+        old = base.read(path) if path in base_files and not base.undecodable(path) else None
         new = head.read(path) if path in head_files else None
         if old == new:
             continue
-        status = "added" if old is None else "deleted" if new is None else "modified"
+        status = "added" if path not in base_files else "deleted" if new is None else "modified"
         kind = settings.kind_of(path)
         files.append(FileChange(path, status, kind))
         broken = parse_failure(new) if kind == "production" and new is not None else None

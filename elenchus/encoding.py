@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import codecs
 import io
+import os
 import re
 import tokenize
+from pathlib import Path
 
 _COOKIE = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
 
@@ -24,19 +26,33 @@ def decode_python(data: bytes) -> str | None:
         return None
 
 
+def read_python(path: str | os.PathLike[str]) -> str:
+    """A source file's text as Python reads it (its coding line honoured); undecodable bytes replaced, for
+    readers that only look (a file that does not decode is never mutated)."""
+    data = Path(path).read_bytes()
+    text = decode_python(data)
+    return text if text is not None else data.decode("utf-8", errors="replace")
+
+
 def why_undecodable(data: bytes) -> str:
     """A sentence for the report: which encoding the file declares and where it breaks."""
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as error:
+        if not any(_COOKIE.match(line.decode("latin-1")) for line in data.splitlines()[:2]):
+            try:
+                data.decode("utf-8")
+            except UnicodeDecodeError as failure:
+                return f"not valid Python source: not UTF-8 and no coding line (byte {failure.start})"
         return f"its coding line is not usable ({error})"
     try:
         data.decode(encoding)
     except LookupError:
         return f"it declares the unknown encoding {encoding!r}"
     except UnicodeDecodeError as error:
-        declared = "UTF-8 (no coding line)" if encoding in ("utf-8", "utf-8-sig") else encoding
-        return f"it is not valid {declared} text (byte {error.start})"
+        if encoding in ("utf-8", "utf-8-sig"):  # Python itself refuses to import it
+            return f"not valid Python source: not UTF-8 and no coding line (byte {error.start})"
+        return f"it is not valid {encoding} text (byte {error.start})"
     return "it could not be read"
 
 

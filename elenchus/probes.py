@@ -75,6 +75,7 @@ from typing import Any
 import libcst as cst
 
 from elenchus import callrecord, records, sandbox
+from elenchus.encoding import read_python
 from elenchus.layout import SourceLayout
 from elenchus.mutate import Mutant
 from elenchus.run import (
@@ -366,7 +367,7 @@ def unsupported_reason(reference_dir: Path, mutant: Mutant, symbol: str | None =
     if private:
         return f"module {module} is private ({'.'.join(private)}); a probe imports only public modules"
     try:
-        source = (Path(reference_dir) / mutant.path).read_text(encoding="utf-8")
+        source = read_python(Path(reference_dir) / mutant.path)
     except (OSError, UnicodeDecodeError) as error:
         return f"cannot read {mutant.path} in the reference: {error}"
     node = _function_node(source, symbol)
@@ -649,7 +650,7 @@ def record_calls(
 def _read_samples(path: Path, found: dict[str, list[CallSample]], unrecorded: dict[str, int] | None = None) -> None:
     """Add the valid lines of one call file; corrupt or foreign lines are skipped."""
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = read_python(path).splitlines()
     except (OSError, UnicodeDecodeError):
         return
     for line in lines:
@@ -976,7 +977,7 @@ def search_input(
     module = module or module_name_for(mutant.path, reference_dir)
     target = f"{module}:{symbol}"
     mine = [s for s in samples if s.target in (target, "")]
-    source = (reference_dir / mutant.path).read_text(encoding="utf-8")
+    source = read_python(reference_dir / mutant.path)
     node = _function_node(source, symbol)
     assert isinstance(node, ast.FunctionDef)
     owner = symbol.rpartition(".")[0]

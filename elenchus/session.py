@@ -32,7 +32,11 @@ class Session:
 
     @property
     def excluded(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(self.base.excluded + self.head.excluded + self.change.unparseable))
+        """What was left out, Head's first; a file left out only at Base says so (its Head version is read)."""
+        at_head = {entry.partition(": ")[0] for entry in self.head.excluded}
+        base = tuple(entry if entry.partition(": ")[0] in at_head or entry.partition(": ")[0] not in self.head.files
+                     else f"{entry} (at Base only; its Head version is read)" for entry in self.base.excluded)
+        return tuple(dict.fromkeys(self.head.excluded + base + self.change.unparseable))
 
     def close(self) -> tuple[str, ...]:
         self.base.remove()

@@ -49,6 +49,13 @@ class Snapshot:
             return decode_python(data)
         return data.decode("utf-8", errors="surrogateescape")
 
+    def raw(self, path: str) -> bytes | None:
+        """The file's bytes (a symlink: its target path), None when it is absent."""
+        target = self.root / path
+        if target.is_symlink():
+            return os.readlink(target).encode("utf-8", "surrogateescape")
+        return target.read_bytes() if target.is_file() else None
+
     def undecodable(self, path: str) -> bool:
         """A Python file that exists but is not text in the encoding it declares: never parsed or mutated."""
         target = self.root / path

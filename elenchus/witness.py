@@ -28,6 +28,7 @@ from typing import Any
 from elenchus import callrecord, probes
 from elenchus.cohorts import Cohort
 from elenchus.coverage_map import CoverageMap
+from elenchus.encoding import read_python
 from elenchus.executor import Executor
 from elenchus.layout import SourceLayout
 from elenchus.mutate import Mutant
@@ -404,7 +405,7 @@ def public_home(reference_dir: Path, path: str, module: str, name: str) -> str |
             folder = folder.parent
             continue
         try:
-            source = (Path(reference_dir) / folder / "__init__.py").read_text(encoding="utf-8")
+            source = read_python(Path(reference_dir) / folder / "__init__.py")
             tree = ast.parse(source)
         except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
             return None
@@ -428,7 +429,7 @@ def _star_exports(reference_dir: Path, path: str, name: str) -> set[str]:
     """The names ``from module import *`` takes: its ``__all__`` when it writes one as a literal, else ``name``
     (a public name it defines is taken)."""
     try:
-        tree = ast.parse((Path(reference_dir) / path).read_text(encoding="utf-8"))
+        tree = ast.parse(read_python(Path(reference_dir) / path))
     except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
         return set()
     for node in tree.body:
@@ -496,7 +497,7 @@ def search_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Se
     """
     started = time.monotonic()
     progress = progress or _Progress()
-    source = (Path(reference_dir) / mutant.path).read_text(encoding="utf-8", errors="replace")
+    source = read_python(Path(reference_dir) / mutant.path)
     module = layout.module_name(mutant.path)
     targets = targets_for(source, mutant)
     if module is None or not targets:
@@ -693,7 +694,7 @@ def witness_survivors(survivors: Sequence[Mutant], cohort: Cohort, head: Snapsho
     samples = probes.record_calls(cohort.template, callers, sorted(wanted), roots=layout.roots, scratch=scratch,
                                   steps=sorted(steps), disabled_plugins=cohort.disabled_plugins, unrecorded=unrecorded,
                                   tests_only=callers != cohort.tests) if wanted and callers else {}
-    literals = probes.literals_in([(cohort.template / t).read_text(errors="replace") for t in cohort.tests])
+    literals = probes.literals_in([read_python(cohort.template / t) for t in cohort.tests])
     placements = {mutant.id: placement_for(mutant, layout.module_name(mutant.path) or "", cohort.tests, head.read)
                   if placed and layout.module_name(mutant.path) else None for mutant in survivors}
     verify = verifier(cohort, executor) if executor is not None else None

@@ -137,26 +137,63 @@ def test_a_latin1_source_with_a_coding_line_is_mutated_and_an_undecodable_one_is
     git(repo, "commit", "-q", "-m", "base")
     (repo / "latin.py").write_bytes(
         b'# -*- coding: latin-1 -*-\nGREETING = "caf\xe9"\n\n\ndef greet(name):\n'
-        b'    if name:\n        return GREETING + " " + name\n    return GREETING\n')
+        b'    if name:\n        return GREETING + " " + name\n    return GREETING\n\n\n'
+        b'def shout(name):\n    if len(name) > 3:\n        return name.upper()\n    return name\n')
     (repo / "bad.py").write_bytes(b'def bad():\n    return "\xff\xfe"\n')
+    (repo / "worse.py").write_bytes(b'# caf\xe9\ndef worse():\n    return 1\n')  # not UTF-8 from its first line
     write_tree(repo, {"tests/test_latin.py": """
-        from latin import greet
+        from latin import greet, shout
 
         def test_greet():
             assert greet("x") == "caf\\xe9 x"
             assert greet("") == "caf\\xe9"
+
+        def test_shout():
+            assert shout("hello") == "HELLO"
     """})
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "head")
     out = tmp_path / "report.json"
-    done = run_cli("evaluate", "--repo", str(repo), "--scope", "current-change", "--budget", "4", "--json",
+    done = run_cli("evaluate", "--repo", str(repo), "--scope", "current-change", "--budget", "16", "--json",
                    str(out), env={**FAST_ENV, "ELENCHUS_RUNS_DIR": str(tmp_path / "runs")})
     assert done.returncode == 0, done.stderr
     report = json.loads(out.read_text())
-    assert any(e.startswith("bad.py: not mutated: it is not valid UTF-8") for e in report["scope"]["excluded"])
-    greet = [m for m in report["mutations"] if m["location"]["path"] == "latin.py"]
+    # Python refuses both: said as Python would, and the rest evaluated
+    for name, byte in (("bad.py", 23), ("worse.py", 5)):
+        assert f"{name}: not mutated: not valid Python source: not UTF-8 and no coding line (byte {byte})" in \
+            report["scope"]["excluded"]
+    greet = [m for m in report["mutations"] if m["location"]["symbol"] == "greet"]
     assert greet and all(m["result"] == "killed" for m in greet), greet
-    assert all(m["location"]["path"] != "bad.py" for m in report["mutations"])
+    assert all(m["location"]["path"] not in ("bad.py", "worse.py") for m in report["mutations"])
+    # the witness search reads the source as Python does: a survivor in the latin-1 file gets its witness
+    shout = [m for m in report["mutations"] if m["location"]["symbol"] == "shout" and m["result"] == "survived"]
+    assert shout and all(m.get("witness") for m in shout), shout
+    assert "codec can't decode" not in done.stdout
+
+
+def test_a_file_left_out_only_at_base_says_its_head_version_is_read(tmp_path):
+    repo = tmp_path / "repo"
+    (repo / "tests").mkdir(parents=True)
+    (repo / "latin.py").write_bytes(b'# caf\xe9\ndef greet():\n    return 1\n')
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "base")
+    (repo / "latin.py").write_bytes(b'# -*- coding: latin-1 -*-\n# caf\xe9\ndef greet():\n    return 2\n')
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "head: a coding line")
+    done = run_cli("changes", "--repo", str(repo), env={"ELENCHUS_RUNS_DIR": str(tmp_path / "runs")})
+    assert done.returncode == 0, done.stderr
+    assert ("latin.py: not mutated: not valid Python source: not UTF-8 and no coding line (byte 5) (at Base only; "
+            "its Head version is read)") in done.stdout
+    assert "latin.py:3-4 greet (added" in done.stdout  # (Python could not read it before: all of it is new)
+    # a change that touches only a file Python cannot read is no empty diff: it is listed, and left out
+    (repo / "other.py").write_bytes(b'# caf\xe9\ndef other():\n    return 3\n')
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "an unreadable file")
+    done = run_cli("changes", "--repo", str(repo), env={"ELENCHUS_RUNS_DIR": str(tmp_path / "runs")})
+    assert done.returncode == 0, done.stderr
+    assert "empty diff" not in done.stderr
+    assert "other.py: not mutated: not valid Python source: not UTF-8 and no coding line (byte 5)" in done.stdout
 
 
 def test_leftovers_of_a_killed_run_are_removed_at_the_next_start(tmp_path):
