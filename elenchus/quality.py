@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import enum
 import re
+import textwrap
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
@@ -154,6 +156,7 @@ def analyze(files: Sequence[TestFile]) -> tuple[Concern, ...]:
     ``unparseable-test-file`` concern for that file.
     """
     sources = [(f, _parse(f.head_source), _parse(f.base_source)) for f in files]
+    moved_markers = _markers_by_body(sources)
     concerns: list[Concern] = []
     removed: list[tuple[str, _Source, _TestDef, bool]] = []  # path, base, test, file deleted
     for file, head, base in sources:
@@ -167,17 +170,39 @@ def analyze(files: Sequence[TestFile]) -> tuple[Concern, ...]:
             concerns.extend(scanner.verdict())
             if not isinstance(base, _Unparseable):
                 added = _added_skips(head, scanner.runtime_skips(), base)
-                concerns.extend(_added_skip_concern(file.path, s) for s in added)
+                concerns.extend(_added_skip_concern(file.path, s) for s in added
+                                if not _moved_with(s, head, moved_markers))
         if isinstance(base, _Source):
             kept = {t.qualname for t in head.tests} if head is not None else set()
             removed.extend((file.path, base, t, head is None) for t in base.tests if t.qualname not in kept)
     if removed:
         # A test whose body reappears in any head test was moved or renamed, not removed.
-        head_bodies = {h.code(t.node.body) for _, h, _ in sources if isinstance(h, _Source) for t in h.tests}
+        head_bodies = {h.body(t) for _, h, _ in sources if isinstance(h, _Source) for t in h.tests}
         concerns.extend(_removed_test_concern(path, base, test, deleted=deleted)
                         for path, base, test, deleted in removed
-                        if base.code(test.node.body) not in head_bodies)
+                        if base.body(test) not in head_bodies)
     return _ordered(concerns)
+
+
+def _markers_by_body(sources: Sequence[tuple[TestFile, Any, Any]]) -> dict[str, set[str]]:
+    """The skip markers each Base test carried on itself, by its body: a test moved to another file
+    brings its markers along, and adds none."""
+    found: dict[str, set[str]] = {}
+    for _, _, base in sources:
+        if isinstance(base, _Source):
+            bodies = {t.qualname: base.body(t) for t in base.tests}
+            for skip in base.declared_skips:
+                if skip.scope == "test" and skip.owner in bodies:
+                    found.setdefault(bodies[skip.owner], set()).add(skip.marker)
+    return found
+
+
+def _moved_with(skip: _SkipMarker, head: _Source, moved: Mapping[str, set[str]]) -> bool:
+    """Whether ``skip`` sits on a Head test whose body a Base test had, with the same marker."""
+    if skip.scope != "test":
+        return False
+    test = next((t for t in head.tests if t.qualname == skip.owner), None)
+    return test is not None and skip.marker in moved.get(head.body(test), set())
 
 
 def dynamic_concerns(durations: Mapping[str, tuple[float, float]]) -> tuple[Concern, ...]:
@@ -260,6 +285,10 @@ class _Source:
 
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)
+
+    def body(self, test: _TestDef) -> str:
+        """A test's body as it reads wherever it sits: a test moved into a class (or out of one) keeps it."""
+        return textwrap.dedent(self.code(test.node.body).strip("\n")).strip()
 
 
 @dataclass(frozen=True, slots=True)

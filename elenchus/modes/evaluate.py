@@ -374,7 +374,8 @@ class Evaluation:
         finally:
             if self.cluster is not None:
                 self.cluster.close()  # once more when the baselines stopped the run before any mutant: a no-op
-        concerns = self._quality(session, tests, baselines)  # reads the snapshots: before they are removed
+        # (reads the snapshots: before they are removed; about the tests the change touched, and a target's)
+        concerns = self._quality(session, tests if answer.option == "target" else (), baselines)
         self.sources = self._sources(session, plan)
         changes = session.close()
         report = self._report(session, answer, contract, plan, baselines, tests, concerns, changes, run_dir)
@@ -1187,8 +1188,10 @@ class Evaluation:
         return "not run"
 
     def _quality(self, session: Session, tests: tuple[str, ...], baselines: dict[str, Baseline]) -> list[dict]:
+        """Concerns about the test files the change touched, and ``tests`` besides (a target's tests)."""
         change = session.change
-        paths = sorted(set(tests) | set(change.tests_deleted))
+        paths = sorted(set(tests) | set(change.changed_tests) | set(change.tests_deleted))
+        paths = [p for p in paths if p.endswith(".py")]
         files = [quality.TestFile(p, session.head.read(p), session.base.read(p)) for p in paths]
         concerns = list(quality.analyze(files))
         for check in self.checks:  # what the change did to checks that stay (deleted and skipped ones are above)

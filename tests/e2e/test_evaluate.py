@@ -476,3 +476,33 @@ def test_a_mutant_that_stops_the_code_loading_is_caught_at_import_never_a_risk_n
     stryker = json.loads(next((tmp_path / "runs").glob("*/mutation-testing-report.json")).read_text())
     statuses = [m["status"] for f in stryker["files"].values() for m in f["mutants"] if m["id"] in crashed]
     assert statuses == ["RuntimeError", "RuntimeError"]
+
+
+def test_test_quality_speaks_about_the_tests_the_change_touched_and_a_targets_tests(tmp_path):
+    from tests.conftest import FAST_ENV, git, write_tree
+
+    repo = write_tree(tmp_path / "repo", {
+        "calc.py": "def _double(n):\n    return n * 2\n\n\ndef add(a, b):\n    return a + b\n",
+        "tests/test_private.py": "from calc import _double\n\n\ndef test_double():\n    assert _double(2) == 4\n",
+        "tests/test_add.py": "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n",
+    })
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "base")
+    write_tree(repo, {"calc.py": "def _double(n):\n    return n * 2\n\n\ndef add(a, b):\n    return b + a\n",
+                      "tests/test_add.py": "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+                                           "    assert add(0, 0) == 0\n"})
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "head")
+
+    def concerns(*scope: str) -> set[str]:
+        out = tmp_path / f"report-{len(scope)}.json"
+        done = run_cli("evaluate", "--repo", str(repo), *scope, "--budget", "2", "--no-witnesses", "--json",
+                       str(out), env={**FAST_ENV, "ELENCHUS_RUNS_DIR": str(tmp_path / "runs")})
+        assert done.returncode == 0, done.stderr
+        return {c["path"] for c in json.loads(out.read_text())["test_quality"]}
+
+    # the unchanged test file reaches a private name: not the change's concern ...
+    assert "tests/test_private.py" not in concerns("--scope", "current-change")
+    # ... but the target's tests are what a target evaluation is about
+    assert "tests/test_private.py" in concerns("--scope", "target", "--target", "calc.py")

@@ -527,6 +527,39 @@ def test_quality_does_not_report_a_renamed_or_moved_test_as_removed():
     assert moved == ()
 
 
+def test_quality_a_test_moved_into_a_class_in_another_file_with_its_skip_is_neither_removed_nor_a_new_skip():
+    base = """
+        import pytest
+
+        @pytest.mark.skip(reason="slow")
+        def test_push():
+            assert push(1) == [1]
+            assert push(2) == [2]
+    """
+    head = """
+        import pytest
+
+        class TestStack:
+            @pytest.mark.skip(reason="slow")
+            def test_push(self):
+                assert push(1) == [1]
+                assert push(2) == [2]
+    """
+    moved = analyze([
+        TestFile("tests/test_old.py", "import pytest\n", src(base)),
+        TestFile("tests/test_stack.py", src(head), None),
+    ])
+    assert [(c.kind, c.test) for c in moved if c.kind in ("removed-test", "added-skip")] == []
+    # a skip the move added is still one
+    skipped = head.replace('@pytest.mark.skip(reason="slow")', '@pytest.mark.xfail(reason="flaky")')
+    moved = analyze([
+        TestFile("tests/test_old.py", "import pytest\n", src(base)),
+        TestFile("tests/test_stack.py", src(skipped), None),
+    ])
+    assert [(c.kind, c.test) for c in moved if c.kind in ("removed-test", "added-skip")] == [
+        ("added-skip", "TestStack::test_push")]
+
+
 # --------------------------------------------------------------------------- added-skip
 
 
