@@ -222,9 +222,11 @@ class ResultCache:
     them (a ``pip install`` included) misses the cache.
     """
 
-    def __init__(self, root: Path | None = None, enabled: bool = True) -> None:
+    def __init__(self, root: Path | None = None, enabled: bool = True, reuse: bool = True) -> None:
+        """``reuse`` False (``--fresh``): nothing is read back, and what is measured is still stored."""
         self.root = root or runs_root().parent / "cache"
         self.enabled = enabled
+        self.reuse = reuse
         self.hits = 0  # entries reused
         self.rejected = 0  # entries found torn, edited or in an old format: run again
         self.unwritable: str | None = None  # why results could not be stored, if they could not
@@ -243,7 +245,7 @@ class ResultCache:
         return digest.hexdigest()
 
     def get(self, key: str) -> dict | None:
-        if not self.enabled:
+        if not self.enabled or not self.reuse:
             return None
         path = self.root / key[:2] / f"{key}.json"
         try:

@@ -263,7 +263,7 @@ class Evaluation:
         self.untraced: dict[str, float | None] = {}  # cohort -> its relevant tests' seconds without line coverage
         self.base_unavailable: str | None = None
         self.report: dict | None = None
-        self.cache = ResultCache(enabled=not options.fresh)
+        self.cache = ResultCache(reuse=not options.fresh)  # (a fresh measurement is kept for the next run)
         self.layout = SourceLayout((ROOT,), ())
         self.sites: list[dict] = []
         self.checks: tuple[WeakenedCheck, ...] = ()
@@ -401,7 +401,8 @@ class Evaluation:
         if not self.cache.enabled or options.resume or options.hosted_scope_reason is not None:
             return None
         revisions = session.revisions
-        settings = {name: value for name, value in asdict(options).items() if name not in _OUTPUT_ONLY}
+        # (--fresh measures again what the same settings measure: its results are this evaluation's)
+        settings = {name: value for name, value in asdict(options).items() if name not in _OUTPUT_ONLY | {"fresh"}}
         return self.cache.key("evaluation", str(session.repo.root), revisions.base_sha, revisions.head_sha,
                               revisions.head_is_worktree, session.before.files if revisions.head_is_worktree else None,
                               revisions.narration, answer.option, answer.target, answer.reason, contract.source,
@@ -790,9 +791,11 @@ class Evaluation:
         return self.options.jobs
 
     def _run_key(self, job: _Job) -> str:
-        return self.cache.key("run", job.cohort.digest, job.tests, job.deselect, job.mutant.path,
+        """What the run measured: the mutant, the *set* of tests selected, the options that change a verdict.
+        The order the tests ran in (``first``: the kills seen so far, the test times) changes no verdict."""
+        return self.cache.key("run", job.cohort.digest, sorted(job.tests), sorted(job.deselect), job.mutant.path,
                               job.mutant.mutated_source, self.options.timeout_factor, self.options.timeout_constant,
-                              job.select, job.stop, job.first, _isolation())
+                              None if job.select is None else sorted(job.select), job.stop, _isolation())
 
     def _search(self, session: Session, contract: Contract, plan: Plan, cohorts: dict[str, Cohort],
                 baselines: dict[str, Baseline], root: Path, run_dir: RunDirectory) -> None:

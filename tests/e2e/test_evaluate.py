@@ -270,6 +270,10 @@ def test_evaluate_repeated_on_the_same_change_reruns_nothing_unless_fresh(build_
     assert json.loads((latest / "report.json").read_text())["comparisons"] == first_report["comparisons"]
     fresh = run_cli(*args, "--fresh", env={"ELENCHUS_RUNS_DIR": str(runs)})
     assert "Baseline: running the modified tests" in fresh.stderr and "Unchanged since" not in fresh.stderr
+    # what --fresh measured is kept: the same command next time reuses it, nothing runs
+    measured = made()
+    again = run_cli(*args, env={"ELENCHUS_RUNS_DIR": str(runs)})
+    assert f"Unchanged since run {measured.name}" in again.stderr and "Baseline" not in again.stderr
 
 
 def test_evaluate_red_pre_change_tests_make_comparisons_not_comparable_and_still_evaluate_the_new_tests(evaluate):
