@@ -205,7 +205,8 @@ def _ask(prompt: str, default: str) -> str:
               help="Run this exact test command even though inspection found something unsafe in it.")
 @click.option("--exhaustive", is_flag=True, help="With --scope target: also draw candidates from mutmut's "
                                                  "operator catalog (each still reported as an incident).")
-@click.option("--fresh", is_flag=True, help="Rerun everything instead of reusing results measured on the same content (what it measures is kept for the next run).")
+@click.option("--fresh", is_flag=True, help="Rerun everything instead of reusing results measured on the same "
+                                             "content (what it measures is kept for the next run).")
 @click.option("--demo", is_flag=True, help="Build the bundled demo project into a temp git repo and evaluate it.")
 @click.option("--runner", type=click.Choice(["collected", "warm", "fresh"]), default="collected", show_default=True,
               help="collected: fork each run of selected tests from a pytest session per job slot that imported the "
@@ -410,7 +411,8 @@ def host(scaffold: str, out: str | None) -> int:
                    "mutants of a fast suite sooner.")
 @click.option("--witness-time", metavar="SECONDS",
               help="Input search per surviving mutant for a test that catches it, above 0 up to 600 (default 5).")
-@click.option("--fresh", is_flag=True, help="Rerun everything instead of reusing results measured on the same content (what it measures is kept for the next run).")
+@click.option("--fresh", is_flag=True, help="Rerun everything instead of reusing results measured on the same "
+                                             "content (what it measures is kept for the next run).")
 @click.option("--apply", "apply_path", metavar="HANDOFF",
               help="Write the tests listed in HANDOFF (the test-handoff.json of an earlier harden run) into the "
                    "repository, after checking that nothing changed since and that each still passes.")

@@ -1654,8 +1654,8 @@ def _boundary_calls(signature: _Signature, samples: Sequence[CallSample], consta
     order: the ``constants`` of the mutated lines and their neighbours ("boundary"), the
     ``designed`` inputs (strings the mutated patterns and tables match, characters at code-point
     bounds: "designed"; before everything, each two words of a ``related`` group in two text
-    arguments of the first base call), the first base call's empty, zero, negative, huge and None values ("edge-value"), the
-    ``test_literals`` ("test-literal"), then the other base calls' edge values; those of
+    arguments of the first base call), the first base call's empty, zero, negative, huge and None
+    values ("edge-value"), the ``test_literals`` ("test-literal"), then the other base calls' edge values; those of
     the first base call always fit in the budget. A replacement must fit the types seen for that
     argument in the samples, its default and its annotation. Yields (args_repr,
     kwargs_repr, origin); calls equal to a sample are skipped.
