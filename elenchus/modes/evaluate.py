@@ -999,7 +999,7 @@ class Evaluation:
                    coverage: CoverageMap | None) -> None:
         """Look for a call that tells each survivor apart from the code (a mutant that the old
         tests caught but the current ones miss needs none: the old test is its witness)."""
-        from elenchus.witness import witness_survivors
+        from elenchus.witness import Witness, witness_survivors
 
         survivors = []
         for mutant in [p.mutant for p in plan.challenged] + [m for m, _ in self.found]:
@@ -1013,12 +1013,30 @@ class Evaluation:
                               f"({self.options.no_witnesses_because}): each stays a gap, none is called likely "
                               "equivalent.")
         elif survivors:
-            self.echo(f"Witnesses: looking for a call that tells each of {len(survivors)} surviving mutant(s) "
-                      f"apart from the code (up to {self.options.witness_time:g} s each)...")
-            self.witnesses = witness_survivors(survivors, cohorts["modified"], session.head, self.layout,
-                                               self.options.witness_time, self.options.jobs, root,
-                                               placed=self.options.harden, executor=self.executor,
-                                               coverage=coverage)
+            # A witness verified on the same content is evidence still (a search that found none depends on
+            # its time, and runs again).
+            keys = {m.id: self.cache.key("witness", cohorts["modified"].digest, m.path, m.mutated_source,
+                                         self.options.harden, _isolation()) for m in survivors}
+            for mutant in survivors:
+                stored = self.cache.read(keys[mutant.id], lambda record: Witness(**record["witness"]))
+                if stored is not None:
+                    self.witnesses[mutant.id] = stored[1]
+            survivors = [m for m in survivors if m.id not in self.witnesses]
+            reused = f" ({len(self.witnesses)} more reused from an earlier run on the same content)" \
+                if self.witnesses else ""
+            if survivors:
+                self.echo(f"Witnesses: looking for a call that tells each of {len(survivors)} surviving mutant(s) "
+                          f"apart from the code (up to {self.options.witness_time:g} s each){reused}...")
+            else:
+                self.echo(f"Witnesses: {len(self.witnesses)} reused from an earlier run on the same content.")
+            found = witness_survivors(survivors, cohorts["modified"], session.head, self.layout,
+                                      self.options.witness_time, self.options.jobs, root,
+                                      placed=self.options.harden, executor=self.executor,
+                                      coverage=coverage) if survivors else {}
+            for mutant_id, witness in found.items():
+                if isinstance(witness, Witness):
+                    self.cache.put(keys[mutant_id], {"witness": asdict(witness)})
+            self.witnesses.update(found)
 
     # -- report ----------------------------------------------------------------------
 
