@@ -24,7 +24,7 @@ class Progress:
                  what: str = "mutant runs") -> None:
         self.total = total
         self.done = 0
-        self.kills = 0
+        self.killed: set[str] = set()  # the mutants (not the runs: one mutant runs in each cohort) caught so far
         self.what = what
         self.started = time.monotonic()
         self._echo = echo
@@ -40,9 +40,15 @@ class Progress:
             self._task = self._bar.add_task("", total=total)
             self._bar.start()
 
-    def advance(self, incident: str, outcome: str) -> None:
+    @property
+    def kills(self) -> int:
+        return len(self.killed)
+
+    def advance(self, incident: str, outcome: str, mutant: str | None = None) -> None:
+        """One run done; ``mutant`` (its id) counts it once among the mutants killed, whatever its cohorts."""
         self.done += 1
-        self.kills += outcome == "killed"
+        if outcome == "killed":
+            self.killed.add(mutant or f"run {self.done}")
         if self._bar is not None:
             self._bar.update(self._task, advance=1, description=f"{outcome}: {incident[:70]}")
             return
@@ -54,12 +60,14 @@ class Progress:
             self._last_line, self._last_done = now, self.done
 
     def line(self, now: float | None = None) -> str:
-        """``Progress: 12/40 mutant runs, 9 killed, 31 s elapsed, about 1 min 33 s left``."""
+        """``Progress: 12/40 mutant runs, 9 mutants killed, 31 s elapsed, about 1 min 33 s left``."""
         elapsed = (now if now is not None else time.monotonic()) - self.started
         left = ""
         if 0 < self.done < self.total:
             left = f", about {_duration(elapsed / self.done * (self.total - self.done))} left"
-        return (f"Progress: {self.done}/{self.total} {self.what}, {self.kills} killed, "
+        killed = f"{self.kills} mutant{'' if self.kills == 1 else 's'} killed" if self.what == "mutant runs" \
+            else f"{self.kills} killed"
+        return (f"Progress: {self.done}/{self.total} {self.what}, {killed}, "
                 f"{_duration(elapsed)} elapsed{left}")
 
     def close(self) -> None:

@@ -242,9 +242,18 @@ def render_markdown(report: dict) -> str:
     for item in contract["items"]:
         lines.append(f"  - {item['id']} ({item['status']}, {item['risk']} risk): {item['behaviour']}")
     budget = report.get("budget", {})
-    lines.append(f"- Mutants: {len(report['mutations'])} challenged (budget {budget.get('limit', '?')}), "
-                 f"{len(report['not_challenged'])} not challenged, {len(report['rejected'])} rejected before running")
-    reasons = Counter(_REJECTION_WORDS.get(kind := r["reason"].split(":")[0], kind) for r in report["rejected"])
+    # (the counts stderr gave: those that ran, the likely equivalent ones included; the regression search's own)
+    ran_equivalent = sum(1 for r in report["rejected"] if r.get("incident"))
+    searched = sum(1 for m in report["mutations"] if m.get("found_by") == "regression-search")
+    challenged = len(report["mutations"]) + ran_equivalent - searched
+    extra = [f"{ran_equivalent} of them likely equivalent (ran and survived, no input told them apart)"
+             if ran_equivalent else "", f"{searched} more found by the regression search" if searched else ""]
+    lines.append(f"- Mutants: {challenged} challenged (budget {budget.get('limit', '?')})"
+                 + "".join(f", {text}" for text in extra if text)
+                 + f", {len(report['not_challenged'])} not challenged, "
+                   f"{len(report['rejected']) - ran_equivalent} rejected before running")
+    reasons = Counter(_REJECTION_WORDS.get(kind := r["reason"].split(":")[0], kind) for r in report["rejected"]
+                      if not r.get("incident"))
     if reasons:
         lines.append("  - Rejected: " + "; ".join(f"{count} {reason}" for reason, count in sorted(reasons.items())))
     for name, baseline in sorted(report["baseline"].items(), key=lambda item: item[0] != "modified"):

@@ -155,28 +155,32 @@ def _bubblewrap(sandbox: Sandbox, argv: list[str], workspace: Path, writable: li
 # command. Paths arrive as arguments, never as code.
 _UNSHARE_SETUP = r"""
 set -e
+MKDIR=$1 MOUNT=$2 UMOUNT=$3 IP=$4; shift 4
 stage=$1; shift
-mount -t tmpfs elenchus-stage "$stage"
+"$MOUNT" -t tmpfs elenchus-stage "$stage"
 n=$1; shift; i=0
 while [ "$i" -lt "$n" ]; do
-    mkdir -p "$stage/$i"; mount --rbind "$2" "$stage/$i"; eval "mode_$i=\$1 path_$i=\$2"; shift 2; i=$((i+1))
+    "$MKDIR" -p "$stage/$i"; "$MOUNT" --rbind "$2" "$stage/$i"; eval "mode_$i=\$1 path_$i=\$2"; shift 2
+    i=$((i+1))
 done
-mount -t tmpfs elenchus-tmp /tmp
+"$MOUNT" -t tmpfs elenchus-tmp /tmp
 h=$1; shift
-while [ "$h" -gt 0 ]; do mount -t tmpfs elenchus-hidden "$1"; shift; h=$((h-1)); done
+while [ "$h" -gt 0 ]; do "$MOUNT" -t tmpfs elenchus-hidden "$1"; shift; h=$((h-1)); done
 i=0
 while [ "$i" -lt "$n" ]; do
     eval "mode=\$mode_$i path=\$path_$i"
-    mkdir -p "$path"; mount --move "$stage/$i" "$path"
-    if [ "$mode" = ro ]; then mount -o remount,bind,ro "$path"; fi
+    "$MKDIR" -p "$path"; "$MOUNT" --move "$stage/$i" "$path"
+    if [ "$mode" = ro ]; then "$MOUNT" -o remount,bind,ro "$path"; fi
     i=$((i+1))
 done
-umount "$stage"
-ip link set lo up 2>/dev/null || true
+"$UMOUNT" "$stage"
+"$IP" link set lo up 2>/dev/null || true
 export TMPDIR=/tmp
 cd "$1"; shift
 exec "$@"
 """
+#: The tools the set-up runs, found before it starts: once /tmp is covered, a PATH entry under it is empty.
+_SETUP_TOOLS = ("mkdir", "mount", "umount", "ip")
 _STAGES = ("/mnt", "/media", "/srv", "/opt")
 
 
@@ -194,8 +198,14 @@ def _unshare(sandbox: Sandbox, argv: list[str], workspace: Path, writable: list[
     guard = ["setpriv", "--pdeathsig", "KILL", "--"] if shutil.which("setpriv") else []
     return [*guard, "unshare", "--user", "--map-root-user", "--mount", "--propagation", "private", "--pid", "--fork",
             "--kill-child", "--mount-proc", "--ipc", "--uts", *([] if sandbox.network else ["--net"]),
-            "/bin/sh", "-c", _UNSHARE_SETUP, "elenchus-sandbox", stage, str(len(kept)), *places,
+            "/bin/sh", "-c", _UNSHARE_SETUP, "elenchus-sandbox", *_setup_tools(), stage, str(len(kept)), *places,
             str(len(hidden)), *hidden, str(workspace), *argv]
+
+
+def _setup_tools() -> list[str]:
+    """Each set-up tool's real path (a link under /tmp followed to what it names); its bare name when it is
+    not found, so the set-up says which one is missing."""
+    return [os.path.realpath(found) if (found := shutil.which(tool)) else tool for tool in _SETUP_TOOLS]
 
 
 def _prlimit(limits: Limits) -> list[str]:

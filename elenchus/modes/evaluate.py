@@ -766,7 +766,7 @@ class Evaluation:
                         # A timeout is stored once it held twice, the second time with the longer limit:
                         # an unchanged rerun does not wait for an endless loop again.
                         self.cache.put(self._run_key(job), {**record, "reason": verdict.reason})
-                    progress.advance(job.mutant.incident, verdict.outcome.value)
+                    progress.advance(job.mutant.incident, verdict.outcome.value, job.mutant.id)
         except BaseException:
             for future in [*pending, *timings]:
                 future.cancel()
@@ -1065,7 +1065,7 @@ class Evaluation:
             mutant = planned.mutant
             witness = self.witnesses.get(mutant.id)
             if isinstance(witness, NoWitness) and witness.searched:  # not a gap: no input told it apart
-                equivalent.append({"location": {"path": mutant.path, "line": mutant.line,
+                equivalent.append({"id": mutant.id, "location": {"path": mutant.path, "line": mutant.line,
                                                 "end_line": mutant.end_line, "symbol": mutant.symbol},
                                    "changed_intent": mutant.changed_intent, "incident": mutant.incident,
                                    "reason": witness.reason, "family": mutant.family})

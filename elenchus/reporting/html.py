@@ -97,8 +97,9 @@ def _summary(report: Mapping[str, Any]) -> str:
         f"<ul>{''.join(items)}</ul>",
         *([f"<h2>What to act on</h2><ul class=\"findings\">{''.join(findings)}</ul>"] if findings else []),
         "<p>Below, each mutant's description gives its incident, its assessment and what would notice it. "
-        + (f"{skipped} mutant(s) shown as Ignored were not run (beyond the budget, or rejected before running: "
-           "their reason is on each one). " if skipped else "")
+        + (f"{skipped} mutant(s) are shown as Ignored: beyond the budget or rejected before running, or run and "
+           "survived with no input that tells them apart (likely equivalent); each one's reason says which. "
+           if skipped else "")
         + "Timeouts and runs that could not tell are shown as Timeout and RuntimeError; neither counts as caught.</p>",
         "</header>",
     ]

@@ -70,13 +70,17 @@ def build(report: Mapping[str, Any], sources: Mapping[str, str]) -> dict[str, An
         if killers:
             mutant["killedBy"] = killers
         entry["mutants"].append(mutant)
+    beyond = len(report.get("not_challenged", ()))
     for number, skipped in enumerate((*report.get("not_challenged", ()), *report.get("rejected", ())), 1):
         entry = file_of(skipped["location"]["path"])
         if entry is None:
             continue
         mutant = _mutant(skipped.get("id") or f"not-run-{number}", skipped, entry["source"])
         mutant["status"] = "Ignored"
-        mutant["statusReason"] = f"Not run: {skipped['reason']}"
+        # (a rejected mutant with an incident ran, survived, and no input told it apart: it did run)
+        ran = number > beyond and bool(skipped.get("incident"))
+        mutant["statusReason"] = (f"Ran and survived, and is not counted as a gap: {skipped['reason']}"
+                                  if ran else f"Not run: {skipped['reason']}")
         mutant["description"] = skipped.get("incident") or skipped.get("changed_intent") or skipped["reason"]
         entry["mutants"].append(mutant)
     _unique_ids(files)

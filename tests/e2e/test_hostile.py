@@ -390,6 +390,25 @@ def test_without_isolation_post_flight_names_git_objects_a_test_corrupted_or_add
     assert "The working tree was not modified" not in done.stdout
 
 
+@pytest.mark.skipif(not UNSHARE.isolated, reason=f"unshare namespaces are not usable here: {UNSHARE.reason}")
+def test_unshare_is_used_when_every_tool_on_path_lives_under_tmp(tmp_path):
+    # every tool of the system reached through a directory under /tmp (the private /tmp the sandbox mounts
+    # hides it), and bubblewrap not at all: the unshare sandbox must still be built
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for folder in ("/usr/local/bin", "/usr/bin", "/bin", "/usr/sbin", "/sbin"):
+        for tool in Path(folder).iterdir() if Path(folder).is_dir() else ():
+            if tool.name != "bwrap" and not (bin_dir / tool.name).exists() and os.access(tool, os.X_OK):
+                (bin_dir / tool.name).symlink_to(tool)
+    repo = _hostile_repo(tmp_path / "repo", [])
+    out = tmp_path / "report.json"
+    env = {**FAST_ENV, "PATH": str(bin_dir), "ELENCHUS_RUNS_DIR": str(tmp_path / "runs")}
+    done = run_cli("evaluate", "--repo", str(repo), "--scope", "current-change", "--budget", "1", "--jobs", "1",
+                   "--no-witnesses", "--require-isolation", "--json", str(out), env=env)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(out.read_text())["isolation"]["kind"] == "unshare"
+
+
 def test_require_isolation_stops_when_no_sandbox_can_be_built(tmp_path):
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()

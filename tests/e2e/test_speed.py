@@ -46,6 +46,11 @@ def test_without_a_terminal_progress_and_narration_go_to_stderr_and_the_report_a
     assert progress and progress[-1].startswith("Progress: ") and " killed, " in progress[-1]
     last = progress[-1].split()[1]
     assert last.split("/")[0] == last.split("/")[1], progress  # the last line says every run is done
+    # kills are counted in mutants (each runs in two cohorts), as the report counts them
+    killed = int(progress[-1].split(", ")[1].split()[0])
+    assert f"{killed} mutant" in progress[-1].split(", ")[1] and \
+        killed == sum(1 for m in report["mutations"] if m["result"] == "killed" or any(
+            c["mutation_id"] == m["id"] and c["existing"]["result"] == "killed" for c in report["comparisons"]))
     assert "Baseline, modified: green" in done.stderr
     not_covered = [m for m in report["mutations"] if m["result"] == "not-covered"]
     for mutation in not_covered:  # decided without a run, and said so

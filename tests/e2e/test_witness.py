@@ -20,6 +20,13 @@ def test_a_survivor_comes_with_a_verified_witness_and_an_indistinguishable_one_i
     done, report, repo, _ = evaluate("witness", "--scope", "current-change", "--budget", "32", "--jobs", "2",
                                      "--fail-on", "unprotected", "--witness-time", "30")
     assert done.returncode == 5, done.stderr  # the unguarded zero divisor is a real gap
+    # stderr and the report give the same counts: the likely equivalent mutants ran, so they are challenged
+    planned, rejected = re.search(r"(\d+) mutant\(s\) to challenge, \d+ beyond the budget, (\d+) rejected",
+                                  done.stderr).groups()
+    equivalent = sum(1 for r in report["rejected"] if r["reason"].startswith("likely equivalent"))
+    assert equivalent and f"- Mutants: {planned} challenged (budget 32), {equivalent} of them likely equivalent " \
+        "(ran and survived, no input told them apart), 0 not challenged, " \
+        f"{rejected} rejected before running" in done.stdout
     guard = next(m for m in report["mutations"] if "`if whole == 0: return 0.0` was removed" in m["incident"])
     assert guard["result"] == "survived"
     witness = guard["witness"]

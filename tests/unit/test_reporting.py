@@ -56,7 +56,10 @@ REPORT = {
                                                                   "symbol": "clamp"},
                         "incident": "clamp ignores the upper bound", "reason": "beyond the mutation budget of 8"}],
     "rejected": [{"location": {"path": "pkg/core.py", "line": 1, "end_line": 1, "symbol": None},
-                  "changed_intent": "none", "reason": "arid: docstring"}],
+                  "changed_intent": "none", "reason": "arid: docstring"},
+                 {"location": {"path": "pkg/core.py", "line": 2, "end_line": 2, "symbol": "clamp"},
+                  "changed_intent": "none", "incident": "clamp compares with <= where < was meant",
+                  "reason": "likely equivalent: no input told it apart"}],
 }
 SOURCES = {"pkg/core.py": SOURCE, "tests/test_core.py": "def test_clamp_low():\n    assert clamp(0, 1, 2) == 1\n"}
 
@@ -67,7 +70,7 @@ def test_the_mutation_testing_report_is_valid_and_maps_each_result_to_a_status()
     mutants = {m["id"]: m for m in document["files"]["pkg/core.py"]["mutants"]}
     assert {k: m["status"] for k, m in mutants.items()} == {
         "m-boundary": "Survived", "m-return": "Killed", "m-regressed": "Survived", "m-uncovered": "NoCoverage",
-        "m-later": "Ignored", "not-run-2": "Ignored"}
+        "m-later": "Ignored", "not-run-2": "Ignored", "not-run-3": "Ignored"}
     assert mutants["m-return"]["killedBy"] == ["tests/test_core.py::test_clamp_low"]
     assert document["testFiles"]["tests/test_core.py"]["tests"] == [
         {"id": "tests/test_core.py::test_clamp_low", "name": "test_clamp_low"}]
@@ -75,6 +78,9 @@ def test_the_mutation_testing_report_is_valid_and_maps_each_result_to_a_status()
     assert mutants["m-regressed"]["description"].startswith("Protection regression:")
     assert "clamp returns None for a value inside the range" in mutants["m-regressed"]["description"]
     assert mutants["m-later"]["statusReason"] == "Not run: beyond the mutation budget of 8"
+    # a likely equivalent mutant ran and survived: never "Not run"
+    assert mutants["not-run-3"]["statusReason"] == ("Ran and survived, and is not counted as a gap: likely "
+                                                    "equivalent: no input told it apart")
 
 
 def test_a_mutant_is_located_at_the_text_it_changes_with_its_replacement():
