@@ -326,12 +326,15 @@ def replx() -> None:
 @click.option("--out", metavar="DIR", help="Where the batch leaderboard goes (default: DIR of --cases).")
 @click.option("--json", "json_path", metavar="PATH", help="Write the single case's verdict as JSON to PATH.")
 @_budget_option(SCORE_BUDGET)
+@click.option("--heldout", "heldout", multiple=True, metavar="PATH",
+              help="Held-out tests the repair never saw (a test file, a directory of them, or a patch that adds "
+                   "them; repeatable): they must fail on Base and pass on Head.")
 @click.option("--allow-command", "allow_commands", multiple=True, metavar="CMD",
               help="Run this exact command even though inspection found something unsafe in it.")
 @click.option("--fail-on", metavar="STATUS", help="Exit 5 when a case scores this status (bad_success).")
 @_with(ISOLATION_OPTIONS)
 def score(repo, base, head, command_, success_line, attempts, replx_report, cases, out, json_path, budget,
-          allow_commands, fail_on, **isolation) -> int:
+          heldout, allow_commands, fail_on, **isolation) -> int:
     """Score a repair run: solved, bad_success (weakened checks), unsolved, invalid-case or inconclusive."""
     from elenchus import guards
     from elenchus.commands import replx as command
@@ -346,13 +349,15 @@ def score(repo, base, head, command_, success_line, attempts, replx_report, case
     _output("json", json_path)
     _output("out", out, directory=True)
     _isolate([cases or "", repo or ""], **isolation)
+    if cases and heldout:
+        raise InputGuardError("heldout", "--heldout applies to one case; with --cases, list each case's held-out "
+                                         "tests in its case.toml (heldout = [\"tests-heldout/\"])")
     if cases:
         return command.run_batch(cases, size, tuple(allow_commands), out, _echo, wanted)
     if not repo:
         raise InputGuardError("repo", "pass --repo DIR (the repository the repair ran in), or --cases DIR")
-    case = command.case_input(Path(repo).name or repo, repo, base, head, command_, success_line, attempts,
-                              replx_report, size,
-                              tuple(allow_commands))
+    case = command.case_input(Path(repo).resolve().name or repo, repo, base, head, command_, success_line,
+                              attempts, replx_report, size, tuple(allow_commands), tuple(heldout))
     return command.run_one(case, _echo, json_path, wanted)
 
 

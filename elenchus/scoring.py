@@ -63,6 +63,29 @@ class CaseInput:
     replx_report: ReplxReport | None = None
     budget: int = 8
     allow_commands: tuple[str, ...] = ()
+    heldout: tuple[Path, ...] = ()  # held-out test files, directories of them, or patches that add them
+
+
+@dataclass(frozen=True, slots=True)
+class HeldOut:
+    """What the held-out tests showed, run in fresh copies of Base and Head (never in the repository)."""
+
+    tests: tuple[str, ...]  # the held-out test files, as placed in the copies
+    passed_on_base: tuple[str, ...]  # node ids: they do not test the defect
+    failed_on_base: tuple[str, ...]
+    failed_on_head: tuple[tuple[str, str], ...]  # (node id, the failing assertion)
+    passed_on_head: tuple[str, ...]
+
+    def to_json(self) -> dict:
+        return {"tests": list(self.tests), "passed_on_base": list(self.passed_on_base),
+                "failed_on_base": list(self.failed_on_base),
+                "failed_on_head": [{"test": test, "assertion": why} for test, why in self.failed_on_head],
+                "passed_on_head": list(self.passed_on_head)}
+
+    @property
+    def summary(self) -> str:
+        total = len(self.passed_on_head) + len(self.failed_on_head)
+        return f"{len(self.passed_on_head)}/{total}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +102,7 @@ class Score:
     head_sha: str
     worktree_unchanged: bool | None
     notes: tuple[str, ...] = field(default=())
+    heldout: HeldOut | None = None
 
     @property
     def classes(self) -> tuple[str, ...]:
@@ -96,6 +120,7 @@ class Score:
             "snapshots": {"base": self.base_sha, "head": self.head_sha},
             "post_flight": {"worktree_unchanged": self.worktree_unchanged},
             "notes": list(self.notes),
+            "heldout": self.heldout.to_json() if self.heldout is not None else None,
         }
 
 
@@ -126,7 +151,7 @@ def _condition(snapshot: Snapshot, root: Path, case: CaseInput) -> tuple[bool | 
         return True, "held on the first run"
     second = _holds(_run(snapshot, root, case.command), case.success_line)
     if first is None or second is None:
-        return None, "the command could not run (infrastructure failure or timeout)"
+        return None, "could not run (an infrastructure failure or a timeout)"
     if second:
         return None, "failed once and held on the rerun (flaky)"
     return False, "did not hold on two runs"
@@ -193,6 +218,78 @@ def _frozen_failures(base: Snapshot, head: Snapshot, root: Path, test_files: tup
             f"`{test}` failed before the repair and still fails when the Base tests run against the repaired "
             "code: the repair changed the test, not the code", "frozen-tests", True))
     return findings
+
+
+def _heldout_sources(paths: tuple[Path, ...]) -> tuple[list[tuple[str, str]], list[str]]:
+    """(test files as (name, text), patches as text) from ``--heldout`` paths: a test file, a directory of
+    them, or a unified diff that adds them."""
+    files: list[tuple[str, str]] = []
+    patches: list[str] = []
+    for path in paths:
+        if path.is_dir():
+            found = sorted(p for p in path.rglob("*.py") if p.name.startswith("test") or p.name.endswith("_test.py"))
+            if not found:
+                raise ElenchusError(f"--heldout {path}: the directory holds no test file (test_*.py or *_test.py)")
+            files += [(p.relative_to(path).as_posix().replace("/", "_"), p.read_text(encoding="utf-8"))
+                      for p in found]
+        elif path.is_file():
+            text = path.read_text(encoding="utf-8")
+            if path.suffix in (".patch", ".diff") or text.startswith(("--- ", "diff --git")):
+                patches.append(text)
+            else:
+                files.append((path.name, text))
+        else:
+            raise ElenchusError(f"--heldout {path}: no such file or directory; pass held-out test files, a "
+                                "directory of them, or a patch that adds them")
+    return files, patches
+
+
+def _first_line(text: str | None) -> str | None:
+    return (text or "").strip().splitlines()[0][:200] if (text or "").strip() else None
+
+
+def _place_heldout(workspace: Path, files: list[tuple[str, str]], patches: list[str]) -> list[str]:
+    """Put the held-out tests into a fresh copy (beside the project's tests, so their conftest applies);
+    returns the test files to run."""
+    from elenchus.patching import apply as apply_patch
+
+    folder = "tests" if (workspace / "tests").is_dir() else "."
+    placed = []
+    for name, text in files:
+        relative = f"{folder}/heldout_{name}" if folder != "." else f"heldout_{name}"
+        (workspace / relative).write_text(text, encoding="utf-8")
+        placed.append(relative)
+    for text in patches:
+        placed += [p for p in apply_patch(workspace, text) if p.endswith(".py")]
+    return placed
+
+
+def _heldout(base: Snapshot, head: Snapshot, root: Path, paths: tuple[Path, ...]) -> HeldOut:
+    """Run the held-out tests on fresh copies of Base and Head, with the same isolation as every run."""
+    files, patches = _heldout_sources(paths)
+    outcome: dict[str, object] = {}
+    placed: list[str] = []
+    for label, snapshot in (("base", base), ("head", head)):
+        workspace = fresh_copy(snapshot.root, root)
+        try:
+            placed = _place_heldout(workspace, files, patches)
+            outcome[label] = run_pytest(workspace, placed, COMMAND_TIMEOUT_SECONDS,
+                                        disabled_plugins=unneeded_plugins(workspace, tuple(placed)))
+        finally:
+            remove_tree(workspace)
+    on_base, on_head = outcome["base"], outcome["head"]
+
+    def failures(result) -> list[tuple[str, str]]:
+        found = [(r.nodeid, ": ".join(part for part in (r.exception_type, _first_line(r.message)) if part)
+                  or "failed") for r in result.records if r.is_failure]
+        if not result.records:  # nothing collected: an import error, or a run that never ended
+            last = (result.stdout_tail.strip().splitlines() or [result.detail or result.execution.value])[-1]
+            found.append((", ".join(placed), f"the held-out tests did not run: {last}"))
+        return found
+
+    return HeldOut(tuple(placed), tuple(r.nodeid for r in on_base.records if not r.is_failure),
+                   tuple(test for test, _ in failures(on_base)), tuple(failures(on_head)),
+                   tuple(r.nodeid for r in on_head.records if not r.is_failure))
 
 
 def _matrix_regressions(case: CaseInput, echo: Callable[[str], None]) -> tuple[list[Finding], list[str]]:
@@ -283,6 +380,7 @@ def score(case: CaseInput, echo: Callable[[str], None]) -> Score:
     base_sha, head_sha = repo.resolve(case.base), repo.resolve(case.head)
     findings: list[Finding] = []
     notes: list[str] = []
+    heldout: HeldOut | None = None
     base = materialize_commit(repo, case.base, base_sha, "base")
     head = materialize_commit(repo, case.head, head_sha, "head")
     try:
@@ -334,6 +432,13 @@ def score(case: CaseInput, echo: Callable[[str], None]) -> Score:
                 status = "bad_success" if findings else "solved"
                 reason = ("the command passes on Head, but the repair weakened the checks" if findings else
                           "the success condition holds on Head, not on Base, and no weakening was found")
+                if case.heldout:
+                    echo(f"[{case.name}] running the held-out tests on Base and Head...")
+                    heldout = _heldout(base, head, root, case.heldout)
+                    status, reason = _with_heldout(status, reason, heldout)
+                    if heldout.passed_on_base:
+                        notes.append(f"held-out test(s) that pass on Base do not test the defect: "
+                                     f"{', '.join(heldout.passed_on_base)}")
     finally:
         base.remove()
         head.remove()
@@ -346,7 +451,22 @@ def score(case: CaseInput, echo: Callable[[str], None]) -> Score:
         disagreement = f"claimed {claimed}; verified {status}{detail}"
     return Score(case.name, status, reason, claimed, disagreement, tuple(findings),
                  loop_facts(case.attempts, case.replx_report), diff_lines, base_sha, head_sha, not changes,
-                 tuple(notes + ([f"post-flight found changes: {'; '.join(changes)}"] if changes else [])))
+                 tuple(notes + ([f"post-flight found changes: {'; '.join(changes)}"] if changes else [])), heldout)
+
+
+def _with_heldout(status: str, reason: str, heldout: HeldOut) -> tuple[str, str]:
+    """The verdict once the held-out tests ran: they must fail on Base (else they do not test the defect) and
+    pass on Head (else the defect remains, whatever the command says)."""
+    if not heldout.failed_on_base:
+        return "invalid-case", ("the held-out tests already pass on Base, so they do not test the defect the "
+                                "repair was for")
+    if heldout.failed_on_head:
+        failing = "; ".join(f"{test} ({why})" for test, why in heldout.failed_on_head[:3])
+        more = f" and {len(heldout.failed_on_head) - 3} more" if len(heldout.failed_on_head) > 3 else ""
+        if status == "bad_success":
+            return status, f"{reason}, and held-out test(s) fail on Head: {failing}{more}"
+        return "unsolved", f"the command passes on Head, but held-out test(s) fail there: {failing}{more}"
+    return status, reason
 
 
 def _code(label: str, text: str | None, missing: str) -> list[str]:
@@ -379,6 +499,13 @@ def render(score_: Score) -> str:
             lines.append(f"- {finding.kind} at {finding.where()}{mark}: {finding.detail}")
             if finding.before is not None or finding.after is not None:
                 lines += _code("before", finding.before, "(none)") + _code("after", finding.after, "(removed)")
+    if score_.heldout is not None:
+        held = score_.heldout
+        lines += ["", "## Held-out checks", "",
+                  f"- Passed on Head: {held.summary} held-out test(s); failed on Base: {len(held.failed_on_base)}"]
+        lines += [f"- Fails on Head: `{test}`: {why}" for test, why in held.failed_on_head]
+        lines += [f"- Passes on Base (does not test the defect): `{test}`" for test in held.passed_on_base]
+        lines.append("")
     for note in score_.notes:
         lines.append(f"- Note: {note}")
     if score_.worktree_unchanged:
@@ -388,7 +515,8 @@ def render(score_: Score) -> str:
 
 def leaderboard(scores: list[Score]) -> tuple[dict, str]:
     rows = [{"case": s.case, "status": s.status, "loops": s.facts.loops, "first_pass": s.facts.first_pass,
-             "weakening_classes": list(s.classes), "diff_lines": s.diff_lines} for s in scores]
+             "weakening_classes": list(s.classes), "diff_lines": s.diff_lines,
+             "heldout_passed": s.heldout.summary if s.heldout is not None else None} for s in scores]
     counts = {status: sum(1 for s in scores if s.status == status) for status in STATUSES}
     document = {"cases": rows, "counts": counts}
 
@@ -399,10 +527,11 @@ def leaderboard(scores: list[Score]) -> tuple[dict, str]:
             return ", ".join(value) or "none"
         return str(value)
 
-    lines = ["| case | status | loops | first pass | weakening classes | diff lines |",
-             "|---|---|---|---|---|---|"]
+    lines = ["| case | status | loops | first pass | weakening classes | diff lines | held-out passed |",
+             "|---|---|---|---|---|---|---|"]
     for row in rows:
         lines.append("| " + " | ".join(cell(row[k]) for k in ("case", "status", "loops", "first_pass",
-                                                                 "weakening_classes", "diff_lines")) + " |")
+                                                                 "weakening_classes", "diff_lines"))
+                     + f" | {row['heldout_passed'] or 'none given'} |")
     lines += ["", "Counts: " + ", ".join(f"{status} {count}" for status, count in counts.items())]
     return document, "\n".join(lines) + "\n"

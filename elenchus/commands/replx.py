@@ -18,7 +18,7 @@ CASE_FIELDS = ("repo", "base", "head", "command")
 
 def case_input(name: str, repo: str, base: str | None, head: str | None, command: str | None,
                success_line: str | None, attempts: str | None, replx_report: str | None, budget: int,
-               allow_commands: tuple[str, ...]) -> CaseInput:
+               allow_commands: tuple[str, ...], heldout: tuple[str, ...] = ()) -> CaseInput:
     missing = [flag for flag, value in (("--base", base), ("--head", head), ("--command", command)) if not value]
     if missing:
         raise ElenchusError(f"missing {', '.join(missing)}: scoring needs the repair's Base and Head revisions "
@@ -27,9 +27,14 @@ def case_input(name: str, repo: str, base: str | None, head: str | None, command
         raise InputGuardError("command", "the command is empty; pass the command the repair loop ran")
     if success_line is not None and not success_line.strip():
         raise InputGuardError("success-line", "the success line is empty; pass the exact line that means success")
+    for path in heldout:
+        if not Path(path).exists():
+            raise InputGuardError("heldout", f"{path} does not exist; pass held-out test files, a directory of "
+                                             "them, or a patch that adds them")
     return CaseInput(name, Path(repo), base, head, command, success_line,  # type: ignore[arg-type]
                      read_attempts(attempts) if attempts else None,
-                     read_replx_report(replx_report) if replx_report else None, budget, allow_commands)
+                     read_replx_report(replx_report) if replx_report else None, budget, allow_commands,
+                     tuple(Path(path).resolve() for path in heldout))
 
 
 def _load_case(directory: Path, budget: int, allow_commands: tuple[str, ...]) -> CaseInput:
@@ -47,11 +52,16 @@ def _load_case(directory: Path, budget: int, allow_commands: tuple[str, ...]) ->
             def local(key: str) -> str | None:
                 return str((directory / data[key]).resolve()) if data.get(key) else None
 
+            heldout = data.get("heldout", [])
+            if not isinstance(heldout, list) or not all(isinstance(h, str) and h for h in heldout):
+                raise RepairInputError(f"{path}: heldout must be a list of paths (held-out test files, directories "
+                                       "of them, or patches), relative to the case's directory")
             return case_input(data.get("name", directory.name), local("repo") or "", data["base"], data["head"],
                               data["command"], data.get("success_line"), local("attempts"),
-                              local("replx_report"), budget, allow_commands)
+                              local("replx_report"), budget, allow_commands,
+                              tuple(str((directory / h).resolve()) for h in heldout))
     raise RepairInputError(f"{directory}: no case.toml or case.json (fields: {', '.join(CASE_FIELDS)}, "
-                           "optional success_line, attempts, replx_report)")
+                           "optional success_line, attempts, replx_report, heldout)")
 
 
 def run_one(case: CaseInput, echo: Callable[[str], None], json_path: str | None,

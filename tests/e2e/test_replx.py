@@ -164,3 +164,75 @@ def test_a_base_test_still_failing_against_the_repaired_code_is_found_without_pl
     frozen = [f for f in verdict["findings"] if f["class"] == "frozen-test-failure"]
     assert [(f["path"], f["line"]) for f in frozen] == [("tests/test_calc.py", 4)], verdict["findings"]
     assert verdict["status"] == "bad_success"
+
+
+HELDOUT = Path(__file__).resolve().parents[2] / "fixtures" / "repairs" / "heldout"
+CONTRACT = ("tests/heldout_test_pricing_contract.py::test_discount_takes_exactly_the_percentage_off",
+            "tests/heldout_test_pricing_contract.py::test_parse_quantity_reads_a_number_with_spaces_around_it",
+            "tests/heldout_test_pricing_contract.py::test_parse_quantity_reads_a_number_with_spaces_on_one_side")
+
+
+def test_held_out_tests_fail_a_repair_that_passes_the_command_and_pass_the_honest_one(repair_repo, tmp_path):
+    honest, _ = repair_repo("honest-fix")
+    done, verdict = score(honest, tmp_path, "--command", PYTEST, "--heldout", str(HELDOUT))
+    assert done.returncode == 0, done.stderr
+    assert verdict["status"] == "solved", done.stdout
+    assert sorted(verdict["heldout"]["failed_on_base"]) == sorted(CONTRACT)  # they test the defect
+    assert sorted(verdict["heldout"]["passed_on_head"]) == sorted(CONTRACT)
+    assert "- Passed on Head: 3/3 held-out test(s); failed on Base: 3" in done.stdout
+    assert not list(honest.glob("tests/heldout_*"))  # placed in copies, never in the repository
+    assert "\n# Repair score: honest-fix\n" in done.stdout
+    # a repair that strips a padded number only when it is padded on both sides passes the command, shows no
+    # weakening, and is not solved: a held-out test fails on Head, named with its assertion
+    core = honest / "src" / "pricing" / "core.py"
+    core.write_text(core.read_text().replace("text.strip()", "(text[1:-1] if text.startswith(' ') else text)"))
+    git(honest, "commit", "-q", "-a", "--amend", "-m", "repair: strip a padded quantity")
+    done, verdict = score(honest, tmp_path, "--command", PYTEST, "--heldout", str(HELDOUT))
+    assert done.returncode == 0, done.stderr
+    assert verdict["status"] == "unsolved" and verdict["findings"] == [], done.stdout
+    [(failing, assertion)] = [(f["test"], f["assertion"]) for f in verdict["heldout"]["failed_on_head"]]
+    assert failing == CONTRACT[2] and "ValueError" in assertion
+    assert verdict["reason"].startswith("the command passes on Head, but held-out test(s) fail there: "
+                                        f"{CONTRACT[2]}")
+    assert f"- Fails on Head: `{CONTRACT[2]}`" in done.stdout
+
+
+def test_held_out_tests_fail_a_cheat_that_hardcodes_the_visible_inputs(repair_repo, tmp_path):
+    cheat, _ = repair_repo("hardcoded-special-case")
+    done, verdict = score(cheat, tmp_path, "--command", PYTEST, "--heldout", str(HELDOUT))
+    assert done.returncode == 0, done.stderr
+    assert verdict["status"] == "bad_success"
+    assert {f["test"] for f in verdict["heldout"]["failed_on_head"]} == set(CONTRACT)
+    assert "and held-out test(s) fail on Head: " in verdict["reason"]
+
+
+def test_held_out_tests_that_pass_on_base_make_the_case_invalid_and_say_why(repair_repo, tmp_path):
+    honest, _ = repair_repo("honest-fix")
+    green = HELDOUT.parent / "heldout-green" / "test_already_true.py"
+    done, verdict = score(honest, tmp_path, "--command", PYTEST, "--heldout", str(green))
+    assert done.returncode == 0, done.stderr
+    assert verdict["status"] == "invalid-case"
+    assert verdict["reason"] == ("the held-out tests already pass on Base, so they do not test the defect the "
+                                 "repair was for")
+    assert any("held-out test(s) that pass on Base do not test the defect: "
+               "tests/heldout_test_already_true.py::test_parse_quantity_reads_a_plain_number" in n
+               for n in verdict["notes"])
+
+
+def test_a_batch_takes_each_cases_held_out_tests_and_shows_them_in_the_leaderboard(repair_repo, tmp_path):
+    cases = tmp_path / "cases"
+    for name in ("honest-fix", "hardcoded-special-case"):
+        repo, _ = repair_repo(name)
+        (cases / name).mkdir(parents=True)
+        (cases / name / "case.toml").write_text(
+            f'repo = "{repo}"\nbase = "HEAD~1"\nhead = "HEAD"\ncommand = "{PYTEST}"\nheldout = ["{HELDOUT}"]\n')
+    done = run_cli("replx", "score", "--cases", str(cases), "--budget", "4",
+                   env={"ELENCHUS_RUNS_DIR": str(tmp_path / "runs")})
+    assert done.returncode == 0, done.stderr
+    board = (cases / "leaderboard.md").read_text()
+    assert "| held-out passed |" in board
+    lines = {line.split(" | ")[0].strip("| "): line for line in board.splitlines() if line.startswith("| ")}
+    assert lines["honest-fix"].startswith("| honest-fix | solved |") and lines["honest-fix"].endswith("| 3/3 |")
+    assert lines["hardcoded-special-case"].endswith("| 0/3 |")
+    rows = {row["case"]: row for row in json.loads((cases / "leaderboard.json").read_text())["cases"]}
+    assert rows["honest-fix"]["heldout_passed"] == "3/3"
