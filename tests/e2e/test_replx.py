@@ -236,3 +236,11 @@ def test_a_batch_takes_each_cases_held_out_tests_and_shows_them_in_the_leaderboa
     assert lines["hardcoded-special-case"].endswith("| 0/3 |")
     rows = {row["case"]: row for row in json.loads((cases / "leaderboard.json").read_text())["cases"]}
     assert rows["honest-fix"]["heldout_passed"] == "3/3"
+
+
+def test_the_heading_names_the_repository_even_when_given_as_dot(repair_repo, tmp_path):
+    repo, _ = repair_repo("honest-fix")
+    done = run_cli("replx", "score", "--repo", ".", "--base", "HEAD~1", "--head", "HEAD", "--command", PYTEST,
+                   "--budget", "4", env={"ELENCHUS_RUNS_DIR": str(tmp_path / "runs")}, cwd=repo)
+    assert done.returncode == 0, done.stderr
+    assert "\n# Repair score: honest-fix\n" in done.stdout and "# Repair score: .\n" not in done.stdout
