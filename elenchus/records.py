@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import hmac
 import json
 import os
 import re
@@ -55,12 +56,60 @@ def new_run_id() -> str:
     return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) + "-" + secrets.token_hex(3)
 
 
-SEAL = "sha256"
+SEAL = "seal"
 
 
 def seal(record: dict) -> str:
-    """The content hash a stored record carries; a torn or edited record no longer matches it."""
-    return hashlib.sha256(json.dumps(record, sort_keys=True).encode("utf-8")).hexdigest()
+    """The keyed seal (HMAC-SHA256) a stored record carries: a torn or edited record no longer matches it, and
+    one forged with its plain hash recomputed does not either, since the key is not in the record."""
+    return hmac.new(_seal_key(), json.dumps(record, sort_keys=True).encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+def _seal_key() -> bytes:
+    """The key of this machine's result store: 32 random bytes, created owner-only (0600) on first use inside
+    the store, which every sandbox hides from the tests (so no test can read it, nor forge a seal)."""
+    return _key_at(str(ResultCache().root / SEAL_KEY))
+
+
+@functools.lru_cache(maxsize=8)
+def _key_at(where: str) -> bytes:
+    path = Path(where)
+    key = _read_key(path)
+    if key is not None:
+        return key
+    key = secrets.token_bytes(32)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:  # another run made it first: use that one
+        return _read_key(path) or key
+    except OSError:  # a store that cannot be written keeps nothing: this run's own key seals its records
+        return key
+    with os.fdopen(descriptor, "w", encoding="ascii") as handle:
+        handle.write(key.hex())
+    return key
+
+
+def _read_key(path: Path) -> bytes | None:
+    """The key stored at ``path``, waiting a moment for one another run is writing; None when there is none."""
+    for _ in range(100):
+        try:
+            text = path.read_text(encoding="ascii").strip()
+        except FileNotFoundError:
+            return None
+        except OSError:
+            return None
+        if len(text) == 64:
+            try:
+                return bytes.fromhex(text)
+            except ValueError:
+                return None
+        time.sleep(0.01)
+    return None
+
+
+#: The seal key's file name inside the result store.
+SEAL_KEY = ".seal-key"
 
 
 def unsealed(text: str) -> dict | None:

@@ -1261,11 +1261,11 @@ class Evaluation:
         notes = []
         if self.cache.hits:
             notes.append(f"{self.cache.hits} result(s) were reused from earlier runs on the same content (code, "
-                         "tests, installed packages; each entry checked against its content hash); pass --fresh "
+                         "tests, installed packages; each entry checked against its keyed seal); pass --fresh "
                          "to measure everything again.")
         if self.resumed:
             notes.append(f"{self.resumed} result(s) were reused from the resumed run "
-                         "(each checked against its content hash).")
+                         "(each checked against its keyed seal).")
         if self.cache.unwritable:
             notes.append(f"Results could not be stored for reuse ({self.cache.unwritable}); the next run measures "
                          "them again.")

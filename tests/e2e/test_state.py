@@ -45,6 +45,35 @@ def test_a_flipped_outcome_in_the_cache_is_measured_again_and_counted(build_scen
     assert "result(s) were reused from earlier runs" in notes
 
 
+def test_a_record_forged_with_its_plain_hash_recomputed_is_measured_again_and_counted(build_scenario, tmp_path):
+    import hashlib
+
+    from elenchus.records import SEAL
+
+    repo = build_scenario("demo")
+    env = {"ELENCHUS_RUNS_DIR": str(tmp_path / "runs")}
+    args = ("evaluate", "--repo", str(repo), "--scope", "current-change", "--budget", "3", "--no-witnesses")
+    first = run_cli(*args, env=env)
+    assert first.returncode == 0, first.stderr
+    key = tmp_path / "cache" / ".seal-key"
+    assert key.is_file() and key.stat().st_mode & 0o777 == 0o600  # owner-only, inside the hidden store
+    forged = 0
+    for path in sorted((tmp_path / "cache").rglob("*.json")):
+        data = json.loads(path.read_text())
+        if data.get("outcome") == "killed":  # a kill made a survival, sealed as an unkeyed hash would be
+            data.pop(SEAL)
+            data["outcome"] = "survived"
+            data[SEAL] = hashlib.sha256(json.dumps(data, sort_keys=True).encode("utf-8")).hexdigest()
+            path.write_text(json.dumps(data))
+            forged += 1
+    assert forged, "no cached kill to forge"
+    second = run_cli(*args, "--witness-time", "4", env=env)  # (another evaluation: its runs come one by one)
+    assert second.returncode == 0, second.stderr
+    reports = [json.loads(p.read_text()) for p in sorted((tmp_path / "runs").glob("*/report.json"))]
+    assert reports[0]["comparisons"] == reports[1]["comparisons"]
+    assert f"{forged} stored result(s) failed their content check" in " ".join(reports[1]["notes"])
+
+
 def test_a_sealed_record_of_the_wrong_shape_is_measured_again_and_counted_never_a_traceback(build_scenario,
                                                                                              tmp_path):
     from elenchus.records import SEAL, seal
