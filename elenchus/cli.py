@@ -145,9 +145,14 @@ def _isolate(repos: list[str], isolation: str | None, require_isolation: bool, a
     chosen = sandbox.for_review(repos, (isolation or "auto").strip(), network=allow_network, limits=limits,
                                 require=require_isolation)
     if not chosen.isolated and (isolation or "auto").strip() != sandbox.NONE:  # said before anything runs
-        click.echo(f"Warning: no sandbox can be built here ({chosen.reason}), so the tests run unisolated, with "
-                   "your account's access to this machine. Install bubblewrap (Debian/Ubuntu: `apt-get install "
-                   "bubblewrap`), or pass --require-isolation to stop instead.", err=True)
+        click.echo(f"Warning: no sandbox can be built here ({chosen.reason}), so tests run unisolated, with your "
+                   "account's access to this machine, and tests whose code reaches files, processes or the "
+                   "network are refused. Install bubblewrap (Debian/Ubuntu: `apt-get install bubblewrap`), pass "
+                   "--isolation none to run every test unisolated, or --require-isolation to stop instead.",
+                   err=True)
+    elif not chosen.isolated:  # asked for: said once
+        click.echo("Warning: --isolation none was given: the tests run with your account's access to files, "
+                   "processes and the network.", err=True)
     sandbox.activate(chosen)
 
 

@@ -10,6 +10,7 @@ a comment saying "this is safe" authorizes nothing.
 
 from __future__ import annotations
 
+import ast
 import functools
 import re
 from dataclasses import dataclass
@@ -138,3 +139,50 @@ def inspect_tree(root: Path, tests: tuple[str, ...]) -> tuple[Finding, ...]:
         if target.is_file():
             findings += scan_source(relative, target.read_text(errors="replace"))
     return tuple(sorted(set(findings), key=lambda f: (f.path, f.line, f.concern, f.detail)))
+
+
+# --------------------------------------------------------------------------- clearance without a sandbox
+
+#: Modules that give code the machine (files, processes, the network, the interpreter itself): a test file or
+#: conftest that imports one, or calls a builtin that reaches as far, cannot be cleared by reading it.
+CAPABLE_MODULES = frozenset({"os", "shutil", "subprocess", "pathlib", "socket", "ctypes", "importlib", "glob",
+                             "tempfile", "multiprocessing", "pty", "signal", "sys", "builtins", "io", "fcntl",
+                             "mmap", "asyncio", "ftplib", "http", "urllib", "smtplib", "requests", "httpx",
+                             "paramiko", "boto3", "botocore", "aiohttp", "keyring", "netrc", "zipfile",
+                             "tarfile", "sqlite3", "dbm", "shelve", "pickle", "marshal", "runpy", "code",
+                             "webbrowser", "platform", "resource", "threading", "concurrent", "sched",
+                             "atexit", "posix", "nt", "gc", "inspect"})
+CAPABLE_BUILTINS = frozenset({"open", "exec", "eval", "compile", "__import__", "getattr", "setattr", "delattr",
+                              "globals", "locals", "vars", "breakpoint", "input", "memoryview"})
+
+
+def uncleared(root: Path, tests: tuple[str, ...]) -> tuple[str, ...]:
+    """Why the conftest files and selected tests of ``root`` cannot be cleared by reading them: each place that
+    imports a module or calls a builtin that reaches files, processes or the network ("path:line: what").
+    Static inspection recognises only some spellings of what such code does (``os.remove`` is seen, a name
+    built at run time is not), so without a sandbox only code that reaches none of them runs unasked."""
+    paths = sorted({p.relative_to(root).as_posix() for p in root.rglob("conftest.py")} | set(tests))
+    found: list[str] = []
+    for relative in paths:
+        target = root / relative
+        if not target.is_file():
+            continue
+        try:
+            tree = ast.parse(target.read_bytes())
+        except (SyntaxError, ValueError):
+            found.append(f"{relative}: it does not parse, so it cannot be read")
+            continue
+        here: list[tuple[int, str]] = []
+        for node in ast.walk(tree):
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names = [node.module]
+            capable = [n for n in names if n.split(".")[0] in CAPABLE_MODULES]
+            if capable:
+                here.append((node.lineno, f"imports {capable[0]}"))
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in CAPABLE_BUILTINS:
+                here.append((node.lineno, f"calls {node.func.id}()"))
+        found += [f"{relative}:{line}: {what}" for line, what in sorted(here)]
+    return tuple(found)

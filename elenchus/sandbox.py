@@ -34,6 +34,8 @@ from elenchus.errors import InputGuardError, IsolationUnavailable
 
 BUBBLEWRAP = "bubblewrap"
 UNSHARE = "unshare"
+#: The reason a run without isolation gives when the user asked for it.
+ASKED_NONE = "--isolation none was given"
 NONE = "none"
 KINDS = ("auto", BUBBLEWRAP, UNSHARE, NONE)
 
@@ -64,6 +66,11 @@ class Sandbox:
     @property
     def isolated(self) -> bool:
         return self.kind != NONE
+
+    @property
+    def fallback(self) -> bool:
+        """No isolation though none was asked for: no sandbox could be built here."""
+        return not self.isolated and self.reason != ASKED_NONE
 
     @property
     def contains(self) -> bool:
@@ -271,7 +278,7 @@ def detect(kind: str = "auto", *, network: bool = False, limits: Limits | None =
         raise InputGuardError("isolation", f"expected one of {', '.join(KINDS)}, got {kind!r}")
     chosen = Sandbox(NONE, network, limits or Limits(), tuple(str(h) for h in hidden))
     if kind == NONE:
-        chosen = replace(chosen, reason="--isolation none was given")
+        chosen = replace(chosen, reason=ASKED_NONE)
     else:
         reasons = []
         for candidate in ((BUBBLEWRAP, UNSHARE) if kind == "auto" else (kind,)):

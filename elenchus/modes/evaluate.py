@@ -28,7 +28,7 @@ from elenchus.executor import Executor, FreshProcess, RunRequest, WarmRunner
 from elenchus.contract import Contract, contract_from_json, derive_provisional, load_contract, \
     require_for_hardening
 from elenchus.errors import Blocked, ElenchusError, InputGuardError
-from elenchus.inspection import inspect_tree
+from elenchus.inspection import inspect_tree, uncleared
 from elenchus.layout import ROOT, SourceLayout, detect_layout
 from elenchus.exit_codes import ExitCode
 from elenchus.matrix import assess
@@ -501,11 +501,22 @@ class Evaluation:
 
     def _inspect(self, cohorts: dict[str, Cohort]) -> None:
         """Block before the first run when the tests would do something unsafe (SPEC 2)."""
-        contained = sandbox.current().contains
+        chosen = sandbox.current()
+        contained = chosen.contains
         for cohort in cohorts.values():
             if cohort.same_as:
                 continue  # the same files as the cohort it shares its runs with: looked at there
             command = "pytest " + " ".join(cohort.tests)
+            if chosen.fallback and command not in self.options.allow_commands:
+                reached = uncleared(cohort.template, cohort.tests)
+                if reached:  # reading them cannot tell what they do, and nothing would contain them
+                    listed = "\n  ".join(reached[:10]) + (f"\n  and {len(reached) - 10} more" if len(reached) > 10
+                                                          else "")
+                    raise Blocked(
+                        f"blocked: no sandbox can be built here ({chosen.reason}), and the {cohort.name} tests "
+                        f"reach files, processes or the network in ways reading them cannot clear:\n  {listed}\n"
+                        "Nothing was run. Install bubblewrap (Debian/Ubuntu: `apt-get install bubblewrap`), or "
+                        "pass --isolation none to run them with your account's access anyway.")
             findings = inspect_tree(cohort.template, cohort.tests)
             if findings and contained:
                 listed = "; ".join(str(f) for f in findings[:5])

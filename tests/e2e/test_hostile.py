@@ -420,14 +420,30 @@ def test_require_isolation_stops_when_no_sandbox_can_be_built(tmp_path):
     assert done.returncode == 4, done.stderr
     assert "no isolation is available" in done.stderr and "bubblewrap" in done.stderr
     assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
-    # without --require-isolation the run goes on, and says so on stderr before its first run
+    # without --require-isolation, tests whose code reaches files (this one opens them) are refused before
+    # anything runs: reading them cannot clear them, and nothing would contain them
     command = ("evaluate", "--repo", str(repo), "--scope", "current-change", "--budget", "1", "--jobs", "1",
                "--no-witnesses")
-    going = run_cli(*command, env=env)
+    refused = run_cli(*command, env=env)
+    assert refused.returncode == 4, refused.stderr
+    assert "blocked: no sandbox can be built here" in refused.stderr
+    assert "tests/test_attack.py:1: imports os" in refused.stderr and "calls open()" in refused.stderr
+    assert "--isolation none" in refused.stderr and "Baseline:" not in refused.stderr
+    # tests that reach none of that run, and the run says so on stderr before its first run
+    plain = write_tree(tmp_path / "plain", {"calc.py": "def add(a, b):\n    return a + b\n"})
+    git(plain, "init", "-q", "-b", "main")
+    git(plain, "add", "-A")
+    git(plain, "commit", "-q", "-m", "base")
+    write_tree(plain, {"tests/test_calc.py": "from calc import add\n\n\ndef test_add():\n"
+                                             "    assert add(2, 3) == 5\n"})
+    git(plain, "add", "-A")
+    git(plain, "commit", "-q", "-m", "head")
+    going = run_cli("evaluate", "--repo", str(plain), *command[3:], env=env)
     assert going.returncode == 0, going.stderr
     warning = going.stderr.index("Warning: no sandbox can be built here")
     assert "apt-get install bubblewrap" in going.stderr and "--require-isolation" in going.stderr
     assert warning < going.stderr.index("Baseline:")
     chosen = run_cli(*command, "--isolation", "none", env=env)
     assert chosen.returncode == 0, chosen.stderr
-    assert "Warning: no sandbox" not in chosen.stderr  # asked for: no warning
+    assert "Warning: no sandbox" not in chosen.stderr  # asked for: said once, as asked
+    assert chosen.stderr.count("Warning: --isolation none was given") == 1

@@ -33,3 +33,22 @@ def test_inspection_reads_conftest_files_of_the_whole_tree(tmp_path):
     (tmp_path / "tests/test_a.py").write_text("def test_a():\n    assert 1\n")
     found = inspect_tree(tmp_path, ("tests/test_a.py",))
     assert [(f.path, f.line, f.concern) for f in found] == [("tests/conftest.py", 2, "destructive")]
+
+
+def test_without_a_sandbox_only_tests_that_reach_no_file_process_or_network_are_cleared(tmp_path):
+    from elenchus.inspection import uncleared
+
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_plain.py").write_text(
+        "import math\nimport pytest\nfrom shop.calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n")
+    assert uncleared(tmp_path, ("tests/test_plain.py",)) == ()
+    # spellings a reading cannot follow: a name built at run time, a path object, a module reached by name
+    (tmp_path / "tests" / "test_sly.py").write_text(
+        "import pathlib\nfrom shutil import rmtree as tidy\n\n\ndef test_sly():\n"
+        "    getattr(__builtins__, 'ev' + 'al')('1')\n    open('/etc/hosts')\n")
+    assert uncleared(tmp_path, ("tests/test_sly.py",)) == (
+        "tests/test_sly.py:1: imports pathlib", "tests/test_sly.py:2: imports shutil",
+        "tests/test_sly.py:6: calls getattr()", "tests/test_sly.py:7: calls open()")
+    # a conftest anywhere in the tree is read too
+    (tmp_path / "conftest.py").write_text("import subprocess\n")
+    assert uncleared(tmp_path, ("tests/test_plain.py",)) == ("conftest.py:1: imports subprocess",)
