@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -177,8 +178,29 @@ def _diff_pairs(kind: str, before: tuple[tuple[str, str], ...],
     return changes
 
 
-def compare(before: Fingerprint, after: Fingerprint) -> tuple[str, ...]:
-    """Exactly what changed between two fingerprints, one sentence each."""
+def _corrupted(repo: Repository, changes: list[str]) -> list[str]:
+    """The loose objects among ``changes`` (added or changed) whose content no longer hashes to their name,
+    read from the object store directly (zlib, then SHA-1 of the stored object, as git names it)."""
+    found = []
+    for change in changes:
+        kind, _, path = change.partition(": ")
+        parts = path.split("/")
+        if kind not in ("git object changed", "git object added") or len(parts) != 4 or len(parts[2]) != 2:
+            continue
+        name = parts[2] + parts[3]
+        try:
+            content = zlib.decompress((repo.common_dir / "objects" / parts[2] / parts[3]).read_bytes())
+            intact = hashlib.sha1(content).hexdigest() == name  # noqa: S324 - git's own object name
+        except (OSError, zlib.error):
+            intact = False
+        if not intact:
+            found.append(f"git object corrupted: {path}: its content no longer matches its name")
+    return found
+
+
+def compare(before: Fingerprint, after: Fingerprint, repo: Repository | None = None) -> tuple[str, ...]:
+    """Exactly what changed between two fingerprints, one sentence each (with ``repo``, loose objects that
+    changed or appeared are also checked against their names)."""
     changes = _diff_pairs("file", before.files, after.files)
     if before.index != after.index:
         changes.append("index changed: the staging area (.git/index) differs")
@@ -190,7 +212,8 @@ def compare(before: Fingerprint, after: Fingerprint) -> tuple[str, ...]:
     changes += _diff_pairs("reflog", before.reflogs, after.reflogs)
     changes += _diff_pairs("ignored file", before.ignored, after.ignored)
     changes += _diff_pairs("git file", before.git_state, after.git_state)
-    changes += _diff_pairs("git object", before.objects, after.objects)
+    objects = _diff_pairs("git object", before.objects, after.objects)
+    changes += objects + (_corrupted(repo, objects) if repo is not None else [])
     return tuple(changes)
 
 

@@ -41,7 +41,7 @@ class Session:
     def close(self) -> tuple[str, ...]:
         self.base.remove()
         self.head.remove()
-        self.post_flight_changes = fingerprint.compare(self.before, fingerprint.take(self.repo))
+        self.post_flight_changes = fingerprint.compare(self.before, fingerprint.take(self.repo), self.repo)
         return self.post_flight_changes
 
     def __enter__(self) -> Session:

@@ -387,6 +387,11 @@ def test_without_isolation_post_flight_names_git_objects_a_test_corrupted_or_add
     assert post["worktree_unchanged"] is False
     assert f"git object changed: .git/objects/{blob[:2]}/{blob[2:]}" in post["changes"]
     assert f"git object added: .git/objects/ee/{'e' * 38}" in post["changes"]
+    # read from the object store: both hold content that no longer matches their names
+    assert f"git object corrupted: .git/objects/{blob[:2]}/{blob[2:]}: its content no longer matches its name" \
+        in post["changes"]
+    assert f"git object corrupted: .git/objects/ee/{'e' * 38}: its content no longer matches its name" \
+        in post["changes"]
     assert "The working tree was not modified" not in done.stdout
 
 
