@@ -10,6 +10,7 @@ comment at the changed line. Everything runs in disposable snapshots.
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -127,6 +128,11 @@ def derive_capture_contract(change: ChangeSet, proposed: Snapshot, intent: str |
     return derive_provisional(change, proposed, intent)
 
 
+def gives(observed: str) -> str:
+    """What a call did, as a sentence says it: ``gives '13th'``, ``raises TypeError`` (never "gives raise")."""
+    return f"raises {observed[len('raise '):]}" if observed.startswith("raise ") else f"gives {observed}"
+
+
 def _call_key(args_repr: Sequence[str], kwargs_repr: Sequence[tuple[str, str]] | dict) -> str:
     return repr((tuple(args_repr), tuple(sorted(dict(kwargs_repr).items()))))
 
@@ -163,7 +169,8 @@ def build_challenges(reference: Snapshot, change: ChangeSet, contract: Contract,
         check = probe_engine.verify_probe(reference.root, probe, mutant, disabled_plugins=unneeded)
         if check.accepted:
             asserted.add(_call_key(found.args_repr, found.kwargs_repr))
-        evidence = f"on {probe.input_repr} the reference gives {probe.reference_repr}, the mutant {probe.mutant_repr}"
+        evidence = f"on {probe.input_repr} the reference {gives(probe.reference_repr)}, the mutant " \
+                   f"{gives(probe.mutant_repr)}"
         challenges.append(Challenge(mutant, item.id if item else None, rank, probe if check.accepted else None,
                                     evidence if check.accepted else f"{evidence}; probe rejected: {check.reason}"))
     return challenges
@@ -183,8 +190,18 @@ def run_against_proposed(proposed: Snapshot, accepted: Sequence[tuple[probe_engi
     for probe, source in accepted:
         outcome = probe_engine.run_probe(proposed.root, probe, disabled_plugins=unneeded)
         kind = {"behavioural-failure": "weak-catch", "passes": "no-catch"}.get(outcome.kind, outcome.kind)
-        results.append(ProbeResult(probe, source, kind, outcome.message, outcome.proposed_repr))
+        results.append(ProbeResult(probe, source, kind, _relative(outcome.message), outcome.proposed_repr))
     return results
+
+
+def _relative(message: str) -> str:
+    """A run's message with its disposable workspace's paths made relative to the repository (a temporary
+    directory that no longer exists tells the reader nothing)."""
+    return _WORKSPACE_PATH.sub("", message)
+
+
+#: The absolute part of a path inside a run's workspace (``/tmp/elenchus-session-x/.../ws-ab12/``).
+_WORKSPACE_PATH = re.compile(r"/[^\s'\"()]*?/ws-[^/\s'\"()]+/")
 
 
 def behaviour_differences(results: list[ProbeResult], challenges: list[Challenge], change: ChangeSet,

@@ -152,10 +152,29 @@ def _readme_mentions(readmes: list[tuple[str, list[str]]], name: str) -> list[st
 def _behaviour(fn: ChangedFunction) -> tuple[str, str]:
     """(statement, where it came from): docstring first, then the name."""
     if fn.docstring:
-        first = fn.docstring.strip().splitlines()[0].strip()
-        return f"`{fn.qualname}`: {first}", "docstring"
+        return f"`{fn.qualname}`: {_first_sentence(fn.docstring)}", "docstring"
     words = fn.qualname.split(".")[-1].strip("_").replace("_", " ")
     return f"`{fn.qualname}` does what its name says: {words}", "name"
+
+
+def _first_sentence(docstring: str) -> str:
+    """The docstring's first sentence, whole even when it wraps onto more lines (a summary cut at the first line
+    break reads as a claim the author never made)."""
+    paragraph = []
+    for line in docstring.strip().splitlines():
+        if not line.strip():
+            break
+        paragraph.append(line.strip())
+    text = " ".join(paragraph)
+    end = re.search(r"[.!?](\s|$)", text)
+    sentence = text[:end.end()].strip() if end else text
+    if len(sentence) > _SENTENCE_CHARS:
+        sentence = sentence[:_SENTENCE_CHARS].rsplit(" ", 1)[0] + " ..."
+    return sentence
+
+
+#: The longest docstring sentence a contract item quotes whole.
+_SENTENCE_CHARS = 400
 
 
 def _risk(fn: ChangedFunction, lines: list[str]) -> str:
@@ -199,8 +218,9 @@ def require_for_hardening(contract: Contract | None) -> None:
     weak = [i for i in contract.items if i.status not in ("confirmed", "tested")]
     if weak:
         named = ", ".join(f"{i.id} ({i.status}: {i.behaviour})" for i in weak)
-        raise IntentUnconfirmed(f"Hardening needs confirmed or tested items; {', '.join(i.id for i in weak)} are "
-                                f"not: {named}. To harden them, {how}. Nothing was mutated.")
+        verb, them = ("is", "it") if len(weak) == 1 else ("are", "them")
+        raise IntentUnconfirmed(f"Hardening needs confirmed or tested items; {', '.join(i.id for i in weak)} {verb} "
+                                f"not: {named}. To harden {them}, {how}. Nothing was mutated.")
     if not contract.items:
         raise IntentUnconfirmed(f"Hardening needs confirmed items, and the contract has none; {how}.")
 
@@ -215,4 +235,5 @@ def require_for_capture(contract: Contract | None, reference: str | None, propos
     allowed = ("provisional", "needs-decision", "confirmed", "tested")
     bad = [i.id for i in contract.items if i.status not in allowed]
     if bad:
-        raise ContractError(f"contract items {', '.join(bad)} have an unknown status")
+        raise ContractError(f"contract item{'s' if len(bad) > 1 else ''} {', '.join(bad)} "
+                            f"ha{'ve' if len(bad) > 1 else 's'} an unknown status; use one of {', '.join(allowed)}")

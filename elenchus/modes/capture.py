@@ -232,8 +232,8 @@ def _handoff(options, reference_sha, challenges, results, written) -> dict:
             "id": probe.id, "path": probe.path, "contract_id": challenge.contract_id or "unassigned",
             "test_source": probe.source, "kills": list(probe.mutant_ids),
             "demonstration": {"passes_on_reference": True, "fails_on_mutant": True,
-                              "failing_assertion": f"{probe.input_repr} == {probe.reference_repr} "
-                                                   f"(the mutant gives {probe.mutant_repr})"},
+                              "failing_assertion": f"{probe.input_repr} {capture.gives(probe.reference_repr)} "
+                                                   f"(the mutant {capture.gives(probe.mutant_repr)})"},
             "kept_because": f"it detects: {challenge.mutant.incident}",
         })
     return {"reference": {"rev": options.reference, "sha": reference_sha}, "probes": probes,

@@ -79,6 +79,9 @@ def test_capture_probes_assert_a_call_no_earlier_probe_asserts_where_the_tests_m
     # 18); the tests also called `ordinal(21)`, which shows the second: its probe asserts that call instead
     assert "on ordinal(1)" in calls[16]
     assert calls[18] == ["on ordinal(21)"], calls
+    # an exception is said as one: "raises", never "gives raise"
+    assert "on ordinal(None) the reference raises TypeError, the mutant gives None" in [
+        m["evidence"] for m in report["mutants"]]
 
 
 def test_capture_finds_no_weak_catch_in_a_behaviour_preserving_refactor(build_scenario, tmp_path):
@@ -98,6 +101,8 @@ def test_capture_of_a_renamed_api_is_not_comparable_never_a_catch(build_scenario
     assert f"None found, but {blocked} of {len(report['outcomes'])} probe(s) could not run against the proposal" \
         in done.stdout
     assert "None: no probe found" not in done.stdout
+    # what a probe run said is told with the repository's paths, not the disposable workspace's
+    assert "/ws-" not in done.stdout and "(src/batching/core.py)" in json.dumps(report["outcomes"])
 
 
 def test_capture_applies_a_proposed_patch_only_inside_a_snapshot(build_scenario, tmp_path):

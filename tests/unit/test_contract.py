@@ -68,12 +68,29 @@ def test_hardening_requires_confirmed_items_and_capture_requires_both_revisions(
     assert stopped.value.exit_code == 3
     written = Contract("explicit", "c.json", None, tuple(replace(i, status=s) for i, s in zip(
         provisional.items, ("confirmed", "needs-decision"))))
-    with pytest.raises(IntentUnconfirmed, match=r"C2 are not: C2 \(needs-decision: ") as stopped:
+    with pytest.raises(IntentUnconfirmed, match=r"C2 is not: C2 \(needs-decision: ") as stopped:
         require_for_hardening(written)
     assert "status" in str(stopped.value) and "confirmed" in str(stopped.value)
+    assert "To harden it, " in str(stopped.value)  # one item: said of one
+    both = replace(written, items=tuple(replace(i, status="provisional") for i in written.items))
+    with pytest.raises(IntentUnconfirmed, match=r"C1, C2 are not: C1 \(provisional: .*To harden them, "):
+        require_for_hardening(both)
     require_for_hardening(replace(written, items=written.items[:1]))
     with pytest.raises(ContractError, match="pass --contract"):
         require_for_hardening(None)
     require_for_capture(provisional, "HEAD~1", "HEAD")
     with pytest.raises(ContractError, match="--reference and --proposed"):
         require_for_capture(provisional, "HEAD~1", None)
+
+
+def test_a_contract_item_quotes_the_docstrings_first_sentence_whole_even_when_it_wraps():
+    from elenchus.contract import _behaviour
+    from elenchus.discover import ChangedFunction
+
+    wrapped = ChangedFunction("src/shop/core.py", "discount", 4, 8, (6,), "modified", True,
+                              "Return ``total`` with ``percent`` per cent taken off,\n    rounded to cents. Raises "
+                              "ValueError\n    outside 0..100.\n\n    More detail.")
+    assert _behaviour(wrapped) == ("`discount`: Return ``total`` with ``percent`` per cent taken off, rounded to "
+                                   "cents.", "docstring")
+    one_line = ChangedFunction("src/shop/core.py", "ordinal", 1, 3, (2,), "modified", True, "Return the ordinal")
+    assert _behaviour(one_line) == ("`ordinal`: Return the ordinal", "docstring")
