@@ -272,8 +272,10 @@ class ResultCache:
     """
 
     def __init__(self, root: Path | None = None, enabled: bool = True, reuse: bool = True) -> None:
-        """``reuse`` False (``--fresh``): nothing is read back, and what is measured is still stored."""
-        self.root = root or runs_root().parent / "cache"
+        """``reuse`` False (``--fresh``): nothing is read back, and what is measured is still stored. The store
+        is ``$ELENCHUS_CACHE_DIR`` when set (where a CI system caches it between jobs), else beside the runs."""
+        configured = os.environ.get("ELENCHUS_CACHE_DIR")
+        self.root = root or (Path(configured).expanduser() if configured else runs_root().parent / "cache")
         self.enabled = enabled
         self.reuse = reuse
         self.hits = 0  # entries reused

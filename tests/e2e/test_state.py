@@ -273,3 +273,18 @@ def test_sigterm_ends_a_run_like_ctrl_c_and_leaves_no_temporary_directory(tmp_pa
     assert proc.returncode == 143, stderr
     assert "elenchus: terminated" in stderr and "internal error" not in stderr
     assert list(base.iterdir()) == []
+
+
+def test_the_result_store_named_by_elenchus_cache_dir_is_used_and_reused_from_any_run_directory(
+        build_scenario, tmp_path):
+    repo = build_scenario("demo")
+    store = tmp_path / "ci-cache"
+    args = ("evaluate", "--repo", str(repo), "--scope", "current-change", "--budget", "3", "--no-witnesses")
+    first = run_cli(*args, env={"ELENCHUS_RUNS_DIR": str(tmp_path / "job-1"), "ELENCHUS_CACHE_DIR": str(store)})
+    assert first.returncode == 0, first.stderr
+    assert list(store.rglob("*.json")) and (store / ".seal-key").is_file()
+    assert not (tmp_path / "cache").exists()  # not beside the runs
+    # another job, another run directory, the store restored: nothing is measured again
+    second = run_cli(*args, env={"ELENCHUS_RUNS_DIR": str(tmp_path / "job-2"), "ELENCHUS_CACHE_DIR": str(store)})
+    assert second.returncode == 0, second.stderr
+    assert "Unchanged since run " in second.stderr and "Baseline" not in second.stderr

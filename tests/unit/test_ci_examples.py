@@ -22,3 +22,11 @@ def test_the_pre_commit_hook_and_the_github_workflow_use_real_evaluate_options()
         assert used and used <= known, (name, used - known)
     hook = (ROOT / ".pre-commit-hooks.yaml").read_text()
     assert "entry: elenchus evaluate --scope current-change --fail-on protection-regression" in hook
+
+
+def test_the_github_workflow_caches_the_result_store_it_names_keyed_by_the_base_commit():
+    text = (ROOT / "examples/github-actions.yml").read_text()
+    cached = re.search(r"uses: actions/cache@v\d+\n\s+with:\n\s+path: (\S+)\n\s+key: ([^\n]+)", text)
+    assert cached, "no actions/cache step"
+    assert "github.event.pull_request.base.sha" in cached.group(2)
+    assert f"ELENCHUS_CACHE_DIR: {cached.group(1)}" in text  # the evaluate step stores where the cache restores
