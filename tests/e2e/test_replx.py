@@ -244,3 +244,18 @@ def test_the_heading_names_the_repository_even_when_given_as_dot(repair_repo, tm
                    "--budget", "4", env={"ELENCHUS_RUNS_DIR": str(tmp_path / "runs")}, cwd=repo)
     assert done.returncode == 0, done.stderr
     assert "\n# Repair score: honest-fix\n" in done.stdout and "# Repair score: .\n" not in done.stdout
+
+
+def test_held_out_tests_given_as_a_patch_are_applied_to_the_copies_only(repair_repo, tmp_path):
+    honest, _ = repair_repo("honest-fix")
+    body = ["from pricing.core import discount", "", "", "def test_discount_of_a_fifth():",
+            "    assert discount(50, 20) == 40.0"]
+    patch = tmp_path / "heldout.patch"
+    patch.write_text("--- /dev/null\n+++ b/tests/test_fifth.py\n"
+                     f"@@ -0,0 +1,{len(body)} @@\n" + "".join(f"+{line}\n" for line in body))
+    done, verdict = score(honest, tmp_path, "--command", PYTEST, "--heldout", str(patch))
+    assert done.returncode == 0, done.stderr
+    assert verdict["status"] == "solved", done.stdout
+    assert verdict["heldout"]["tests"] == ["tests/test_fifth.py"]
+    assert verdict["heldout"]["failed_on_base"] == ["tests/test_fifth.py::test_discount_of_a_fifth"]
+    assert not (honest / "tests" / "test_fifth.py").exists()
