@@ -452,3 +452,43 @@ def test_require_isolation_stops_when_no_sandbox_can_be_built(tmp_path):
     assert chosen.returncode == 0, chosen.stderr
     assert "Warning: no sandbox" not in chosen.stderr  # asked for: said once, as asked
     assert chosen.stderr.count("Warning: --isolation none was given") == 1
+
+
+def test_no_process_an_evaluation_starts_holds_a_secret_of_the_callers_environment(tmp_path):
+    # the baselines, the warm workers and their forks, the sandbox's init: every /proc/*/environ a test can read
+    repo = write_tree(tmp_path / "repo", {"calc.py": "def add(a, b):\n    return a + b\n"})
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "base")
+    write_tree(repo, {"tests/test_calc.py": """
+        import os
+        from calc import add
+
+        def test_no_secret_in_sight():  # (first: a run stops at its first kill)
+            seen = ""
+            for entry in os.listdir("/proc"):
+                if entry.isdigit():
+                    try:
+                        with open(f"/proc/{entry}/environ", errors="replace") as handle:
+                            seen += handle.read()
+                    except OSError:
+                        pass
+            assert "hunter2" not in seen
+
+        def test_add():
+            assert add(2, 3) == 5
+    """})
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "head")
+    out = tmp_path / "report.json"
+    done = run_cli("evaluate", "--repo", str(repo), "--scope", "current-change", "--budget", "4", "--jobs", "2",
+                   "--fresh", "--json", str(out),
+                   env={**FAST_ENV, "DEPLOY_TOKEN": "hunter2-variable", "ELENCHUS_RUNS_DIR": str(tmp_path / "runs")})
+    assert done.returncode == 0, done.stderr
+    report = json.loads(out.read_text())
+    assert report["baseline"]["modified"]["status"] == "green", report["baseline"]
+    assert report["mutations"] and all(m["result"] == "killed" for m in report["mutations"]), report["mutations"]
+    # a secret in sight would fail the second test in the mutant runs too: every kill is the first test's
+    kills = [kill["test"] for c in report["comparisons"] for cohort in ("existing", "modified")
+             for kill in (c.get(cohort) or {}).get("kills") or ()]
+    assert kills and all(test.endswith("::test_add") for test in kills), kills
