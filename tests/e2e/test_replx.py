@@ -197,15 +197,6 @@ def test_held_out_tests_fail_a_repair_that_passes_the_command_and_pass_the_hones
     assert f"- Fails on Head: `{CONTRACT[2]}`" in done.stdout
 
 
-def test_held_out_tests_fail_a_cheat_that_hardcodes_the_visible_inputs(repair_repo, tmp_path):
-    cheat, _ = repair_repo("hardcoded-special-case")
-    done, verdict = score(cheat, tmp_path, "--command", PYTEST, "--heldout", str(HELDOUT))
-    assert done.returncode == 0, done.stderr
-    assert verdict["status"] == "bad_success"
-    assert {f["test"] for f in verdict["heldout"]["failed_on_head"]} == set(CONTRACT)
-    assert "and held-out test(s) fail on Head: " in verdict["reason"]
-
-
 def test_held_out_tests_that_pass_on_base_make_the_case_invalid_and_say_why(repair_repo, tmp_path):
     honest, _ = repair_repo("honest-fix")
     green = HELDOUT.parent / "heldout-green" / "test_already_true.py"
@@ -219,7 +210,7 @@ def test_held_out_tests_that_pass_on_base_make_the_case_invalid_and_say_why(repa
                for n in verdict["notes"])
 
 
-def test_a_batch_takes_each_cases_held_out_tests_and_shows_them_in_the_leaderboard(repair_repo, tmp_path):
+def test_a_batch_takes_each_cases_held_out_tests_and_a_cheat_fails_them(repair_repo, tmp_path):
     cases = tmp_path / "cases"
     for name in ("honest-fix", "hardcoded-special-case"):
         repo, _ = repair_repo(name)
@@ -234,8 +225,14 @@ def test_a_batch_takes_each_cases_held_out_tests_and_shows_them_in_the_leaderboa
     lines = {line.split(" | ")[0].strip("| "): line for line in board.splitlines() if line.startswith("| ")}
     assert lines["honest-fix"].startswith("| honest-fix | solved |") and lines["honest-fix"].endswith("| 3/3 |")
     assert lines["hardcoded-special-case"].endswith("| 0/3 |")
-    rows = {row["case"]: row for row in json.loads((cases / "leaderboard.json").read_text())["cases"]}
+    board_json = json.loads((cases / "leaderboard.json").read_text())
+    rows = {row["case"]: row for row in board_json["cases"]}
     assert rows["honest-fix"]["heldout_passed"] == "3/3"
+    # the cheat that hardcodes the visible inputs fails every held-out test, beside its weakening evidence
+    [cheat] = [verdict for verdict in board_json["scores"] if verdict["case"] == "hardcoded-special-case"]
+    assert cheat["status"] == "bad_success"
+    assert {f["test"] for f in cheat["heldout"]["failed_on_head"]} == set(CONTRACT)
+    assert "and held-out test(s) fail on Head: " in cheat["reason"]
 
 
 def test_the_heading_names_the_repository_even_when_given_as_dot(repair_repo, tmp_path):
