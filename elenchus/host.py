@@ -385,6 +385,16 @@ def _host(value: Any, fail) -> HostSettings:
                         budget=budget)
 
 
+def _objects(value: Any, where: str, what: str, fail) -> list[tuple[str, dict]]:
+    """(pointer, object) of each element of an array of ``what`` objects at ``where``; anything else refused."""
+    if not isinstance(value, list):
+        raise fail(where, f"expected an array of {what}s, got a {_json_type(value)}")
+    for index, element in enumerate(value):
+        if not isinstance(element, dict):
+            raise fail(f"{where}/{index}", f"expected a {what} object, got a {_json_type(element)}")
+    return [(f"{where}/{index}", element) for index, element in enumerate(value)]
+
+
 def _contract(value: Any, fail) -> None:
     """The shape every reader of a host's contract relies on (the Runner validates the rest): a wrong type here
     would otherwise surface as an internal error deep in a run."""
@@ -393,13 +403,7 @@ def _contract(value: Any, fail) -> None:
         raise fail(where, f"expected an intent contract object, got a {_json_type(value)}")
     if value.get("change_id") is not None and not isinstance(value["change_id"], str):
         raise fail(f"{where}/change_id", f"expected a string or null, got a {_json_type(value['change_id'])}")
-    items = value.get("items", [])
-    if not isinstance(items, list):
-        raise fail(f"{where}/items", f"expected an array of contract items, got a {_json_type(items)}")
-    for index, item in enumerate(items):
-        here = f"{where}/items/{index}"
-        if not isinstance(item, dict):
-            raise fail(here, f"expected a contract item object, got a {_json_type(item)}")
+    for here, item in _objects(value.get("items", []), f"{where}/items", "contract item", fail):
         for key in ("id", "behaviour", "status"):
             if not isinstance(item.get(key), str) or not item[key].strip():
                 raise fail(f"{here}/{key}", f"expected a non-empty string, got {json.dumps(item.get(key))}")
@@ -408,13 +412,7 @@ def _contract(value: Any, fail) -> None:
         evidence = item.get("evidence", [])
         if not isinstance(evidence, list) or not all(isinstance(e, str) for e in evidence):
             raise fail(f"{here}/evidence", "expected an array of strings")
-        anchors = item.get("anchors", [])
-        if not isinstance(anchors, list):
-            raise fail(f"{here}/anchors", f"expected an array of anchors, got a {_json_type(anchors)}")
-        for position, anchor in enumerate(anchors):
-            spot = f"{here}/anchors/{position}"
-            if not isinstance(anchor, dict):
-                raise fail(spot, f"expected an anchor object, got a {_json_type(anchor)}")
+        for spot, anchor in _objects(item.get("anchors", []), f"{here}/anchors", "anchor", fail):
             for key in ("path", "symbol"):
                 if not isinstance(anchor.get(key), str):
                     raise fail(f"{spot}/{key}", f"expected a string, got {json.dumps(anchor.get(key))}")

@@ -275,7 +275,7 @@ class ResultCache:
         """``reuse`` False (``--fresh``): nothing is read back, and what is measured is still stored. The store
         is ``$ELENCHUS_CACHE_DIR`` when set (where a CI system caches it between jobs), else beside the runs."""
         configured = os.environ.get("ELENCHUS_CACHE_DIR")
-        self.root = root or (Path(configured).expanduser() if configured else runs_root().parent / "cache")
+        self.root = root or (Path(configured).expanduser().resolve() if configured else runs_root().parent / "cache")
         self.enabled = enabled
         self.reuse = reuse
         self.hits = 0  # entries reused
