@@ -204,6 +204,32 @@ def _relative(message: str) -> str:
 _WORKSPACE_PATH = re.compile(r"/[^\s'\"()]*?/ws-[^/\s'\"()]+/")
 
 
+def baselines(reference: Snapshot, proposed: Snapshot, tests: Sequence[str]) -> dict[str, dict]:
+    """The related tests run once on each revision, no mutant in sight: what a probe's verdict stands beside
+    (a proposal that already fails the project's own tests says so before any probe does)."""
+    from elenchus.run import run_pytest
+    from elenchus.workspace import fresh_copy, remove_tree, scratch_root
+
+    found: dict[str, dict] = {}
+    with scratch_root() as root:
+        for name, snapshot in (("reference", reference), ("proposed", proposed)):
+            present = [t for t in tests if (snapshot.root / t).is_file()]
+            if not present:
+                found[name] = {"status": "no-tests", "tests": 0, "failing_tests": [], "duration_seconds": None}
+                continue
+            workspace = fresh_copy(snapshot.root, root)
+            try:
+                result = run_pytest(workspace, present, 600.0, disabled_plugins=unneeded_plugins(workspace,
+                                                                                                 tuple(present)))
+            finally:
+                remove_tree(workspace)
+            failing = sorted(r.nodeid for r in result.records if r.is_failure)
+            found[name] = {"status": "green" if result.records and not failing else "baseline-red",
+                           "tests": len(result.records), "failing_tests": failing,
+                           "duration_seconds": round(result.duration, 3)}
+    return found
+
+
 def behaviour_differences(results: list[ProbeResult], challenges: list[Challenge], change: ChangeSet,
                           reference_rev: str) -> list[BehaviorDifference]:
     by_mutant = {c.mutant.id: c for c in challenges}

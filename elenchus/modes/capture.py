@@ -90,11 +90,15 @@ def execute(options: Options, echo: Callable[[str], None], hosted: bool = False)
     started = time.time()
     reference_sha = repo.resolve(options.reference)  # type: ignore[arg-type]
     reference = materialize_commit(repo, options.reference, reference_sha, "reference")  # type: ignore[arg-type]
+    narration = [f"Reference: {options.reference} ({reference_sha[:10]}), as given by --reference."]
     echo(f"Reference: {options.reference} ({reference_sha[:10]})")
     proposed = None
     try:
         proposed, proposed_label, proposed_sha = _proposed_snapshot(repo, options, reference)
         echo(f"Proposed: {proposed_label}" + (f" ({proposed_sha[:10]})" if proposed_sha else ""))
+        narration.append(f"Proposed: {proposed_label}" + (f" ({proposed_sha[:10]})" if proposed_sha else "")
+                         + (", a patch applied to the reference in a snapshot." if options.proposed_patch
+                            else ", as given by --proposed."))
         change = discover(reference, proposed)
         contract = (contract_from_json(options.hosted_contract, "socratic", None)
                     if options.hosted_contract is not None else load_contract(repo.root, options.contract,
@@ -111,6 +115,7 @@ def execute(options: Options, echo: Callable[[str], None], hosted: bool = False)
             host, host_verdicts = _host_probes(options.probe_dir, reference, [m for _, m in chosen])
             accepted += host
         results = capture.run_against_proposed(proposed, accepted)
+        measured = capture.baselines(reference, proposed, change.related_tests)
         differences = capture.behaviour_differences(results, challenges, change, options.reference)  # type: ignore[arg-type]
     finally:
         reference.remove()
@@ -123,6 +128,9 @@ def execute(options: Options, echo: Callable[[str], None], hosted: bool = False)
         written = capture.apply_probes(repo.root, keep)
     document = _document(options, reference_sha, proposed_label, proposed_sha, contract, challenges, beyond,
                          rejected, host_verdicts, results, differences, changes, written, started)
+    document["baseline"] = measured
+    document["worktree_fingerprint"] = before.digest()
+    document["derivation"] = "\n".join(narration)
     document["detected"] = {"production_files": list(change.production_files),
                             "test_files_added": list(change.tests_added),
                             "test_files_modified": list(change.tests_modified),
@@ -169,9 +177,10 @@ def as_report(document: dict, scope: dict) -> tuple[dict, dict]:
         "mode": "capture", "scope": scope,
         "snapshots": {"base": document["reference"], "head": {"rev": document["proposed"]["rev"],
                                                               "sha": document["proposed"]["sha"], "worktree": False},
-                      "worktree_fingerprint": None},
+                      "worktree_fingerprint": document.get("worktree_fingerprint"),
+                      "derivation": document.get("derivation")},
         "contract": {**document["contract"], "path": None}, "budget": document["budget"],
-        "baseline": {}, "mutations": mutations, "not_challenged": [
+        "baseline": document.get("baseline") or {}, "mutations": mutations, "not_challenged": [
             {**item, "location": {**item["location"], "end_line": item["location"]["line"]}}
             for item in document["not_challenged"]],
         "rejected": document["rejected"], "comparisons": [], "test_quality": [], "notes": notes,
@@ -246,7 +255,11 @@ def render(document: dict) -> str:
              f"- Proposed: {document['proposed']['rev']}",
              f"- Contract: {document['contract']['source']}" + (" (provisional)" if document['contract']['provisional'] else ""),
              f"- Reference mutants: {len(document['mutants'])} challenged, {len(document['not_challenged'])} "
-             f"not challenged, {len(document['rejected'])} rejected", ""]
+             f"not challenged, {len(document['rejected'])} rejected",
+             *(["- The project's related tests, no mutant: " + "; ".join(
+                 f"{name} {b['status']} ({b['tests']} test(s)"
+                 + (f", failing: {', '.join(b['failing_tests'][:3])}" if b["failing_tests"] else "") + ")"
+                 for name, b in document["baseline"].items())] if document.get("baseline") else []), ""]
     lines += ["## Behavior differences", ""]
     outcomes = document["outcomes"]
     blocked = [o for o in outcomes if o["result"] in ("not-comparable", "inconclusive")]

@@ -79,6 +79,11 @@ def test_host_capture_mode_puts_the_weak_catch_into_decisions(build_scenario, tm
     assert evidence["mutants"]["budget"] == 3 and evidence["mutants"]["run"] + len(evidence["notes"]) == 3
     assert evidence["contract"]["change_id"] == "chunk-fix"
     assert evidence["scope"]["detected"]["production_files"] == ["src/batching/core.py"]
+    # the project's related tests on both revisions, the fingerprint and how the revisions were chosen
+    assert set(evidence["baseline"]) == {"reference", "proposed"}
+    assert evidence["baseline"]["reference"]["status"] == "green" and evidence["baseline"]["reference"]["tests"]
+    assert evidence["snapshots"]["worktree_fingerprint"]
+    assert evidence["snapshots"]["derivation"].startswith("Reference: HEAD~1 (")
     # a generated probe is a proposed test, never a test of the repository that killed the mutant
     assert answer["protection"] and all(p["killing_test"] is None and p["kill_kind"] == "proposed-probe"
                                         for p in answer["protection"])
@@ -102,6 +107,22 @@ def test_host_refuses_an_answer_path_in_a_missing_directory_before_anything_runs
     assert done.returncode == 2, done.stderr
     assert "input guard 'out' fired" in done.stderr and "does not exist" in done.stderr
     assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
+
+
+@pytest.mark.parametrize("shape, pointer", [
+    ('{"document": ' + "[" * 200_000 + "]" * 200_000 + "}", "deeper than 64 levels"),
+    (None, "/host/contract/items"),
+], ids=["nested-200k", "contract-items-not-an-array"])
+def test_a_malformed_scaffold_is_a_clean_refusal_never_an_internal_error(tmp_path, shape, pointer):
+    scaffold = json.loads((data_dir("fixtures") / "host" / "scaffold.example.json").read_text())
+    scaffold["host"]["contract"] = {"items": "nope"}
+    source = tmp_path / "scaffold.json"
+    source.write_text(shape if shape is not None else json.dumps(scaffold))
+    done = subprocess.run([sys.executable, "-m", "elenchus", "host", "--scaffold", str(source)],
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                          env={**__import__("os").environ, "ELENCHUS_RUNS_DIR": str(tmp_path / "runs")})
+    assert done.returncode == 2, done.stderr
+    assert pointer in done.stderr and "internal error" not in done.stderr and "Traceback" not in done.stderr
 
 
 def test_host_names_the_scaffold_pointer_when_its_repository_is_not_a_checkout(tmp_path):
