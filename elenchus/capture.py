@@ -18,7 +18,7 @@ from pathlib import Path
 from elenchus import probes as probe_engine
 from elenchus.cohorts import unneeded_plugins
 from elenchus.contract import Contract, derive_provisional
-from elenchus.discover import ChangeSet, function_spans, related_tests
+from elenchus.discover import ChangeSet, discover, function_spans, related_tests
 from elenchus.mutate import FunctionSpan, Mutant, Rejected, generate
 from elenchus.select import risk_score
 from elenchus.snapshot import Snapshot
@@ -83,6 +83,12 @@ def reference_spans(change: ChangeSet, reference: Snapshot,
                 spans.setdefault(path, []).append(FunctionSpan(
                     span.qualname, span.start, span.end,
                     tuple(n for n in sorted(edited) if span.start <= n <= span.end)))
+    if proposed is not None:  # module- and class-level code the proposal edits (a table, a constant, a pattern),
+        # read on the reference's side: the same change seen from the proposal back to the reference
+        for statement in discover(proposed, reference).statements:
+            if change.settings.kind_of(statement.path) == "production":
+                spans.setdefault(statement.path, []).append(FunctionSpan(
+                    statement.symbol, statement.start, statement.end, statement.changed_lines))
     return spans
 
 
@@ -133,6 +139,22 @@ def gives(observed: str) -> str:
     return f"raises {observed[len('raise '):]}" if observed.startswith("raise ") else f"gives {observed}"
 
 
+def _through(reference: Snapshot, mutant: Mutant) -> tuple[list[str], tuple[list[str], list[str], list[int]]]:
+    """For a mutant outside any function (module-level data): the public functions that reach it, nearest
+    first, and what the search needs to read the data (``witness.data_for``); for a function's mutant, nothing:
+    it is called itself."""
+    from elenchus import witness
+
+    if mutant.symbol in {span.qualname for span in function_spans(reference.read(mutant.path) or "")}:
+        return [], ([], [], [])
+    source = reference.read(mutant.path) or ""
+    return witness.targets_for(source, mutant), witness.data_for(source, mutant)
+
+
+#: Public functions tried for one mutant of module-level data, at most.
+_THROUGH = 3
+
+
 def _call_key(args_repr: Sequence[str], kwargs_repr: Sequence[tuple[str, str]] | dict) -> str:
     return repr((tuple(args_repr), tuple(sorted(dict(kwargs_repr).items()))))
 
@@ -140,7 +162,10 @@ def _call_key(args_repr: Sequence[str], kwargs_repr: Sequence[tuple[str, str]] |
 def build_challenges(reference: Snapshot, change: ChangeSet, contract: Contract, chosen: list[tuple[int, Mutant]],
                      echo: Callable[[str], None]) -> list[Challenge]:
     tests = related_tests(reference, change.settings, tuple({m.path for _, m in chosen}))
-    targets = sorted({(probe_engine.module_name_for(m.path, reference.root), m.symbol) for _, m in chosen})
+    # A mutant of module-level data is told apart through the public functions that read it (as a witness is).
+    reached = {m.id: _through(reference, m) for _, m in chosen}
+    targets = sorted({(probe_engine.module_name_for(m.path, reference.root), symbol) for _, m in chosen
+                      for symbol in (reached[m.id][0] or [m.symbol])})
     unneeded = unneeded_plugins(reference.root, tests)  # (the probes written here name no plugin)
     samples = probe_engine.record_calls(reference.root, tests, targets, disabled_plugins=unneeded) if tests else {}
     test_literals = probe_engine.literals_in([reference.read(test) or "" for test in tests])
@@ -149,23 +174,32 @@ def build_challenges(reference: Snapshot, change: ChangeSet, contract: Contract,
     for rank, mutant in chosen:
         item = contract.item_for(mutant.path, mutant.symbol)
         module = probe_engine.module_name_for(mutant.path, reference.root)
-        unsupported = probe_engine.unsupported_reason(reference.root, mutant)
-        if unsupported is not None:
-            challenges.append(Challenge(mutant, item.id if item else None, rank, None,
-                                        f"no generated probe: {unsupported}"))
+        through, (data, state, reads) = reached[mutant.id]
+        symbols = [symbol for symbol in (through or [mutant.symbol])
+                   if probe_engine.unsupported_reason(reference.root, mutant, symbol=symbol) is None][:_THROUGH]
+        if not symbols:
+            why = probe_engine.unsupported_reason(reference.root, mutant, symbol=(through or [mutant.symbol])[0])
+            challenges.append(Challenge(mutant, item.id if item else None, rank, None, f"no generated probe: {why}"))
             continue
         echo(f"Probing: {mutant.incident}")
-        # The calls no probe asserts yet first: probes that repeat one call tell the proposal nothing new.
-        recorded = samples.get(f"{module}:{mutant.symbol}", [])
-        recorded = sorted(recorded, key=lambda sample: _call_key(sample.args_repr, sample.kwargs_repr) in asserted)
-        found = probe_engine.find_distinguishing_input(reference.root, mutant, recorded, test_literals=test_literals)
+        found, symbol = None, symbols[0]
+        for symbol in symbols:
+            # The calls no probe asserts yet first: probes that repeat one call tell the proposal nothing new.
+            recorded = samples.get(f"{module}:{symbol}", [])
+            recorded = sorted(recorded, key=lambda sample: _call_key(sample.args_repr, sample.kwargs_repr) in asserted)
+            found = probe_engine.find_distinguishing_input(
+                reference.root, mutant, recorded, test_literals=test_literals, symbol=symbol, module=module,
+                data=data, state=state, reads=reads)
+            if found is not None:
+                break
         if found is None:
             challenges.append(Challenge(mutant, item.id if item else None, rank, None,
                                         "no input found whose output differs between the reference and the "
                                         "mutant (recorded calls, boundary and edge values, the tests' literals "
                                         "and a bounded input search)"))
             continue
-        probe = probe_engine.write_probe(mutant, found, module, contract_id=item.id if item else None)
+        probe = probe_engine.write_probe(mutant, found, module, contract_id=item.id if item else None,
+                                         function=symbol)
         check = probe_engine.verify_probe(reference.root, probe, mutant, disabled_plugins=unneeded)
         if check.accepted:
             asserted.add(_call_key(found.args_repr, found.kwargs_repr))
@@ -181,6 +215,9 @@ def anchor_line(change: ChangeSet, path: str, symbol: str) -> int:
     for fn in change.functions:
         if fn.path == path and fn.qualname == symbol:
             return fn.changed_lines[0] if fn.changed_lines and fn.status != "deleted" else fn.start
+    for statement in change.statements:  # a table, a constant or a pattern the proposal edits
+        if statement.path == path and statement.symbol == symbol:
+            return statement.changed_lines[0] if statement.changed_lines else statement.start
     return 1
 
 
@@ -234,9 +271,11 @@ def behaviour_differences(results: list[ProbeResult], challenges: list[Challenge
                           reference_rev: str) -> list[BehaviorDifference]:
     by_mutant = {c.mutant.id: c for c in challenges}
     differences = []
+    told: set[tuple[str, str]] = set()  # (call, what the proposal gives): one comment says it once
     for result in results:
-        if result.outcome != "weak-catch":
+        if result.outcome != "weak-catch" or (result.probe.input_repr, result.proposed_repr or result.message) in told:
             continue
+        told.add((result.probe.input_repr, result.proposed_repr or result.message))
         probe = result.probe
         challenge = next((by_mutant[i] for i in probe.mutant_ids if i in by_mutant), None)
         mutant = challenge.mutant if challenge else None

@@ -142,3 +142,14 @@ def test_capture_apply_writes_the_kept_probes_and_nothing_else(build_scenario, t
     status = git(repo, "status", "--porcelain").splitlines()
     assert sorted(line[3:] for line in status) == sorted(report["applied"])
     assert "not review-only" in done.stdout
+
+
+def test_capture_mutates_a_table_the_proposal_edits_and_tells_it_apart_through_the_function_reading_it(
+        build_scenario, tmp_path):
+    done, report = capture(build_scenario("capture-table"), tmp_path, "--proposed", "HEAD", budget=("--budget", "3"))
+    assert done.returncode == 0, done.stderr
+    assert report["mutants"] and all(m["location"]["symbol"] == "SUFFIXES" for m in report["mutants"])
+    [difference] = report["behavior_differences"]
+    assert (difference["path"], difference["input"]) == ("src/batching/suffixes.py", "ordinal(13)")
+    assert (difference["reference"], difference["proposed"]) == ("'13th'", "'13rd'")
+    assert difference["line"] == 8  # beside where the entry was, in the proposal
