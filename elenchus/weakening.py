@@ -1115,8 +1115,9 @@ def _row_changes(pair: _Pair, test: str, before: _Parametrize, after: _Parametri
     if gone:
         ids = tuple(row.id for row in gone)
         one = len(ids) == 1
+        # (the rows removed, not the whole list before and after: a reader looks for what went)
         yield Evidence(EvidenceKind.DELETED_TEST, pair.path, base.line(gone[0].node), test,
-                       base.code(before.argvalues), head.code(after.argvalues),
+                       "\n".join(base.code(row.node).strip().rstrip(",") for row in gone), None,
                        f"the parametrized {'row' if one else 'rows'} {_listed(ids)} of {test} "
                        f"{'was' if one else 'were'} removed, so the {'case it' if one else 'cases they'} "
                        f"checked {'is' if one else 'are'} no longer tested.", row_ids=ids)
