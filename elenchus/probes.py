@@ -1026,7 +1026,7 @@ def search_input(
         constructed = not owner and node.name == "__init__"  # a class called: `self` is what it builds
         signature = _Signature.of(node, bound=kind in ("instance", "class") or constructed)
         designed = (_pattern_examples(source, mutant) + _data_examples((reference, mutated), source, mutant, data)
-                    + _code_point_characters(source, mutant, node, reference))
+                    + _in_text(_code_point_characters(source, mutant, node, reference)) + _sized_texts(source, mutant))
         related = _row_examples(reference, source, mutant)
         calls = list({(s.args_repr, s.kwargs_repr): s for s in mine}.values())  # the tests' arguments, once each
         constants = _character_variants(source, mutant, calls) + mutated_constants(source, mutant)
@@ -1358,6 +1358,27 @@ def _data_names(source: str, first: int, last: int) -> list[str]:
     used = [node for node in ast.walk(tree) if isinstance(node, ast.Name) and node.id in assigned
             and first <= node.lineno <= last]
     return list(dict.fromkeys(node.id for node in sorted(used, key=lambda n: (n.lineno, n.col_offset))))
+
+
+def _in_text(characters: list[str]) -> list[str]:
+    """Each character alone, then inside text: a character a parser widens or drops (``"\\uffff"`` made
+    ``"00"``) shows only where its neighbours move with it (``"\\uffff" + "fff"``)."""
+    return _unique([*characters, *(c + "fff" for c in characters), *("f" + c + "ff" for c in characters)])
+
+
+def _sized_texts(source: str, mutant: Mutant) -> list[str]:
+    """For a size bound on the mutated lines (``len(text) > 128``, ``text[:128]``): texts just past it with one
+    marked character at, before and after the bound (``"0" * 127 + "f" + "00"``), since a cut one place early
+    or late shows only on the character at the cut, which no short input or edge value reaches."""
+    lines = "\n".join(source.splitlines()[mutant.line - 1:mutant.end_line])
+    if "len(" not in lines and "[" not in lines:
+        return []
+    bounds = [v for v in mutated_constants(source, mutant) if type(v) is int and 2 <= v <= _SIZED_MAX]
+    return _unique("0" * at + "f" + "00" for bound in bounds for at in (bound - 1, bound, bound + 1))
+
+
+#: The largest size bound texts are made for (longer texts cost every call of the search).
+_SIZED_MAX = 4096
 
 
 def _code_point_characters(source: str, mutant: Mutant, target: ast.FunctionDef,

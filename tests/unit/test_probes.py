@@ -770,6 +770,21 @@ def test_a_blanked_ending_of_a_stem_table_row_is_told_apart_by_two_words_the_row
     assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("False", "True")
 
 
+def test_a_cut_one_place_early_is_told_apart_by_a_text_just_past_the_size_bound(tmp_path):
+    source = ("def hexes(text):\n    if len(text) > 12:\n        text = text[:12]\n"
+              "    return text.count('f')\n")
+    root = make_project(tmp_path / "cut", "cut", source, "def test_nothing():\n    pass\n")
+    mutant = handmade_mutant("src/shop/cut.py", "hexes", source.replace("text[:12]", "text[:11]"))
+    mutant = __import__("dataclasses").replace(mutant, line=3, end_line=3, mutated_lines=(3,))
+    # the tests only counted in a short text: the cut shows on the character at the bound
+    found = probes.search_input(root, mutant, [probes.CallSample("shop.cut:hexes", ("'abc'",))], search_budget=0)
+    assert found.distinction is not None and found.distinction.origin == "designed"
+    assert found.distinction.args_repr == (repr("0" * 11 + "f" + "00"),)
+    assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("1", "0")
+    # a character a parser widens shows inside text too (its neighbours move with it)
+    assert probes._in_text(["\uffff"]) == ["\uffff", "\ufffffff", "f\uffffff"]
+
+
 def test_module_data_left_the_same_by_the_import_proves_equivalence_and_data_left_changed_forbids_it(tmp_path):
     import dataclasses
 
