@@ -1518,9 +1518,26 @@ def _character_variants(source: str, mutant: Mutant, samples: Sequence[CallSampl
     # dropped shows on a text that a later parse still takes: `int(' f', 16)`, `int('+f', 16)` and
     # `int('\u0661', 16)` all succeed. So the tests' strings with their second or last character one of those.
     checked = _CHARACTER_CHECKS.search("\n".join(source.splitlines()[mutant.line - 1:mutant.end_line]))
-    slipped = [text[:index] + character + text[index + 1:] for text in strings[:4] if len(text) > 1
+    slipped = [text[:index] + character + text[index + 1:] for text in _shapes(strings) if len(text) > 1
                for index in (1, len(text) - 1) for character in _SLIPPING] if checked else []
     return _unique(swapped + slipped + variants + characters)[:60]
+
+
+def _shapes(strings: Sequence[str], kept: int = 6) -> list[str]:
+    """Texts of different shapes, taken in turn from each kind of first character, in the order recorded.
+
+    A check guarded by others (`len(text) == 4 and text.startswith("#") and all(...)`) is reached only by
+    the tests' texts of that shape, and the first texts recorded are often a hundred words that never get
+    there: so one word, one `#...` text, one `+...` text, then a word of another length, and so on.
+    """
+    kinds: dict[str, dict[int, str]] = {}
+    for text in strings:
+        first = text[:1]
+        kind = "letter" if first.isalpha() else "digit" if first.isdigit() else first
+        kinds.setdefault(kind, {}).setdefault(len(text), text)
+    turns = [list(by_length.values()) for by_length in kinds.values()]
+    taken = [text for row in itertools.zip_longest(*turns) for text in row if text is not None]
+    return taken[:kept]
 
 
 #: What a line that checks characters against a set names.

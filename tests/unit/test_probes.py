@@ -417,6 +417,19 @@ def test_a_weakened_character_check_is_told_apart_by_a_character_the_parse_after
     assert found.distinction.reference_exception == "ValueError" and found.distinction.mutant_repr is not None
 
 
+def test_a_character_check_is_reached_through_the_recorded_text_of_its_shape_not_the_first_words_recorded(tmp_path):
+    # a colour parser's tests pass a hundred names first; only their `#...` texts reach the check
+    root = make_project(tmp_path / "hex", "hex", HEX, "def test_nothing():\n    pass\n")
+    line = next(number for number, text in enumerate(HEX.splitlines(), 1) if "hexdigits" in text)
+    mutant = dataclasses.replace(handmade_mutant("src/shop/hex.py", "parse", HEX.replace("text[1:]):", "text[2:]):")),
+                                 line=line, end_line=line, mutated_lines=(line,))
+    words = ["red", "navy", "chucknorris", "Window", "olive", "teal", "maroon", "fuchsia"]
+    samples = [probes.CallSample("shop.hex:parse", (repr(text),)) for text in [*words, "#ffffff"]]
+    found = probes.search_input(root, mutant, samples, search_budget=0)
+    assert found.distinction is not None, found.reason
+    assert found.distinction.args_repr[0].startswith("'#") and found.distinction.reference_exception == "ValueError"
+
+
 SIZE = "LIMIT = 100\n\n\ndef is_large(n):\n    return n >= LIMIT\n"
 
 SIZE_TESTS = textwrap.dedent(
