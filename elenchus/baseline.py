@@ -38,6 +38,8 @@ class Baseline:
     excluded: tuple[str, ...] = ()  # repeatable failures set aside instead of stopping (replx scoring)
     coverage: CoverageMap | None = None  # which tests execute which mutated lines; None: not measured
     third_party: tuple[str, ...] = ()  # what the tests imported from site-packages (a warm worker preloads it)
+    # workspace files the first run opened or imported, by test file ("" for the session); None: not known
+    reads: tuple[tuple[str, tuple[str, ...]], ...] | None = None
 
     @property
     def usable(self) -> bool:
@@ -80,7 +82,7 @@ def establish(cohort: Cohort, root: Path, observes: Callable[[frozenset[str]], b
     if first is None or not baseline.usable:
         return baseline
     return replace(baseline, coverage=CoverageMap.from_run(first) if cover else None,
-                   third_party=first.third_party)
+                   third_party=first.third_party, reads=first.reads)
 
 
 def _establish(cohort: Cohort, root: Path, observes: Callable[[frozenset[str]], bool],

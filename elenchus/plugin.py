@@ -761,6 +761,84 @@ def isolate_imports(workspace: str, roots: Iterable[str], names: Iterable[str]) 
     return removed
 
 
+class ReadLog:
+    """The workspace files a run opened or imported, each filed under the test file that was running (or
+    under the session: collection, imports, fixtures of a wider scope), so a stored result names what it
+    depended on and a change to anything else reuses it (``Evaluation._depends``).
+
+    Python's audit hook sees every ``open()`` of the interpreter; a child process, a fork, or a file
+    read by an extension module is not seen, so a run that started one (``spawned``) leaves its reads
+    unknown and every file counts.
+    """
+
+    LIMIT = 20000
+    _SPAWNING = frozenset({"subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork",
+                           "os.forkpty", "pty.spawn"})
+
+    def __init__(self, workspace: str) -> None:
+        self.roots = tuple(dict.fromkeys(os.path.join(p, "") for p in (workspace, os.path.realpath(workspace))))
+        self.current = ""  # the running test's file, workspace-relative; "" outside any test
+        self.files: dict[str, set[str]] = {}
+        self.spawned = False
+        self.recording = True
+        self.count = 0
+
+    def install(self) -> None:
+        sys.addaudithook(self._event)
+
+    def _event(self, event: str, args: tuple[Any, ...]) -> None:
+        if not self.recording:
+            return
+        if event == "open":
+            path = args[0] if args else None
+            if isinstance(path, int) or path is None:
+                return
+            try:
+                text = os.fsdecode(path)
+            except TypeError:
+                return
+            self._note(text)
+        elif event in ("os.listdir", "os.scandir"):
+            path = args[0] if args else None
+            if isinstance(path, int):
+                return
+            try:
+                text = os.fsdecode(path) if path is not None else "."
+            except TypeError:
+                return
+            # (the import system lists the directories it imports from: only importable names matter there)
+            caller = sys._getframe(1).f_code.co_filename
+            self._note(text, "/*" if caller.startswith("<frozen importlib") else "/")
+        elif event in self._SPAWNING:
+            self.spawned = True
+
+    def _note(self, text: str, listing: str = "") -> None:
+        absolute = os.path.normpath(text if os.path.isabs(text) else os.path.join(os.getcwd(), text))
+        for root in self.roots:
+            if os.path.join(absolute, "").startswith(root):
+                relative = (absolute[len(root):] or ".") + listing
+                if "__pycache__" not in relative and self.count < self.LIMIT:
+                    bucket = self.files.setdefault(self.current, set())
+                    if relative not in bucket:
+                        bucket.add(relative)
+                        self.count += 1
+                return
+
+    def summary(self) -> dict[str, Any] | None:
+        """``{test file or "": [paths]}``, or None when what the run read is not known."""
+        self.recording = False
+        for module in list(sys.modules.values()):
+            file = getattr(module, "__file__", None)
+            if isinstance(file, str):
+                self.current = ""
+                self.recording = True
+                self._note(file)
+                self.recording = False
+        if self.spawned or self.count >= self.LIMIT:
+            return None
+        return {where: sorted(paths) for where, paths in sorted(self.files.items())}
+
+
 class RunContext:
     """What the run was told before pytest started, and what it saw by the end."""
 
@@ -769,8 +847,9 @@ class RunContext:
     def __init__(self, workspace: str, names: Iterable[str], watch: LineWatch | None,
                  removed: list[str], cover: LineCoverage | None = None,
                  select: Iterable[str] | None = None, stop: bool = False, mutated: str | None = None,
-                 first: Iterable[str] | None = None) -> None:
+                 first: Iterable[str] | None = None, reads: ReadLog | None = None) -> None:
         self.workspace = workspace
+        self.reads = reads
         self.names = frozenset(names)
         self.watch = watch
         self.removed = removed
@@ -843,6 +922,16 @@ class RunContext:
             self.session.shouldfail = "a test caught the mutant"
 
     @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(self, item: pytest.Item) -> None:
+        if self.reads is not None:
+            self.reads.current = self.test_key(item).partition("::")[0]
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_runtest_logfinish(self) -> None:
+        if self.reads is not None:
+            self.reads.current = ""
+
+    @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
         if self.cover is not None:
             self.keys[item.nodeid] = self.test_key(item)
@@ -877,6 +966,8 @@ class RunContext:
             "import_isolation": self.removed,
             # (a forked run imported nothing its session had not: only a baseline's answer is used)
             "third_party": None if self.parallel or self.forked else _third_party(self.names),
+            # (with xdist the tests open their files in other processes)
+            "reads": None if self.reads is None or self.parallel else self.reads.summary(),
         }
         if self.cover is not None:
             self.cover.stop()
@@ -966,7 +1057,8 @@ def run(options: dict[str, Any], argv: list[str], serve: Any = None) -> int:
     ``cover`` (relative paths whose lines each test executes are recorded, or null),
     ``select`` (test keys to run, in that order, or null: all collected), ``stop`` (end the
     run at the first test that surely caught the mutant), ``mutated`` (the mutated file, relative,
-    or null), ``first`` (without ``select``: test keys to run before the others, or null).
+    or null), ``first`` (without ``select``: test keys to run before the others, or null), ``reads`` (record
+    the workspace files the run opens and imports, by test file).
     ``serve``: collect, then serve forked runs (``Collected``).
     """
     workspace = os.getcwd()
@@ -976,9 +1068,12 @@ def run(options: dict[str, Any], argv: list[str], serve: Any = None) -> int:
     if trace and trace.get("lines"):
         watch = LineWatch(os.path.join(workspace, trace["file"]), trace["lines"])
     cover = LineCoverage(workspace, options["cover"]) if options.get("cover") else None
+    reads = ReadLog(workspace) if options.get("reads") and serve is None else None
+    if reads is not None:
+        reads.install()
     context = RunContext(workspace, options.get("modules") or (), watch, removed, cover,
                          options.get("select"), bool(options.get("stop")), options.get("mutated"),
-                         options.get("first"))
+                         options.get("first"), reads)
     args = list(argv)
     if _autoloaded("pytest_cov"):
         args.append("--no-cov")  # the project's coverage run would take over the line watch

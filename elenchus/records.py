@@ -296,6 +296,13 @@ class ResultCache:
         return digest.hexdigest()
 
     def get(self, key: str) -> dict | None:
+        record = self.peek(key)
+        if record is not None:
+            self.hits += 1
+        return record
+
+    def peek(self, key: str) -> dict | None:
+        """``get`` without counting a reuse: a note about earlier runs, not a result."""
         if not self.enabled or not self.reuse:
             return None
         path = self.root / key[:2] / f"{key}.json"
@@ -306,8 +313,6 @@ class ResultCache:
         record = unsealed(text)
         if record is None:
             self.rejected += 1
-            return None
-        self.hits += 1
         return record
 
     def read(self, key: str, shaped: Callable[[dict], _T]) -> tuple[dict, _T] | None:

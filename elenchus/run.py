@@ -152,6 +152,8 @@ class RunResult:
     test_keys: tuple[tuple[str, str], ...] | None = None  # (nodeid, workspace-relative key) when covered
     executor: str = "fresh"  # where the run happened: a fresh interpreter, or forked from a warm one
     third_party: tuple[str, ...] = ()  # top-level modules the tests imported from site-packages
+    # workspace files the run opened or imported, by test file ("" for the session); None: not known
+    reads: tuple[tuple[str, tuple[str, ...]], ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -292,7 +294,9 @@ def pytest_command(record_path: Path, tests: Sequence[str] | None, python: str =
                if mutated_file and mutated_lines else None,
                "cover": sorted(set(cover)) or None,
                "select": None if select is None else list(select), "first": list(first) or None,
-               "stop": stop, "mutated": mutated_file}
+               "stop": stop, "mutated": mutated_file,
+               # a run without a mutant (a baseline) says what it read: what its results depend on
+               "reads": mutated_file is None and serve is None}
     selected = _selection(tests, deselect)
     blocked: list[str] = []
     for name in disabled_plugins:
@@ -659,6 +663,7 @@ def _run(
             coverage=_coverage(session),
             test_keys=_test_keys(session),
             third_party=tuple(str(n) for n in (session or {}).get("third_party") or ()),
+            reads=_reads(session),
             executor=launcher.name,
         )
 
@@ -717,6 +722,14 @@ def _test_keys(session: dict[str, Any] | None) -> tuple[tuple[str, str], ...] | 
     if not isinstance(found, dict):
         return None
     return tuple(sorted((str(nodeid), str(key)) for nodeid, key in found.items()))
+
+
+def _reads(session: dict[str, Any] | None) -> tuple[tuple[str, tuple[str, ...]], ...] | None:
+    found = (session or {}).get("reads")
+    if not isinstance(found, dict):
+        return None
+    return tuple((str(where), tuple(str(p) for p in paths)) for where, paths in sorted(found.items())
+                 if isinstance(paths, list))
 
 
 def _modules(session: dict[str, Any] | None) -> tuple[tuple[str, str | None], ...] | None:

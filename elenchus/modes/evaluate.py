@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING
 from elenchus import __version__, quality, sandbox
 from elenchus.baseline import BASELINE_TIMEOUT_SECONDS, Baseline, establish, run_once
 from elenchus.cohorts import Cohort, build_cohorts, relevant_tests, selected_tests
+from elenchus.dependencies import Digests, Manifest, Reads, baseline_entries, conftests_in, imported_tests, \
+    run_entries
 from elenchus.console import Progress
 from elenchus.coverage_map import CoverageMap, Selection
 from elenchus.discover import ChangeSet, parse_failure
@@ -183,11 +185,14 @@ def _verdict_from_record(record: dict) -> Verdict:
 
 def _baseline_from_record(record: dict) -> Baseline:
     """A stored baseline; raises ValueError, KeyError or TypeError when the record is not one."""
-    coverage = record.get("coverage")
-    baseline = Baseline(**{**record, "failing_tests": tuple(record["failing_tests"]),
+    coverage, reads = record.get("coverage"), record.get("reads")
+    fields = {name: value for name, value in record.items() if name != "depends"}
+    baseline = Baseline(**{**fields, "failing_tests": tuple(record["failing_tests"]),
                            "flaky_tests": tuple(record["flaky_tests"]), "excluded": tuple(record["excluded"]),
                            "coverage": CoverageMap.from_json(coverage) if coverage else None,
-                           "third_party": tuple(record.get("third_party") or ())})
+                           "third_party": tuple(record.get("third_party") or ()),
+                           "reads": None if reads is None else tuple((str(where), tuple(str(e) for e in entries))
+                                                                     for where, entries in reads)})
     if baseline.status not in ("green", "baseline-red", "flaky", "inconclusive", "not-comparable", "blocked"):
         raise ValueError(f"not a baseline status: {baseline.status!r}")
     return baseline
@@ -261,6 +266,10 @@ class Evaluation:
         self.interrupted = False
         self.cohorts_same = False
         self.untraced: dict[str, float | None] = {}  # cohort -> its relevant tests' seconds without line coverage
+        self.reads: dict[str, Reads | None] = {}  # cohort -> what its baseline read (None: not known)
+        self.digests: dict[str, Digests] = {}  # cohort -> its files' digests, each computed once
+        self.reran: dict[str, int] = {}  # why stored runs were measured again, and how many each reason
+        self.again: list[str] = []  # why stored baselines were
         self.base_unavailable: str | None = None
         self.report: dict | None = None
         self.cache = ResultCache(reuse=not options.fresh)  # (a fresh measurement is kept for the next run)
@@ -549,16 +558,25 @@ class Evaluation:
             if cohort.same_as:
                 continue  # it shares the baseline of the cohort it is the same as
             set_aside = name == "existing" and self.options.set_aside_red_existing
-            key = self.cache.key("baseline", cohort.digest, cohort.tests, [p.mutant.id for p in plan.challenged],
+            # (what a baseline depended on is known only from its record: the record names it, and holds
+            # while each of those files is unchanged)
+            key = self.cache.key("baseline", cohort.name, cohort.tests, cohort.disabled_plugins, cohort.layout,
+                                 conftests_in(cohort.template), [p.mutant.id for p in plan.challenged],
                                  set_aside, cover, _isolation())
             reused = self.cache.read(key, _baseline_from_record)
-            if reused is not None:
+            changed = self._changed(cohort, reused[0].get("depends")) if reused is not None else None
+            if reused is not None and changed is None:
                 baselines[name] = reused[1]
-                self.echo(f"Baseline, {name}: {baselines[name].status} (reused: same content and installed "
-                          "packages as an earlier run; pass --fresh to run it again)")
+                self.reads[name] = reused[1].reads
+                self.echo(f"Baseline, {name}: {baselines[name].status} (reused: nothing it read changed, with the "
+                          "same installed packages; pass --fresh to run it again)")
                 continue
+            if changed is not None:
+                self.cache.hits -= 1
+                self.again.append(f"The {name} baseline ran again because {changed}.")
             measure.append((name, key, set_aside))
-            self.echo(f"Baseline: running the {name} tests ({len(cohort.tests)} file(s)) without any mutant...")
+            self.echo(f"Baseline: running the {name} tests ({len(cohort.tests)} file(s)) without any mutant"
+                      + (f", again because {changed}..." if changed else "..."))
 
         def established(item: tuple[str, str, bool]) -> Baseline:
             name, _, set_aside = item
@@ -567,8 +585,11 @@ class Evaluation:
         with ThreadPoolExecutor(max_workers=max(1, min(len(measure), self.options.jobs))) as pool:
             for (name, key, _), b in zip(measure, pool.map(established, measure)):
                 baselines[name] = b
+                self.reads[name] = b.reads
                 if b.status in ("green", "flaky", "baseline-red", "not-comparable"):
-                    self.cache.put(key, {"cohort": b.cohort, "status": b.status,
+                    depends = self._baseline_manifest(cohorts[name], b.reads)
+                    self.cache.put(key, {"cohort": b.cohort, "status": b.status, "depends": depends.as_json(),
+                                         "reads": None if b.reads is None else [[w, list(e)] for w, e in b.reads],
                                          "failing_tests": list(b.failing_tests),
                                          "flaky_tests": list(b.flaky_tests), "reduced_scope": b.reduced_scope,
                                          "duration": b.duration, "reason": b.reason, "empty": b.empty,
@@ -579,6 +600,7 @@ class Evaluation:
         for name, cohort in cohorts.items():
             if cohort.same_as and cohort.same_as in baselines and name not in baselines:
                 baselines[name] = replace(baselines[cohort.same_as], cohort=name)
+                self.reads[name] = self.reads.get(cohort.same_as)
         return baselines
 
     def _run_mutants(self, plan: Plan, cohorts: dict[str, Cohort], baselines: dict[str, Baseline],
@@ -713,6 +735,18 @@ class Evaluation:
                 run_dir.append_run({**cached, "run": run_dir.id, "cached": True})
             else:
                 todo.append(job)
+        reasons: dict[str, int] = {}
+        for job in todo:
+            why = self._why_again(job)
+            if why is not None:
+                reasons[why] = reasons.get(why, 0) + 1
+                self.reran[why] = self.reran.get(why, 0) + 1
+        if narrate and (len(todo) < len(jobs) or reasons):
+            new = len(todo) - sum(reasons.values())
+            self.echo(f"Stored results: {len(jobs) - len(todo)} of {len(jobs)} run(s) reused (nothing they depended "
+                      f"on changed); {len(todo)} to run" + (f" ({new} never measured before)." if new else "."))
+        for why, count in sorted(reasons.items(), key=lambda i: (-i[1], i[0])) if narrate else ():
+            self.echo(f"  {count} stored run(s) measured again because {why}.")
         # Runs of the same cohort and test files one after another: a job slot's collected session serves them all.
         todo.sort(key=lambda job: (job.cohort.name, job.select is None, job.tests, job.deselect))
         progress = Progress(len(todo), self.options.interactive, self.echo if narrate else None)
@@ -777,6 +811,8 @@ class Evaluation:
                         # A timeout is stored once it held twice, the second time with the longer limit:
                         # an unchanged rerun does not wait for an endless loop again.
                         self.cache.put(self._run_key(job), {**record, "reason": verdict.reason})
+                        self.cache.put(self.cache.key("run-identity", self._identity(job)),
+                                       {"depends": self._depends(job).as_json()})
                     progress.advance(job.mutant.incident, verdict.outcome.value, job.mutant.id)
         except BaseException:
             for future in [*pending, *timings]:
@@ -802,11 +838,59 @@ class Evaluation:
         return self.options.jobs
 
     def _run_key(self, job: _Job) -> str:
-        """What the run measured: the mutant, the *set* of tests selected, the options that change a verdict.
-        The order the tests ran in (``first``: the kills seen so far, the test times) changes no verdict."""
-        return self.cache.key("run", job.cohort.digest, sorted(job.tests), sorted(job.deselect), job.mutant.path,
-                              job.mutant.mutated_source, self.options.timeout_factor, self.options.timeout_constant,
-                              None if job.select is None else sorted(job.select), job.stop, _isolation())
+        """What the run measured: the mutant, the *set* of tests selected, the options that change a verdict,
+        and the content of what those tests depend on (``_depends``). The order the tests ran in (``first``:
+        the kills seen so far, the test times) changes no verdict."""
+        return self.cache.key("run", self._identity(job), self._depends(job).digest())
+
+    def _identity(self, job: _Job) -> list:
+        """A run without what it depended on: the same run on another commit has the same identity."""
+        cohort = job.cohort
+        return [cohort.name, cohort.disabled_plugins, cohort.layout, conftests_in(cohort.template),
+                sorted(job.tests), sorted(job.deselect), job.mutant.path, job.mutant.mutated_source,
+                self.options.timeout_factor, self.options.timeout_constant,
+                None if job.select is None else sorted(job.select), job.stop, _isolation()]
+
+    def _why_again(self, job: _Job) -> str | None:
+        """Why ``job`` runs although the same run (mutant, tests, options) was stored before: the first entry it
+        depends on that changed. None for a run never stored before (another mutant, another test selection)."""
+        earlier = self.cache.peek(self.cache.key("run-identity", self._identity(job)))
+        if earlier is None:
+            return None
+        return self._depends(job).first_change(earlier.get("depends") or {}) or \
+            "its earlier result was not kept (it ended without a verdict that holds)"
+
+    def _digests(self, cohort: Cohort) -> Digests:
+        found = self.digests.get(cohort.name)
+        if found is None or found.template != cohort.template:
+            found = self.digests[cohort.name] = Digests(cohort.template)
+        return found
+
+    def _depends(self, job: _Job) -> Manifest:
+        """The files a run of ``job`` depends on, as its cohort's baseline measured them, with their digests."""
+        cohort = job.cohort
+        reads = self.reads.get(cohort.name)
+        if reads is None:  # not measured (a test starts processes): every file of the cohort counts
+            return Manifest((("*", cohort.digest),))
+        collected = {test.partition("::")[0] for test in job.tests}
+        ran = collected if job.select is None else {key.partition("::")[0] for key in job.select}
+        imported = imported_tests(cohort.template, reads, cohort.tests)
+        return self._digests(cohort).manifest(run_entries(reads, ran, collected, cohort.tests, imported,
+                                                          conftests_in(cohort.template), job.mutant.path))
+
+    def _baseline_manifest(self, cohort: Cohort, reads: Reads | None) -> Manifest:
+        if reads is None:
+            return Manifest((("*", cohort.digest),))
+        return self._digests(cohort).manifest(baseline_entries(reads, cohort.tests, conftests_in(cohort.template)))
+
+    def _changed(self, cohort: Cohort, depends: object) -> str | None:
+        """What changed in ``cohort`` since a record that ``depends`` on those entries; None when nothing did."""
+        if not isinstance(depends, dict) or not depends:
+            return "it was stored without what it depended on"
+        digests = self._digests(cohort)
+        now = Manifest(tuple((entry, cohort.digest if entry == "*" else digests.of(entry))
+                             for entry in sorted(depends)))
+        return now.first_change(depends)
 
     def _search(self, session: Session, contract: Contract, plan: Plan, cohorts: dict[str, Cohort],
                 baselines: dict[str, Baseline], root: Path, run_dir: RunDirectory) -> None:
@@ -1026,7 +1110,12 @@ class Evaluation:
         elif survivors:
             # A witness verified on the same content is evidence still (a search that found none depends on
             # its time, and runs again).
-            keys = {m.id: self.cache.key("witness", cohorts["modified"].digest, m.path, m.mutated_source,
+            # (keyed on what the modified tests read, as their baseline measured it: a change to a licence or a
+            # document reuses a witness; a change to any code or test file they read looks for it again)
+            modified = cohorts["modified"]
+            read = self._baseline_manifest(modified, self.reads.get("modified")).digest()
+            keys = {m.id: self.cache.key("witness", read, modified.tests, modified.disabled_plugins, modified.layout,
+                                         conftests_in(modified.template), m.path, m.mutated_source,
                                          self.options.harden, _isolation()) for m in survivors}
             for mutant in survivors:
                 stored = self.cache.read(keys[mutant.id], lambda record: Witness(**record["witness"]))
@@ -1267,13 +1356,20 @@ class Evaluation:
         notes += self._reuse_notes()
         return notes
 
+    def _rerun_lines(self) -> list[str]:
+        """One line per reason a stored result was measured again, the most frequent first."""
+        return [*self.again, *(f"{count} stored run(s) measured again because {why}."
+                               for why, count in sorted(self.reran.items(), key=lambda i: (-i[1], i[0])))]
+
     def _reuse_notes(self) -> list[str]:
         """Results not measured by this run are marked as such, and so are stored ones that failed their check."""
         notes = []
         if self.cache.hits:
-            notes.append(f"{self.cache.hits} result(s) were reused from earlier runs on the same content (code, "
-                         "tests, installed packages; each entry checked against its keyed seal); pass --fresh "
-                         "to measure everything again.")
+            notes.append(f"{self.cache.hits} result(s) were reused from earlier runs: nothing those runs depended "
+                         "on changed (the code and test files they imported, the files they opened, the test "
+                         "configuration, the installed packages; each entry checked against its keyed seal); "
+                         "pass --fresh to measure everything again.")
+        notes += self._rerun_lines()
         if self.resumed:
             notes.append(f"{self.resumed} result(s) were reused from the resumed run "
                          "(each checked against its keyed seal).")

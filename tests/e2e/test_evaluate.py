@@ -255,7 +255,7 @@ def test_evaluate_repeated_on_the_same_change_reruns_nothing_unless_fresh(build_
     # the cache one by one (kills and survivals), the baseline too.
     third = run_cli(*args, "--witness-time", "4", env={"ELENCHUS_RUNS_DIR": str(runs)})
     assert third.returncode == 0, third.stderr
-    assert ("Baseline, modified: green (reused: same content and installed packages as an earlier run; "
+    assert ("Baseline, modified: green (reused: nothing it read changed, with the same installed packages; "
             "pass --fresh to run it again)") in third.stderr
     # What the cache keeps: kills, survivals and timeouts that held twice (never a not-covered pair: it did not run).
     settled = {(r["mutant_id"], r["cohort"]) for r in first_records
