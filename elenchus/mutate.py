@@ -183,6 +183,7 @@ class FileMutator:
 
     def __init__(self, path: str, source: str, window_lines: int | None = None) -> None:
         window_lines = WINDOW_LINES if window_lines is None else window_lines
+        self.window_lines = window_lines
         self.path = path
         self.source = source
         self.lines = source.splitlines(keepends=True)

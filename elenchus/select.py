@@ -23,7 +23,8 @@ import ast
 import bisect
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from typing import Protocol
+from dataclasses import asdict, astuple, dataclass
 from pathlib import PurePosixPath
 
 import libcst as cst
@@ -560,12 +561,44 @@ def _nearby_retention(chosen: dict[str, list[FunctionSpan] | None], change: Chan
     return best[1].mutant(planner.sources[best[1].path]) if best else None
 
 
+class DraftStore(Protocol):
+    """Where generated candidates are kept between runs (``records.ResultCache``)."""
+
+    def key(self, *parts: object) -> str: ...
+
+    def peek(self, key: str) -> dict | None: ...
+
+    def put(self, key: str, record: dict) -> None: ...
+
+
+def _drafts(mutator: FileMutator, spans: Sequence[FunctionSpan] | None,
+            store: DraftStore | None) -> tuple[tuple[Draft, ...], tuple[Rejected, ...]]:
+    """``mutator.drafts(spans)``, kept in ``store`` by the file's source: generating a large module's candidates
+    takes seconds, and a commit that changed nothing in it (a document, a test) asks for the same ones."""
+    if store is None:
+        return mutator.drafts(spans)
+    key = store.key("drafts", mutator.path, mutator.source, mutator.window_lines,
+                    None if spans is None else [list(astuple(span)) for span in spans])
+    record = store.peek(key)
+    if record is not None:
+        try:
+            return (tuple(Draft(**{**d, "mutated_lines": tuple(d["mutated_lines"]), "edit": tuple(d["edit"]),
+                                   "order": tuple(d["order"])}) for d in record["drafts"]),
+                    tuple(Rejected(**r) for r in record["rejected"]))
+        except (KeyError, TypeError, ValueError):
+            pass  # (not what this version stores: generated again)
+    made, refused = mutator.drafts(spans)
+    store.put(key, {"drafts": [asdict(d) for d in made], "rejected": [asdict(r) for r in refused]})
+    return made, refused
+
+
 def plan(scope: str, change: ChangeSet, base: Snapshot, head: Snapshot, contract: Contract | None,
          budget: int, target: str | None = None, exhaustive: bool = False,
-         progress: Callable[[str], None] | None = None) -> Plan:
+         progress: Callable[[str], None] | None = None, store: DraftStore | None = None) -> Plan:
     """``exhaustive`` (target scope only) adds mutmut's operator catalog as a candidate source;
     every candidate is still labelled as an incident (references/mutmut-evaluation.md).
-    ``progress``: told what a large plan is doing; silent by default."""
+    ``progress``: told what a large plan is doing; silent by default. ``store``: where the candidates of
+    each file are kept for the next run on the same source."""
     chosen = spans_for_scope(scope, change, base, head, target, contract)
     total = sum(len(spans) for spans in chosen.values() if spans is not None)
     lazy = total > EAGER_SPANS  # (files mutated whole, in the target scope, are always generated in full)
@@ -596,10 +629,10 @@ def plan(scope: str, change: ChangeSet, base: Snapshot, head: Snapshot, contract
                 made += tuple(_as_draft(m, source) for m in extra if (0, len(source), m.mutated_source) not in known)
                 refused += tuple(r for r in extra_refused if not r.reason.startswith("duplicate:"))
             else:
-                made, refused = mutator.drafts(None)
+                made, refused = _drafts(mutator, None, store)
             accounted: Sequence[FunctionSpan] = ()
         elif not lazy:
-            made, refused = mutator.drafts(spans)
+            made, refused = _drafts(mutator, spans, store)
             accounted = spans
         else:
             path_groups = [g for g in groups if g.path == path]

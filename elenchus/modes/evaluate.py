@@ -183,6 +183,18 @@ def _verdict_from_record(record: dict) -> Verdict:
     return Verdict(Outcome(record["outcome"]), kill, record.get("reason") or "", kills or ((kill,) if kill else ()))
 
 
+def _witness_from_record(record: dict) -> object:
+    """A stored witness, or a stored search that found none in every kind of input; raises when neither."""
+    from elenchus.witness import NoWitness, Witness
+
+    if "no_witness" in record:
+        found = NoWitness(**record["no_witness"])
+        if not found.searched or not found.reason.startswith(("likely equivalent", "equivalent (proven)")):
+            raise ValueError("not a completed search")
+        return found
+    return Witness(**record["witness"])
+
+
 def _baseline_from_record(record: dict) -> Baseline:
     """A stored baseline; raises ValueError, KeyError or TypeError when the record is not one."""
     coverage, reads = record.get("coverage"), record.get("reads")
@@ -340,7 +352,7 @@ class Evaluation:
         if stored is not None and {"report", "sources", "manifest", "runs"} <= stored.keys():
             return self._reused(stored, session)
         plan = plan_mutants(answer.option, session.change, session.base, session.head, contract,
-                            options.budget, answer.target, options.exhaustive)
+                            options.budget, answer.target, options.exhaustive, store=self.cache)
         self.echo(f"Scope: {answer.option}{' ' + answer.target if answer.target else ''}; "
                   f"{len(plan.challenged)} mutant(s) to challenge, {len(plan.not_challenged)} beyond the budget, "
                   f"{len(plan.rejected)} rejected before running.")
@@ -1094,7 +1106,7 @@ class Evaluation:
                    coverage: CoverageMap | None) -> None:
         """Look for a call that tells each survivor apart from the code (a mutant that the old
         tests caught but the current ones miss needs none: the old test is its witness)."""
-        from elenchus.witness import Witness, witness_survivors
+        from elenchus.witness import NoWitness, Witness, witness_survivors
 
         survivors = []
         for mutant in [p.mutant for p in plan.challenged] + [m for m, _ in self.found]:
@@ -1108,8 +1120,9 @@ class Evaluation:
                               f"({self.options.no_witnesses_because}): each stays a gap, none is called likely "
                               "equivalent.")
         elif survivors:
-            # A witness verified on the same content is evidence still (a search that found none depends on
-            # its time, and runs again).
+            # A witness verified on the same content is evidence still, and so is a search that tried every
+            # kind of input within its time and found none (a likely or proven equivalence: derandomized, it
+            # finds none again); one that ran out of time runs again, and may get further.
             # (keyed on what the modified tests read, as their baseline measured it: a change to a licence or a
             # document reuses a witness; a change to any code or test file they read looks for it again)
             modified = cohorts["modified"]
@@ -1118,7 +1131,7 @@ class Evaluation:
                                          conftests_in(modified.template), m.path, m.mutated_source,
                                          self.options.harden, _isolation()) for m in survivors}
             for mutant in survivors:
-                stored = self.cache.read(keys[mutant.id], lambda record: Witness(**record["witness"]))
+                stored = self.cache.read(keys[mutant.id], _witness_from_record)
                 if stored is not None:
                     self.witnesses[mutant.id] = stored[1]
             survivors = [m for m in survivors if m.id not in self.witnesses]
@@ -1136,6 +1149,9 @@ class Evaluation:
             for mutant_id, witness in found.items():
                 if isinstance(witness, Witness):
                     self.cache.put(keys[mutant_id], {"witness": asdict(witness)})
+                elif isinstance(witness, NoWitness) and witness.searched and witness.reason.startswith(
+                        ("likely equivalent", "equivalent (proven)")):
+                    self.cache.put(keys[mutant_id], {"no_witness": asdict(witness)})
             self.witnesses.update(found)
 
     # -- report ----------------------------------------------------------------------

@@ -72,10 +72,12 @@ def test_what_importing_a_test_file_runs_ignores_its_tests_bodies_and_comments(t
     """)
     changes = {"a comment": source + "# note\n",
                "a test's body": source.replace("assert helper() == 3", "assert helper() + 1 == 4"),
-               "a method test's body": source.replace("assert True", "assert 1")}
+               "a method test's body": source.replace("assert True", "assert 1"),
+               "a test added": source + "\n\ndef test_three():\n    pass\n"}
     moved = {"a module-level value": source.replace("LIMIT = 3", "LIMIT = 4"),
              "a helper's body": source.replace("return LIMIT", "return LIMIT + 0"),
-             "an import": source.replace("import json", "import os")}
+             "an import": source.replace("import json", "import os"),
+             "a test's decorator": source.replace("def test_one", "@pytest.mark.skip\ndef test_one")}
     (tmp_path / "test_x.py").write_text(source)
     before = Digests(tmp_path).of("test_x.py#module")
     for name, text in {**changes, **moved}.items():

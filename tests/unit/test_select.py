@@ -94,3 +94,32 @@ def test_hardening_mutates_what_the_confirmed_items_anchor_changed_or_not(build_
         with pytest.raises(ElenchusError, match=r"C1 \(src/batching/core.py::no_such_function\) name no function"):
             plan(CONFIRMED_INTENT, session.change, session.base, session.head,
                  Contract("explicit", "c.json", None, (gone,)), 64)
+
+
+def test_a_files_candidates_are_kept_by_its_source_and_read_back_by_the_next_plan(build_scenario, tmp_path):
+    from elenchus.records import ResultCache
+
+    repo = build_scenario("demo")
+    store = ResultCache(tmp_path / "store")
+    with open_session(repo, None, None) as session:
+        contract = derive_provisional(session.change, session.head)
+        alone = plan("current-change", session.change, session.base, session.head, contract, 16)
+        first = plan("current-change", session.change, session.base, session.head, contract, 16, store=store)
+        assert [p.mutant for p in first.challenged] == [p.mutant for p in alone.challenged]
+        stored = [path for path in (tmp_path / "store").rglob("*.json")]
+        assert stored, "the candidates were kept"
+        # what is kept is what the next plan reads: an incident changed in the store shows in the next plan
+        marked = 0
+        for path in stored:
+            key = path.stem
+            record = store.peek(key)
+            if record and "drafts" in record:
+                record.pop("seal", None)
+                record["drafts"] = [{**d, "incident": "READ FROM THE STORE"} for d in record["drafts"]]
+                store.put(key, record)
+                marked += 1
+        assert marked
+        again = plan("current-change", session.change, session.base, session.head, contract, 16, store=store)
+        assert again.challenged and all(p.mutant.incident == "READ FROM THE STORE" for p in again.challenged)
+        assert [p.mutant.mutated_source for p in again.challenged] == [p.mutant.mutated_source
+                                                                       for p in first.challenged]
