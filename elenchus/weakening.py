@@ -1367,7 +1367,8 @@ class _CheckFinder(cst.CSTVisitor):
                                sides=(args[0], args[1]) if len(args) > 1 else None)
         if last in _APPROX_METHODS:
             return self._check(node, _APPROX, subject, op="approx", expected=_literal(expected),
-                               tolerance=_almost_equal_tolerance(node, last))
+                               tolerance=_almost_equal_tolerance(node, last),
+                               sides=(args[0], args[1]) if len(args) > 1 else None)
         if last in _RELATIONAL_METHODS:
             op = {"assertGreater": ">", "assertGreaterEqual": ">=", "assertLess": "<",
                   "assertLessEqual": "<="}.get(last)
@@ -1515,7 +1516,7 @@ def _judge_comparison(expr: cst.Comparison) -> tuple[_Strength, cst.CSTNode | No
             explicit = len(args) > 1 or any(a.keyword is not None and a.keyword.value in ("rel", "abs")
                                             for a in approx.args)
             extra = {"op": "approx", "expected": _literal(args[0].value) if args else _NO_VALUE,
-                     "tolerance": tolerance}
+                     "tolerance": tolerance, "sides": (left, right)}
             return (_APPROX if explicit else _EXACT), subject, extra
         return _EXACT, subject, {**extra, "sides": (left, right)}
     if op in ("!=", "is not"):
@@ -1720,6 +1721,7 @@ class _Derived:
     result: cst.CSTNode
     expected: cst.CSTNode  # the computed expression (a local's value when the expected side names one)
     form: str  # "itself", "prefix", "cut", "filter" or "other"
+    via: tuple[tuple[str, cst.CSTNode], ...] = ()  # locals the expression reads that hold the result's part
 
 
 def _independent(check: _Check, source: _Source, local_values: Mapping[str, list[cst.CSTNode]]) -> bool:
@@ -1732,7 +1734,9 @@ def _derivation(check: _Check, source: _Source, local_values: Mapping[str, list[
     """How the expected side of an equality is derived from its result side, or None when it is independent.
 
     Either side may be the result: the other is derived from it when it contains
-    it (by shape), directly or through a local assigned in the test. A result
+    it (by shape), directly or through locals assigned in the test (``n =
+    len(result)`` read by ``expected[:n]``), inside a wrapping call too
+    (``pytest.approx(expected[:len(result)])``, ``sorted(expected)``). A result
     wrapped in a conversion (``sorted(result)``, ``set(result)``) counts as the
     value it wraps; other calls do not (``total(cart) == cart.price * 2`` is an
     independent expectation).
@@ -1745,15 +1749,71 @@ def _derivation(check: _Check, source: _Source, local_values: Mapping[str, list[
     for result, expected in ((left, right), (right, left)):
         if _is_literal(result) or _is_literal(expected):
             continue
-        candidates = [expected]
-        if isinstance(expected, cst.Name):
-            candidates += local_values.get(expected.value, [])
+        expected = _without_approx(expected)
+        if source.shape(expected) == source.shape(result):  # ``result == pytest.approx(result)``
+            return _Derived(result, expected, "itself")
         for inner in _unwrapped(result):
             target = source.shape(inner)
-            for candidate in candidates:
-                if source.contains(candidate, target):
-                    return _Derived(inner, candidate, _derived_form(source, candidate, target))
+            reached = _reaching(source, expected, target, local_values)
+            if reached is not None:
+                node, via = reached
+                return _Derived(inner, node, _derived_form(source, node, target, via), via)
     return None
+
+
+def _without_approx(node: cst.CSTNode) -> cst.CSTNode:
+    """The expected value an ``approx(...)`` wraps: the tolerance is not part of what is expected."""
+    while (call := _approx_call(node)) is not None and call.args and call.args[0].keyword is None \
+            and not call.args[0].star:
+        node = call.args[0].value
+    return node
+
+
+def _reaching(source: _Source, node: cst.CSTNode, target: tuple, local_values: Mapping[str, list[cst.CSTNode]],
+              seen: frozenset[str] = frozenset()) -> tuple[cst.CSTNode, tuple[tuple[str, cst.CSTNode], ...]] | None:
+    """(the expression to quote, the locals it reads on the way) when ``node`` is computed from ``target``.
+
+    A name the expected side is (or wraps in a conversion: ``sorted(expected)``) is quoted by its value; any
+    other local it reads that holds the result's part is named beside it (``expected[:n]``, ``n = len(result)``).
+    """
+    if source.contains(node, target):
+        return node, ()
+    core = node
+    for core in _unwrapped(node):
+        pass
+    if isinstance(core, cst.Name) and core.value in local_values and core.value not in seen:
+        for value in local_values[core.value]:
+            reached = _reaching(source, value, target, local_values, seen | {core.value})
+            if reached is not None:
+                return reached
+    for name in sorted(_bare_names(node) & set(local_values) - seen):
+        for value in local_values[name]:
+            if _reaching(source, value, target, local_values, seen | {name}) is not None:
+                return node, ((name, value),)
+    return None
+
+
+def _bare_names(node: cst.CSTNode) -> set[str]:
+    """The variables an expression reads: names, not attribute parts or keyword names (``a.n``, ``rel=``)."""
+    class Finder(cst.CSTVisitor):
+        def __init__(self) -> None:
+            super().__init__()
+            self.found: set[str] = set()
+
+        def visit_Name(self, node: cst.Name) -> None:
+            self.found.add(node.value)
+
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            node.value.visit(self)
+            return False
+
+        def visit_Arg(self, node: cst.Arg) -> bool:
+            node.value.visit(self)
+            return False
+
+    finder = Finder()
+    node.visit(finder)
+    return finder.found
 
 
 _CONVERSIONS = frozenset({"sorted", "set", "frozenset", "list", "tuple", "dict", "str", "len", "Counter",
@@ -1769,31 +1829,42 @@ def _unwrapped(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         yield node
 
 
-def _derived_form(source: _Source, expected: cst.CSTNode, result: tuple) -> str:
+def _derived_form(source: _Source, expected: cst.CSTNode, result: tuple,
+                  via: Sequence[tuple[str, cst.CSTNode]] = ()) -> str:
     """What deriving ``expected`` from the result does: cut it to fit, filter it, or something else."""
     forms: list[str] = []
+    held = {name for name, _ in via}  # locals that hold the result's part (``n = len(result)``)
+    values = dict(via)
+
+    def touches(node: cst.CSTNode) -> bool:
+        return source.contains(node, result) or bool(held & _bare_names(node))
+
+    def length_of_result(node: cst.CSTNode | None) -> bool:
+        if isinstance(node, cst.Name) and node.value in values:
+            node = values[node.value]
+        return (_is_len(node) and len(node.args) == 1  # type: ignore[union-attr]
+                and source.shape(node.args[0].value) == result)  # type: ignore[union-attr]
 
     class Finder(cst.CSTVisitor):
         def visit_Subscript(self, node: cst.Subscript) -> None:
-            if source.contains(node.value, result) or not source.contains(node, result):
+            if touches(node.value) or not touches(node):
                 return
             (element, *rest) = node.slice
             part = element.slice
             prefix = (not rest and isinstance(part, cst.Slice) and part.lower is None and part.step is None
-                      and _is_len(part.upper) and len(part.upper.args) == 1  # type: ignore[union-attr]
-                      and source.shape(part.upper.args[0].value) == result)  # type: ignore[union-attr]
+                      and length_of_result(part.upper))
             forms.append("prefix" if prefix else "cut")
 
         def visit_CompFor(self, node: cst.CompFor) -> None:
-            if any(source.contains(i.test, result) for i in node.ifs):
+            if any(touches(i.test) for i in node.ifs):
                 forms.append("filter")
 
         def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
-            if isinstance(node.operator, cst.BitAnd) and source.contains(node, result):
+            if isinstance(node.operator, cst.BitAnd) and touches(node):
                 forms.append("filter")
 
         def visit_Call(self, node: cst.Call) -> None:
-            if _dotted(node.func) == "filter" and source.contains(node, result):
+            if _dotted(node.func) == "filter" and touches(node):
                 forms.append("filter")
 
     expected.visit(Finder())
@@ -1811,11 +1882,12 @@ _DERIVED_CONSEQUENCE = {
 def _derived_evidence(pair: _Pair, test: str, before: _Check | None, after: _Check, derived: _Derived) -> Evidence:
     assert pair.head is not None and pair.base is not None
     code = _snippet(pair.head.code(derived.expected), 60)
+    where = "".join(f", where `{name} = {_snippet(pair.head.code(value), 40)}`" for name, value in derived.via)
     if derived.form == "itself":
         detail = (f"the assertion now compares `{_snippet(pair.head.code(derived.result), 40)}` with itself "
                   f"(`{_snippet(pair.head.code(after.node), 60)}`), so it passes whatever the result is.")
     else:
-        detail = (f"the expected value is now derived from the result (`{code}`), so "
+        detail = (f"the expected value is now derived from the result (`{code}`{where}), so "
                   f"{_DERIVED_CONSEQUENCE[derived.form]}.")
     return Evidence(EvidenceKind.LOOSENED_ASSERTION, pair.path, pair.head.line(after.node), test,
                     pair.base.code(before.node) if before is not None else None, pair.head.code(after.node),

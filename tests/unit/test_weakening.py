@@ -593,6 +593,18 @@ def test_loosened_assertion_still_reports_a_weaker_form_alongside_repaired_code(
     ("assert set(result) == set(expected) & set(result)", "set(expected) & set(result)", "made only of expected items"),
     ("self.assertEqual(sorted(result), sorted(result, key=str))", "sorted(result, key=str)", "independent value"),
     ("wanted = EXPECTED[:len(result)]\n    assert result == wanted", "EXPECTED[:len(result)]", "prefix"),
+    # inside a wrapping call: the tolerance or conversion around the expectation does not make it independent
+    ("assert result == pytest.approx([1, 2, 3][:len(result)])", "[1, 2, 3][:len(result)]", "prefix"),
+    ("assert result == approx([x for x in EXPECTED if x in result], rel=1e-3)", "[x for x in EXPECTED if x in result]",
+     "made only of expected items"),
+    ("wanted = EXPECTED[:len(result)]\n    assert result == pytest.approx(wanted)", "EXPECTED[:len(result)]",
+     "prefix"),
+    ("wanted = EXPECTED[:len(result)]\n    assert sorted(result) == sorted(wanted)", "EXPECTED[:len(result)]",
+     "prefix"),
+    ("wanted = EXPECTED[:len(result)]\n    assert set(result) == set(wanted)", "EXPECTED[:len(result)]", "prefix"),
+    ("wanted = EXPECTED[:len(result)]\n    assert list(result) == list(wanted)", "EXPECTED[:len(result)]", "prefix"),
+    ("wanted = EXPECTED[:len(result)]\n    np.testing.assert_allclose(result, wanted)", "EXPECTED[:len(result)]",
+     "prefix"),
 ])
 def test_loosened_assertion_is_reported_when_the_expected_value_is_derived_from_the_result(after, code, consequence):
     base = "def test_it():\n    result = run()\n    assert result == [1, 2, 3]\n"
@@ -603,12 +615,32 @@ def test_loosened_assertion_is_reported_when_the_expected_value_is_derived_from_
     assert consequence in evidence.detail
 
 
-@pytest.mark.parametrize("after", ["assert result == result", "self.assertEqual(result, result)"])
+@pytest.mark.parametrize("after", ["assert result == result", "self.assertEqual(result, result)",
+                                   "assert result == pytest.approx(result)", "assert result == approx(result, abs=0.1)"])
 def test_loosened_assertion_is_reported_when_the_result_is_compared_with_itself(after):
     (evidence,) = find_weakening([changed(TEST, "def test_it():\n    assert run() == 3\n",
                                           f"def test_it():\n    result = run()\n    {after}\n")])
     assert (evidence.kind, evidence.line) == ("loosened-assertion", 3)
     assert "compares `result` with itself" in evidence.detail
+
+
+@pytest.mark.parametrize("head", [
+    "    n = len(result)\n    assert result == approx(expected[:n])\n",
+    "    n = len(result)\n    cut = expected[:n]\n    assert result == pytest.approx(cut)\n",
+])
+def test_loosened_assertion_names_the_local_that_carries_the_result_into_a_derived_expectation(head):
+    prefix = "def test_it():\n    result = moving_average([1, 2, 3, 4, 5], 3)\n    expected = [2.0, 3.0, 4.0]\n"
+    (evidence,) = find_weakening([changed(TEST, prefix + "    assert result == approx(expected)\n", prefix + head)])
+    assert (evidence.kind, evidence.test) == ("loosened-assertion", "test_it")
+    assert evidence.detail == ("the expected value is now derived from the result (`expected[:n]`, where "
+                               "`n = len(result)`), so any result that is a prefix of it passes.")
+
+
+def test_derived_approx_repair_case_quotes_the_expectation_inside_the_approximate_comparison():
+    (evidence,) = case_evidence("derived-approx")
+    assert (evidence.kind, evidence.line) == ("loosened-assertion", 30)
+    assert "derived from the result (`[2.0, 3.0, 4.0][:len(averages)]`)" in evidence.detail
+    assert "any result that is a prefix of it passes" in evidence.detail
 
 
 def test_loosened_assertion_reports_a_derived_expectation_even_alongside_repaired_code():
@@ -629,6 +661,9 @@ def test_loosened_assertion_reports_a_derived_expectation_even_alongside_repaire
     # an expectation computed from the inputs, not from the result
     ("    assert result == [1, 2]\n", "    assert result == expected_for(items)\n"),
     ("    assert total(result) == 3\n", "    assert total(result) == result.price * 3\n"),
+    # inside an approximate comparison, cut by a length computed from the inputs, not from the result
+    ("    assert result == pytest.approx([1, 2])\n", "    n = len(items)\n    assert result == pytest.approx(EXPECTED[:n])\n"),
+    ("    assert result == pytest.approx([1, 2])\n", "    assert result == pytest.approx(expected_for(items))\n"),
 ])
 def test_loosened_assertion_ignores_derived_checks_that_replace_no_independent_expectation(base, head):
     prefix = "def test_it():\n    result = run(items)\n"
