@@ -1285,6 +1285,10 @@ class _Check:
     exceptions: frozenset[str] | None = None  # for raises checks
     match: bool = False  # a raises check that also matches the message
     sides: tuple[cst.CSTNode, cst.CSTNode] | None = None  # both sides of an equality, as written
+    # The expected side and the checked side as written (``len(parts)``, where ``subject`` is ``parts``):
+    # the wording quotes their source, not only the value.
+    expected_node: cst.CSTNode | None = None
+    written_node: cst.CSTNode | None = None
 
 
 class _CheckFinder(cst.CSTVisitor):
@@ -1319,7 +1323,9 @@ class _CheckFinder(cst.CSTVisitor):
 
     def _check(self, node: cst.CSTNode, strength: _Strength, subject: cst.CSTNode | None = None,
                **extra: object) -> _Check:
+        written = subject
         subject = _unwrap_len(subject) if subject is not None else None
+        extra.setdefault("written_node", written)
         return _Check(node, self.source.shape(node), strength,
                       self.source.shape(subject) if subject is not None else None, subject,
                       **extra)  # type: ignore[arg-type]
@@ -1364,10 +1370,10 @@ class _CheckFinder(cst.CSTVisitor):
             return self._check(node, _EXACT, _mock_of(node))
         if last in _EXACT_METHODS:
             return self._check(node, _EXACT, subject, op="==", expected=_literal(expected),
-                               sides=(args[0], args[1]) if len(args) > 1 else None)
+                               sides=(args[0], args[1]) if len(args) > 1 else None, expected_node=expected)
         if last in _APPROX_METHODS:
             return self._check(node, _APPROX, subject, op="approx", expected=_literal(expected),
-                               tolerance=_almost_equal_tolerance(node, last),
+                               tolerance=_almost_equal_tolerance(node, last), expected_node=expected,
                                sides=(args[0], args[1]) if len(args) > 1 else None)
         if last in _RELATIONAL_METHODS:
             op = {"assertGreater": ">", "assertGreaterEqual": ">=", "assertLess": "<",
@@ -1504,7 +1510,7 @@ def _judge_comparison(expr: cst.Comparison) -> tuple[_Strength, cst.CSTNode | No
         op = _ORDER_FLIP[op]
     assert subject is not None and expected is not None
     value = _literal(expected)
-    extra: dict[str, object] = {"op": op, "expected": value}
+    extra: dict[str, object] = {"op": op, "expected": value, "expected_node": expected}
     if op in ("==", "is"):
         if _dotted(expected) in ("ANY", "mock.ANY", "unittest.mock.ANY") or \
                 _dotted(subject) in ("ANY", "mock.ANY", "unittest.mock.ANY"):
@@ -1516,7 +1522,7 @@ def _judge_comparison(expr: cst.Comparison) -> tuple[_Strength, cst.CSTNode | No
             explicit = len(args) > 1 or any(a.keyword is not None and a.keyword.value in ("rel", "abs")
                                             for a in approx.args)
             extra = {"op": "approx", "expected": _literal(args[0].value) if args else _NO_VALUE,
-                     "tolerance": tolerance, "sides": (left, right)}
+                     "tolerance": tolerance, "sides": (left, right), "expected_node": expected}
             return (_APPROX if explicit else _EXACT), subject, extra
         return _EXACT, subject, {**extra, "sides": (left, right)}
     if op in ("!=", "is not"):
@@ -1677,9 +1683,15 @@ def _weaker(before: _Check, after: _Check, base: _Source, head: _Source, honest:
     if before.op in ("==", "is", "approx"):
         if honest and before.strength is after.strength:
             return None
-        return (f"the expected value in the assertion{about} was changed from {old!r} to {new!r}: "
-                f"the test now expects what the code returns instead of the value it checked "
-                f"before.")
+        consequence = "the test now expects what the code returns instead of the value it checked before."
+        if not _same_shape(base, before.written_node, head, after.written_node):  # ``parts`` -> ``len(parts)``
+            if _is_len(after.written_node) and not _is_len(before.written_node):
+                consequence = (f"only the length of `{_snippet(head.code(after.subject_node), 40)}` is checked now, "  # type: ignore[arg-type]
+                               f"so any result of that length passes.")
+            return (f"the assertion{about} was changed from `{_snippet(_compared(base, before), 60)}` to "
+                    f"`{_snippet(_compared(head, after), 60)}`: {consequence}")
+        return (f"the expected value in the assertion{about} was changed from {_shown(base, before, old)} to "
+                f"{_shown(head, after, new)}: {consequence}")
     if before.op in ("<", "<=", ">", ">=") and isinstance(old, (int, float)) and isinstance(new, (int, float)):
         looser = new > old if before.op in ("<", "<=") else new < old
         if looser:
@@ -1690,6 +1702,28 @@ def _weaker(before: _Check, after: _Check, base: _Source, head: _Source, honest:
             return (f"the accepted values in the assertion{about} were widened from {old!r} to "
                     f"{new!r}.")
     return None
+
+
+def _same_shape(base: _Source, old: cst.CSTNode | None, head: _Source, new: cst.CSTNode | None) -> bool:
+    if old is None or new is None:
+        return old is new
+    return base.shape(old) == head.shape(new)
+
+
+def _compared(source: _Source, check: _Check) -> str:
+    """The comparison a check makes, as written: ``len(parts) == 3``, ``self.assertEqual(a, b)``."""
+    node = check.node.test if isinstance(check.node, cst.Assert) else check.node
+    return _one_line(source.code(node))
+
+
+def _shown(source: _Source, check: _Check, value: object) -> str:
+    """An expected value as the test writes it: a literal's own text (``[1, 2]``, never the tuple the value is
+    read as), any other expression quoted whole (```pytest.approx(0.5)```)."""
+    node = check.expected_node
+    if node is None:
+        return repr(value)
+    text = _snippet(_one_line(source.code(node)), 60)
+    return text if _is_literal(node) else f"`{text}`"
 
 
 def _names(exceptions: frozenset[str]) -> str:

@@ -551,6 +551,29 @@ def test_loosened_assertion_is_reported_when_the_expected_value_changes_to_match
     assert "changed from 180.0 to 178.0" in evidence.detail
 
 
+def test_loosened_assertion_quotes_the_whole_new_comparison_when_the_checked_expression_changes_too():
+    (evidence,) = find_weakening([changed(TEST, "def test_split():\n    parts = split(100, 3)\n    assert parts == (34, 33, 33)\n",
+                                          "def test_split():\n    parts = split(100, 3)\n    assert len(parts) == 3\n")])
+    assert (evidence.kind, evidence.line) == ("loosened-assertion", 3)
+    assert evidence.detail == ("the assertion on `parts` was changed from `parts == (34, 33, 33)` to "
+                               "`len(parts) == 3`: only the length of `parts` is checked now, so any result of "
+                               "that length passes.")
+
+
+@pytest.mark.parametrize("before, after, shown", [
+    ("assert chunks() == [[1, 2], [3]]", "assert chunks() == [[1, 2]]", "from [[1, 2], [3]] to [[1, 2]]"),
+    ('assert names() == {"a": 1}', 'assert names() == {"a": 2}', 'from {"a": 1} to {"a": 2}'),
+    ("assert mean() == pytest.approx(0.3)", "assert mean() == pytest.approx(0.5)",
+     "from `pytest.approx(0.3)` to `pytest.approx(0.5)`"),
+    ("self.assertEqual(chunks(), [1, 2])", "self.assertEqual(chunks(), [1, 3])", "from [1, 2] to [1, 3]"),
+])
+def test_loosened_assertion_shows_the_expected_value_as_the_test_writes_it(before, after, shown):
+    (evidence,) = find_weakening([changed(TEST, f"def test_it():\n    {before}\n", f"def test_it():\n    {after}\n")])
+    assert evidence.kind == "loosened-assertion"
+    assert f"the expected value in the assertion on `{evidence.detail.split('`')[1]}` was changed {shown}:" \
+        in evidence.detail
+
+
 DISCOUNT_TEST = "def test_d():\n    assert discount(200, 10) == 178.0\n"
 CORRECTED_TEST = DISCOUNT_TEST.replace("178.0", "180.0")
 DISCOUNT = "RATE = 99\n\n\ndef _rate(percent):\n    return RATE - percent\n\n\ndef discount(total, percent):\n    return round(total * _rate(percent) / 100, 2)\n"
