@@ -24,6 +24,7 @@ everything here carries ``source="static"``.
 
 from __future__ import annotations
 
+import builtins
 import enum
 import io
 import shlex
@@ -32,6 +33,7 @@ from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
+from types import BuiltinFunctionType
 
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
@@ -525,7 +527,8 @@ class _Marker:
     kind: EvidenceKind  # SKIPPED_TEST or XFAIL_MARKER
     name: str  # e.g. "pytest.mark.skip"
     node: cst.CSTNode
-    scope: str  # "test", "class", "module"
+    scope: str  # "test", "class", "module", "helper", or "row" (``pytest.param(..., marks=...)``)
+    row: _Row | None = None  # the parametrized row a "row" marker is on
 
 
 _PYTEST_MARKS = {"skip": EvidenceKind.SKIPPED_TEST, "skipif": EvidenceKind.SKIPPED_TEST,
@@ -862,7 +865,13 @@ class _Row:
     node: cst.CSTNode  # the element as written
     shape: tuple  # ("row", value shapes...): the spelling, ``id=`` and ``marks=`` left out
     values: tuple[cst.CSTNode, ...] | None  # one node per argname; None when not spelled out
-    id: str  # the pytest id of the row (of this decorator's part, when decorators are stacked)
+    id: str | None  # the pytest id of the row (of this decorator's part, when decorators are stacked);
+    # None when only a run could tell it (an f-string, a value from a call, an ``ids`` function)
+    text: str  # the row as written, on one line: what the wording names when the id is not known
+
+    @property
+    def name(self) -> str:
+        return f"`{self.id}`" if self.id is not None else f"written `{_snippet(self.text, 60)}`"
 
 
 @dataclass(frozen=True, slots=True)
@@ -897,29 +906,117 @@ def _id_of_value(value: object) -> str | None:
     return None
 
 
-def _default_id(node: cst.CSTNode, argname: str, index: int) -> str:
-    """pytest's generated id for one value: its text for a literal, else ``argname`` + row index."""
-    value = _literal(node)
+_GENERATED = object()  # a value whose id is ``argname`` + row index: it is not a literal and has no __name__
+
+
+def _value_id(source: _Source, node: cst.CSTNode, depth: int = 0) -> object:
+    """What pytest's id for a value written as ``node`` is, read statically.
+
+    A str (the id), ``_GENERATED`` (pytest falls back to ``argname`` + row index: a container, an
+    instance) or None (only a run could tell: an f-string, arithmetic, a function's result, an import).
+    pytest names a value by its text when it is a literal, by ``__name__`` when it has one (a class, a
+    function, a lambda), by ``str()`` for an enum member.
+    """
+    value = _folded(node)
     if isinstance(value, (str, bytes)) and len(value) > 100:  # pytest's default "short" strategy
-        return f"{argname}{index}"
-    text = _id_of_value(value) if value is not _NO_VALUE else None
-    return text if text is not None else f"{argname}{index}"
+        return _GENERATED
+    if value is not _NO_VALUE:
+        text = _id_of_value(value)
+        return text if text is not None else _GENERATED
+    if isinstance(node, cst.Lambda):
+        return "<lambda>"
+    if isinstance(node, cst.GeneratorExp):
+        return "<genexpr>"
+    if isinstance(node, (cst.List, cst.Tuple, cst.Set, cst.Dict, cst.ListComp, cst.SetComp, cst.DictComp)):
+        return _GENERATED
+    if isinstance(node, cst.Name):
+        name = node.value
+        if name in source.functions or name in source.classes:
+            return name
+        assigned = _module_value(source, name)
+        if assigned is not None:
+            return _value_id(source, assigned, depth + 1) if depth < 5 else None
+        builtin = getattr(builtins, name, None)
+        if name not in _bound_by_imports(source) and isinstance(builtin, type | BuiltinFunctionType):
+            return name  # int, str, ValueError, len
+        return None
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value in source.classes \
+            and _is_plain_enum(source.classes[node.value.value]):
+        return f"{node.value.value}.{node.attr.value}"  # str() of a plain Enum member
+    if isinstance(node, cst.Call):
+        callee = _last(node.func)
+        if callee in source.classes and not _is_plain_enum(source.classes[callee]) \
+                or callee[:1].isupper() and callee not in source.classes:
+            return _GENERATED  # an instance (a class is named in CapWords): it has no __name__
+    return None
 
 
-def _unique_ids(ids: list[str]) -> list[str]:
-    """Duplicates made unique the way pytest does it (``a``, ``a`` -> ``a0``, ``a1``; ``3`` -> ``3_0``)."""
-    counts = Counter(ids)
-    if len(counts) == len(ids):
+_FOLDED_OPERATORS = {cst.Add: lambda a, b: a + b, cst.Subtract: lambda a, b: a - b,
+                     cst.Multiply: lambda a, b: a * b}
+
+
+def _folded(node: cst.CSTNode) -> object:
+    """The value of a literal or of ``+``, ``-``, ``*`` on literals (``'a' * 2``), which pytest names by that
+    value; _NO_VALUE otherwise. A result that would be large is not built."""
+    if not isinstance(node, cst.BinaryOperation):
+        return _literal(node)
+    operation = _FOLDED_OPERATORS.get(type(node.operator))
+    left, right = _folded(node.left), _folded(node.right)
+    scalar = (str, bytes, int, float)
+    if operation is None or not isinstance(left, scalar) or not isinstance(right, scalar):
+        return _NO_VALUE
+    if isinstance(node.operator, cst.Multiply) and any(isinstance(side, (str, bytes)) for side in (left, right)) \
+            and any(isinstance(side, int) and side > 10_000 for side in (left, right)):
+        return _NO_VALUE
+    try:
+        return operation(left, right)
+    except TypeError:
+        return _NO_VALUE
+
+
+def _is_plain_enum(cls: cst.ClassDef) -> bool:
+    return any(_dotted(base.value) in ("Enum", "enum.Enum") for base in cls.bases)
+
+
+def _bound_by_imports(source: _Source) -> set[str]:
+    """The names a file's imports bind (``from x import len`` hides the builtin)."""
+    names: set[str] = set()
+    for site in source.of("import"):
+        node = site.node
+        if not isinstance(node, (cst.Import, cst.ImportFrom)) or isinstance(node.names, cst.ImportStar):
+            continue
+        for alias in node.names:
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                names.add(alias.asname.name.value)
+            else:
+                names.add((_dotted(alias.name) or "").split(".")[0])
+    return names
+
+
+def _default_id(source: _Source, node: cst.CSTNode, argname: str, index: int | None) -> str | None:
+    """pytest's generated id for one value: its text, its name, or ``argname`` + row index; None if unknown."""
+    found = _value_id(source, node)
+    if found is _GENERATED:
+        return f"{argname}{index}" if index is not None else None
+    return found  # type: ignore[return-value]
+
+
+def _unique_ids(ids: list[str | None]) -> list[str | None]:
+    """Duplicates made unique the way pytest does it (``a``, ``a`` -> ``a0``, ``a1``; ``3`` -> ``3_0``).
+
+    Ids not known statically (None) take part in no comparison and stay None.
+    """
+    counts = Counter(i for i in ids if i is not None)
+    if all(count < 2 for count in counts.values()):
         return ids
-    taken = set(ids)
     suffixes: Counter[str] = Counter()
     unique = list(ids)
     for index, text in enumerate(ids):
-        if counts[text] < 2:
+        if text is None or counts[text] < 2:
             continue
         separator = "_" if text and text[-1].isdigit() else ""
         candidate = f"{text}{separator}{suffixes[text]}"
-        while candidate in taken:
+        while candidate in set(unique):  # pytest checks against the ids as renamed so far
             suffixes[text] += 1
             candidate = f"{text}{separator}{suffixes[text]}"
         unique[index] = candidate
@@ -969,26 +1066,59 @@ def _is_param(node: cst.CSTNode) -> bool:
     return isinstance(node, cst.Call) and _dotted(node.func) in ("pytest.param", "param")
 
 
-def _rows(source: _Source, argnames: tuple[str, ...], values: cst.List | cst.Tuple,
+def _elements(source: _Source, node: cst.CSTNode, depth: int = 0) -> list[cst.BaseElement | None] | None:
+    """The elements of an argument-values list as pytest sees them, or None when it is not a display.
+
+    A starred part (``*BASE_CASES``) and a concatenation (``BASE + EXTRA``) of module-level displays are
+    spelled out, so each row is counted where pytest counts it; a part of unknown length is one None.
+    """
+    if depth > 5:
+        return None
+    if isinstance(node, cst.Name):
+        value = _module_value(source, node.value)
+        return _elements(source, value, depth + 1) if value is not None else None
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+        left, right = _elements(source, node.left, depth + 1), _elements(source, node.right, depth + 1)
+        return left + right if left is not None and right is not None else None
+    if not isinstance(node, (cst.List, cst.Tuple)):
+        return None
+    found: list[cst.BaseElement | None] = []
+    for element in node.elements:
+        if isinstance(element, cst.StarredElement):
+            inner = _elements(source, element.value, depth + 1)
+            found += inner if inner is not None else [None]
+        else:
+            found.append(element)
+    return found
+
+
+def _rows(source: _Source, argnames: tuple[str, ...], elements: Sequence[cst.BaseElement | None],
           ids: cst.CSTNode | None) -> tuple[_Row, ...]:
-    """The rows of an argument-values display, each with its pytest id."""
-    id_list: list[object] = []
-    if isinstance(ids, (cst.List, cst.Tuple)):  # a callable ``ids`` cannot be read: defaults then
-        id_list = [_literal(e.value) if isinstance(e, cst.Element) else _NO_VALUE for e in ids.elements]
+    """The rows of an argument-values list, each with its pytest id (see ``_Row.id``).
+
+    pytest's order: ``pytest.param(id=...)``, then the ``ids`` list entry that is not None, then the
+    values' own ids joined by ``-``; auto ids count rows from 0 over the whole list.
+    """
+    id_list: list[object] | None = []  # None: ``ids`` is a function (or unreadable), called by pytest
+    if ids is not None and not (isinstance(ids, cst.Name) and ids.value == "None"):
+        listed = _elements(source, ids)
+        id_list = None if listed is None or None in listed else [
+            e.value if isinstance(e, cst.Element) else None for e in listed]
     found: list[tuple[cst.CSTNode, tuple, tuple[cst.CSTNode, ...] | None]] = []
-    texts: list[str] = []
-    for index, element in enumerate(values.elements):
-        explicit: object = _NO_VALUE
+    texts: list[str | None] = []
+    index: int | None = 0
+    for element in elements:
+        if element is None:  # a starred part of unknown length: the rows after it have unknown indices
+            index = None
+            continue
+        explicit: cst.CSTNode | None = None
         nodes: tuple[cst.CSTNode, ...] | None = None
         value = element.value
-        if isinstance(element, cst.StarredElement):
-            pass
-        elif _is_param(value):
+        if _is_param(value):
             assert isinstance(value, cst.Call)
             if not any(a.star for a in value.args):
                 nodes = tuple(a.value for a in value.args if a.keyword is None)
-            explicit = next((_literal(a.value) for a in value.args
-                             if a.keyword is not None and a.keyword.value == "id"), _NO_VALUE)
+            explicit = next((a.value for a in value.args if a.keyword is not None and a.keyword.value == "id"), None)
         elif len(argnames) == 1:
             nodes = (value,)
         elif isinstance(value, (cst.Tuple, cst.List)) and all(isinstance(e, cst.Element) for e in value.elements):
@@ -997,18 +1127,30 @@ def _rows(source: _Source, argnames: tuple[str, ...], values: cst.List | cst.Tup
             shape = ("row", *(source.shape(n) for n in nodes))
         else:
             nodes, shape = None, ("row", "?", source.shape(element))
-        listed = id_list[index] if index < len(id_list) else _NO_VALUE
-        if isinstance(explicit, str):
-            texts.append(_escaped(explicit))
-        elif listed is not _NO_VALUE and listed is not None and _id_of_value(listed) is not None:
-            texts.append(_id_of_value(listed))  # type: ignore[arg-type]
-        elif nodes is not None:
-            texts.append("-".join(_default_id(n, a, index) for n, a in zip(nodes, argnames)))
-        else:
-            texts.append("-".join(f"{a}{index}" for a in argnames))
+        texts.append(_row_id(source, argnames, nodes, explicit, id_list, index))
         found.append((element, shape, nodes))
-    return tuple(_Row(node, shape, nodes, text)
+        index = index + 1 if index is not None else None
+    return tuple(_Row(node, shape, nodes, text, _one_line(source.code(node.value if isinstance(node, cst.Element)
+                                                                        else node)))
                  for (node, shape, nodes), text in zip(found, _unique_ids(texts)))
+
+
+def _row_id(source: _Source, argnames: tuple[str, ...], nodes: tuple[cst.CSTNode, ...] | None,
+            explicit: cst.CSTNode | None, id_list: list[object] | None, index: int | None) -> str | None:
+    """One row's id before duplicates are told apart; None when only a run could tell it."""
+    if explicit is not None and not (isinstance(explicit, cst.Name) and explicit.value == "None"):
+        value = _literal(explicit)
+        return _escaped(value) if isinstance(value, str) else None
+    if id_list is None or index is None and id_list:
+        return None  # an ids function, or an ids list whose entry cannot be found
+    entry = id_list[index] if index is not None and index < len(id_list) else None
+    if entry is not None and not (isinstance(entry, cst.Name) and entry.value == "None"):
+        value = _literal(entry)  # type: ignore[arg-type]
+        return _id_of_value(value) if value is not _NO_VALUE else None
+    if nodes is None:
+        return None
+    parts = [_default_id(source, n, a, index) for n, a in zip(nodes, argnames)]
+    return None if None in parts else "-".join(parts)  # type: ignore[arg-type]
 
 
 def _parametrizations(source: _Source, test: cst.FunctionDef) -> list[_Parametrize]:
@@ -1025,9 +1167,10 @@ def _parametrizations(source: _Source, test: cst.FunctionDef) -> list[_Parametri
         argnames, values = _argnames(args.get("argnames")), args.get("argvalues")
         if argnames is None or values is None:
             continue
-        if isinstance(values, cst.Name):  # @parametrize("x", CASES) with CASES a module constant
+        elements = _elements(source, values)  # @parametrize("x", CASES) with CASES a module constant too
+        if isinstance(values, cst.Name):
             values = _module_value(source, values.value) or values
-        rows = _rows(source, argnames, values, args.get("ids")) if isinstance(values, (cst.List, cst.Tuple)) else None
+        rows = _rows(source, argnames, elements, args.get("ids")) if elements is not None else None
         found.append(_Parametrize(argnames, decorator, values, rows))
     return found
 
@@ -1048,9 +1191,13 @@ def _row_shapes_in(source: _Source, node: cst.CSTNode) -> set[tuple]:
     return found
 
 
-def _listed(ids: Sequence[str]) -> str:
-    quoted = [f"`{i}`" for i in ids]
-    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+def _listed(rows: Sequence[_Row]) -> str:
+    named = [row.name for row in rows]
+    return named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
+
+
+def _known_ids(rows: Iterable[_Row]) -> tuple[str, ...]:
+    return tuple(row.id for row in rows if row.id is not None)
 
 
 def _deleted_rows(pairs: Sequence[_Pair], owners: _TestOwners, repaired: frozenset[str]) -> Iterator[Evidence]:
@@ -1084,15 +1231,15 @@ def _deleted_rows(pairs: Sequence[_Pair], owners: _TestOwners, repaired: frozens
                     kept = _row_shapes_in(head, head_test)
                     gone = [row for row in before.rows if row.shape not in kept]
                     if gone:
-                        ids = tuple(row.id for row in gone)
+                        one = len(gone) == 1
                         yield Evidence(EvidenceKind.DELETED_TEST, pair.path, base.line(before.decorator), name,
                                        base.code(before.decorator), None,
                                        f"the parametrize decorator of {name} was removed, so its "
-                                       f"{'row' if len(ids) == 1 else 'rows'} {_listed(ids)} no longer "
-                                       f"{'runs' if len(ids) == 1 else 'run'} and the "
-                                       f"{'case it' if len(ids) == 1 else 'cases they'} checked "
-                                       f"{'is' if len(ids) == 1 else 'are'} no longer tested.",
-                                       row_ids=ids)
+                                       f"{'row' if one else 'rows'} {_listed(gone)} no longer "
+                                       f"{'runs' if one else 'run'} and the "
+                                       f"{'case it' if one else 'cases they'} checked "
+                                       f"{'is' if one else 'are'} no longer tested.",
+                                       row_ids=_known_ids(gone))
                     continue
                 if after.rows is None:
                     continue
@@ -1113,25 +1260,24 @@ def _row_changes(pair: _Pair, test: str, before: _Parametrize, after: _Parametri
             new.remove(match[0])
             edits.append((row, *match))
     if gone:
-        ids = tuple(row.id for row in gone)
-        one = len(ids) == 1
+        one = len(gone) == 1
         # (the rows removed, not the whole list before and after: a reader looks for what went)
         yield Evidence(EvidenceKind.DELETED_TEST, pair.path, base.line(gone[0].node), test,
                        "\n".join(base.code(row.node).strip().rstrip(",") for row in gone), None,
-                       f"the parametrized {'row' if one else 'rows'} {_listed(ids)} of {test} "
+                       f"the parametrized {'row' if one else 'rows'} {_listed(gone)} of {test} "
                        f"{'was' if one else 'were'} removed, so the {'case it' if one else 'cases they'} "
-                       f"checked {'is' if one else 'are'} no longer tested.", row_ids=ids)
+                       f"checked {'is' if one else 'are'} no longer tested.", row_ids=_known_ids(gone))
     if honest:
         return
     for old, edited, place in edits:
         assert old.values is not None and edited.values is not None
         yield Evidence(EvidenceKind.LOOSENED_ASSERTION, pair.path, head.line(edited.node), test,
                        base.code(old.node), head.code(edited.node),
-                       f"the parametrized row `{old.id}` of {test} was edited: "
+                       f"the parametrized row {old.name} of {test} was edited: "
                        f"`{_snippet(base.code(old.values[place]), 40)}` became "
                        f"`{_snippet(head.code(edited.values[place]), 40)}` while no code the test calls "
                        f"changed, so the row now agrees with the code instead of checking it.",
-                       row_ids=(old.id,))
+                       row_ids=_known_ids([old]))
 
 
 def _removed_rows(base: Sequence[_Row], head: Sequence[_Row]) -> list[_Row]:
@@ -1172,50 +1318,75 @@ def _runtime_markers(source: _Source) -> Iterator[_Marker]:
             yield _Marker(site.owner, kind, name, site.node, "helper")
 
 
+def _row_markers(source: _Source) -> Iterator[_Marker]:
+    """Skip and xfail marks on one parametrized row (``pytest.param(..., marks=pytest.mark.xfail)``), with the
+    row they are on, in the decorator or in the module-level list it names."""
+    for name, test in source.tests.items():
+        for parametrize in _parametrizations(source, test):
+            for row in parametrize.rows or ():
+                value = row.node.value if isinstance(row.node, cst.Element) else row.node
+                if not _is_param(value):
+                    continue
+                for arg in value.args:  # type: ignore[attr-defined]
+                    if arg.keyword is not None and arg.keyword.value == "marks":
+                        for node, mark, kind in _marks_in(arg.value):
+                            yield _Marker(name, kind, mark, node, "row", row)
+
+
 def _added_markers(pairs: Sequence[_Pair], owners: _TestOwners) -> Iterator[Evidence]:
     def markers(source: _Source | None) -> list[_Marker]:
         if source is None:
             return []
-        return [*source.declared_markers, *_runtime_markers(source)]
+        rows = list(_row_markers(source))
+        on_rows = {id(m.node) for m in rows}
+        return [*(m for m in source.declared_markers if id(m.node) not in on_rows), *rows,
+                *_runtime_markers(source)]
 
-    base_counts: Counter[tuple[str, str | None, str]] = Counter()
+    def key(path: str, owner: str | None, marker: _Marker) -> tuple:
+        # a row's mark is told apart by the row's values: moved to another row, it skips another case
+        return path, owner, marker.name, marker.row.shape if marker.row is not None else None
+
+    base_counts: Counter[tuple] = Counter()
     for pair in pairs:
         if pair.file.kind != "production":
-            base_counts.update((pair.path, m.owner, m.name) for m in markers(pair.base))
+            base_counts.update(key(pair.path, m.owner, m) for m in markers(pair.base))
     for pair in pairs:
         if pair.file.kind == "production" or pair.head is None:
             continue
         if pair.base is None and pair.file.kind == "test":
             continue  # a new test file that starts out skipped weakens nothing that existed
-        seen: Counter[tuple[str, str | None, str]] = Counter()
+        seen: Counter[tuple] = Counter()
         for marker in sorted(markers(pair.head), key=lambda m: pair.head.line(m.node)):  # type: ignore[union-attr]
             path, owner = pair.path, marker.owner
-            if marker.scope == "test" and owner is not None:
+            if marker.scope in ("test", "row") and owner is not None:
                 path, owner = owners.head_to_base.get((pair.path, owner), (pair.path, owner))
-            if marker.scope in ("test", "class", "module") and pair.file.kind == "test" \
+            if marker.scope in ("test", "row", "class", "module") and pair.file.kind == "test" \
                     and (path, owner) not in owners.base_owners:
                 continue  # a new test (or file) that starts out skipped weakens nothing that existed
-            key = (path, owner, marker.name)
-            seen[key] += 1
-            if seen[key] <= base_counts[key]:
+            found = key(path, owner, marker)
+            seen[found] += 1
+            if seen[found] <= base_counts[found]:
                 continue
             yield _marker_evidence(pair, marker)
 
 
 def _marker_evidence(pair: _Pair, marker: _Marker) -> Evidence:
     assert pair.head is not None
+    row = marker.row
     target = {"test": f"the test {marker.owner}", "class": f"every test in {marker.owner}",
               "module": "every test in this file",
-              "helper": f"every test that uses {marker.owner}"}[marker.scope]
+              "helper": f"every test that uses {marker.owner}",
+              "row": f"the parametrized row {row.name if row is not None else ''} of {marker.owner}"}[marker.scope]
+    it, its = ("that case", "the failure of that case") if row is not None else ("it", "its failure")
     if marker.kind is EvidenceKind.XFAIL_MARKER:
-        detail = (f"`{marker.name}` was added to {target}, so its failure is now expected and the "
+        detail = (f"`{marker.name}` was added to {target}, so {its} is now expected and the "
                   f"run passes while the behaviour it checks is still broken.")
     else:
-        detail = (f"`{marker.name}` was added to {target}, so it no longer runs and the behaviour "
+        detail = (f"`{marker.name}` was added to {target}, so {it} no longer runs and the behaviour "
                   f"it checks goes unchecked.")
-    test = marker.owner if marker.scope in ("test", "class") else None
+    test = marker.owner if marker.scope in ("test", "row", "class") else None
     return Evidence(marker.kind, pair.path, pair.head.line(marker.node), test, None,
-                    pair.head.code(marker.node), detail)
+                    pair.head.code(marker.node), detail, row_ids=_known_ids([row]) if row is not None else ())
 
 
 # --------------------------------------------------------------------------- loosened-assertion
@@ -1686,8 +1857,8 @@ def _weaker(before: _Check, after: _Check, base: _Source, head: _Source, honest:
         consequence = "the test now expects what the code returns instead of the value it checked before."
         if not _same_shape(base, before.written_node, head, after.written_node):  # ``parts`` -> ``len(parts)``
             if _is_len(after.written_node) and not _is_len(before.written_node):
-                consequence = (f"only the length of `{_snippet(head.code(after.subject_node), 40)}` is checked now, "  # type: ignore[arg-type]
-                               f"so any result of that length passes.")
+                checked = _snippet(head.code(after.subject_node), 40)  # type: ignore[arg-type]
+                consequence = f"only the length of `{checked}` is checked now, so any result of that length passes."
             return (f"the assertion{about} was changed from `{_snippet(_compared(base, before), 60)}` to "
                     f"`{_snippet(_compared(head, after), 60)}`: {consequence}")
         return (f"the expected value in the assertion{about} was changed from {_shown(base, before, old)} to "

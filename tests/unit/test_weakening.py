@@ -354,14 +354,126 @@ def test_deleted_test_ignores_reformatted_reordered_and_respelled_parametrize_ro
 
 @pytest.mark.parametrize("values, removed, ids", [
     ("[1, 2.5, -3, 'a b', None, True]", "[1]", ("2.5", "-3", "a b", "None", "True")),
-    ("[(1, 2), [3], f(4)]", "[]", ("x0", "x1", "x2")),  # containers and calls: argname + index
+    ("[(1, 2), [3], Point(4)]", "[]", ("x0", "x1", "x2")),  # containers and instances: argname + index
     ("[1, 1, 'é']", "[1]", ("1_1", "\\xe9")),  # duplicates made unique (the first 1 stays), non-ascii escaped
-    ("['a' * 2, 'x' * 0 + 'long']", "[]", ("x0", "x1")),
+    # arithmetic on literals is the value pytest sees ('a' * 2 is "aa", as pytest --collect-only shows)
+    ("['a' * 2, 'x' * 0 + 'long']", "[]", ("aa", "long")),
 ])
 def test_deleted_test_computes_default_row_ids_the_way_pytest_does(values, removed, ids):
     base = f"@pytest.mark.parametrize('x', {values})\ndef test_x(x):\n    assert f(x)\n"
     head = base.replace(values, removed)
     assert [r for *_, r in rows_removed(base, head)] == [ids]
+
+
+def test_deleted_test_names_a_row_whose_id_only_a_run_could_tell_by_its_text():
+    base = "@pytest.mark.parametrize('x', [(1, 2), f(4), 3])\ndef test_x(x):\n    assert g(x)\n"
+    (evidence,) = find_weakening([changed(TEST, base, base.replace("[(1, 2), f(4), 3]", "[]"))])
+    assert evidence.row_ids == ("x0", "3")  # f(4) may be 4 or anything: its id is not guessed
+    assert evidence.detail.startswith("the parametrized rows `x0`, written `f(4)` and `3` of test_x were removed")
+
+
+ROW_IDS = """
+    import enum
+
+    import pytest
+
+    BASE = [(1, 2), (3, 4)]
+    EXTRA = ((9, 9),)
+    LIMIT = 7
+
+
+    class Point:
+        def __init__(self, x):
+            self.x = x
+
+
+    class Color(enum.Enum):
+        RED = 1
+
+
+    def helper():
+        pass
+
+
+    @pytest.mark.parametrize("a, b", [*BASE, (5, 6), pytest.param(7, 8, marks=pytest.mark.xfail), ([1], [2])])
+    def test_star(a, b):
+        pass
+
+
+    @pytest.mark.parametrize("a, b", BASE + [*EXTRA, (Point(1), 2)])
+    def test_concat(a, b):
+        pass
+
+
+    @pytest.mark.parametrize("v", [int, helper, Color.RED, Point, -1, 1e3, None, True, b"x", "a b", "x" * 200, 1 + 2, LIMIT, lambda: 1, f"x{1}"])
+    def test_values(v):
+        pass
+
+
+    @pytest.mark.parametrize("v", [1, 1, "1", 2, "a", "a", "a0"])
+    def test_dupes(v):
+        pass
+
+
+    @pytest.mark.parametrize("v", [[1], [2], pytest.param([3], id="three"), [4]], ids=["one", None, "x", None])
+    def test_idlist(v):
+        pass
+    """
+
+
+def test_parametrize_row_ids_are_the_ids_pytest_collects(tmp_path):
+    """Each row is named by the id ``pytest --collect-only`` gives it, or by its text when only a run can tell."""
+    base = src(ROW_IDS)
+    (tmp_path / "test_rows.py").write_text(base)
+    done = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
+                           "test_rows.py"], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                          stdin=subprocess.DEVNULL, env={**FAST_ENV, "PYTHONDONTWRITEBYTECODE": "1"})
+    collected: dict[str, list[str]] = {}
+    for line in done.stdout.splitlines():
+        if line.startswith("test_rows.py::"):
+            test, _, row = line.removeprefix("test_rows.py::").partition("[")
+            collected.setdefault(test, []).append(row.removesuffix("]"))
+    assert len(collected) == 5, done.stdout
+    head = "\n".join(line for line in base.splitlines() if not line.startswith("@pytest.mark.parametrize"))
+    named = {e.test: e.row_ids for e in find_weakening([changed(TEST, base, head)])}
+    unknown = {"test_values": ["x1"]}  # the f-string f"x{1}": its text is only known when it runs
+    assert named == {test: tuple(i for i in ids if i not in unknown.get(test, []))
+                     for test, ids in collected.items()}
+    assert named["test_star"][-1] == "a4-b4"  # counted after the starred rows, as pytest counts it
+
+
+def test_an_xfail_added_to_one_parametrized_row_names_the_row_pytest_reports_as_xfailed(tmp_path):
+    base = src("""
+        import pytest
+
+        SMALL = [(1, 2), (2, 3)]
+
+
+        @pytest.mark.parametrize("args", [*SMALL, (3, 4), ([5], [6]), (9, 1), (7, 8)])
+        def test_args(args):
+            assert args[0] < args[1]
+        """)
+    head = base.replace("(9, 1)", "pytest.param((9, 1), marks=pytest.mark.xfail)")  # the failing row, marked
+    (evidence,) = find_weakening([changed(TEST, base, head)])
+    (tmp_path / "test_rows.py").write_text(head)
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rx", "-p", "no:cacheprovider", "test_rows.py"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+                          env={**FAST_ENV, "PYTHONDONTWRITEBYTECODE": "1"})
+    (xfailed,) = [line.split()[1] for line in done.stdout.splitlines() if line.startswith("XFAIL ")]
+    assert xfailed == "test_rows.py::test_args[args4]"
+    assert (evidence.kind, evidence.test, evidence.row_ids) == ("xfail-marker", "test_args", ("args4",))
+    assert evidence.line == 6
+    assert evidence.detail.startswith("`pytest.mark.xfail` was added to the parametrized row `args4` of test_args, "
+                                      "so the failure of that case is now expected")
+
+
+def test_an_xfail_moved_to_another_parametrized_row_is_new_and_one_kept_on_its_row_is_not():
+    base = ("@pytest.mark.parametrize('x', [1, pytest.param(2, marks=pytest.mark.xfail), 3])\n"
+            "def test_x(x):\n    assert f(x)\n")
+    assert rows_removed(base, base.replace("[1, pytest", "[0, 1, pytest")) == []
+    moved = base.replace("[1, pytest.param(2, marks=pytest.mark.xfail), 3]",
+                         "[1, 2, pytest.param(3, marks=pytest.mark.xfail)]")
+    assert rows_removed(base, moved) == [("xfail-marker", 1, "test_x", ("3",))]
 
 
 def test_deleted_test_row_ids_prefer_explicit_ids_and_the_ids_list():
