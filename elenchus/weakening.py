@@ -46,7 +46,9 @@ __all__ = [
     "Evidence",
     "EvidenceKind",
     "FILE_KINDS",
+    "callers",
     "find_weakening",
+    "test_calls",
     "test_literals",
 ]
 
@@ -102,6 +104,9 @@ class Evidence:
     ``row_ids`` are the pytest ids of the parametrized rows a ``deleted-test``
     (or an edited row's ``loosened-assertion``) is about, as they appeared at
     Base (``("3-4", "five")``); empty for every other piece of evidence.
+    ``function`` is the qualified name of the production function a
+    ``hardcoded-special-case`` sits in (``discount``, ``Cart.total``): a run of
+    other inputs through it (a held-out test) is what can confirm it.
     """
 
     kind: str
@@ -113,6 +118,7 @@ class Evidence:
     detail: str
     source: str = "static"
     row_ids: tuple[str, ...] = ()
+    function: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", str(self.kind))  # an EvidenceKind becomes its plain id
@@ -183,6 +189,32 @@ def find_weakening(files: Sequence[ChangedFile], *, unchanged_tests: Iterable[st
             evidence.extend(_hardcoded_test_values(pair, asserted))
             evidence.extend(_harness_tampering(pair))
     return _ordered(evidence)
+
+
+def test_calls(source: str) -> dict[str, frozenset[str]]:
+    """The names each test of a test file calls (the last part of each callee: ``discount``, ``total`` for
+    ``cart.total()``), by the test's pytest name (``TestCart::test_total``); {} when the file does not parse."""
+    parsed = _parse(source)
+    if not isinstance(parsed, _Source):
+        return {}
+    return {name: frozenset(_names_called(test)) for name, test in parsed.tests.items()}
+
+
+def callers(sources: Iterable[str], names: Iterable[str]) -> frozenset[str]:
+    """``names`` and the functions of the given sources that call one of them, transitively, by last name
+    (a wrapper of a special-cased function reaches it too); unparseable sources add nothing."""
+    calls: dict[str, set[str]] = {}
+    for text in sources:
+        parsed = _parse(text)
+        if isinstance(parsed, _Source):
+            for qualname, function in parsed.functions.items():
+                calls.setdefault(qualname.rsplit(".", 1)[-1], set()).update(_names_called(function.body))
+    reached = set(names)
+    while True:
+        more = {name for name, called in calls.items() if called & reached} - reached
+        if not more:
+            return frozenset(reached)
+        reached |= more
 
 
 def test_literals(sources: Iterable[str]) -> frozenset[object]:
@@ -2460,7 +2492,7 @@ def _special_cases(pair: _Pair, literals: frozenset[object], asserted: _Asserted
                        f"{_owner_words(site)} now special-cases the input the tests use "
                        f"(`{_snippet(condition, 100)}`) and answers with the fixed value "
                        f"`{_snippet(head.code(outcome), 40)}`, so those tests pass while every other input "
-                       f"still takes the old path.")
+                       f"still takes the old path.", function=site.owner if site.owner != _MODULE else None)
     # A function that now returns the very value an assertion expects.
     base_exits = _sites(base, "exit")
     for site in _added(base_exits, head.of("exit"), _owned_shape):
@@ -2472,7 +2504,7 @@ def _special_cases(pair: _Pair, literals: frozenset[object], asserted: _Asserted
             yield Evidence(EvidenceKind.HARDCODED_SPECIAL_CASE, pair.path, head.line(node), None, None,
                            head.code(node),
                            f"{site.owner} now returns the fixed value `{_snippet(head.code(node.value), 40)}`, "  # type: ignore[arg-type]
-                           f"which is exactly what a test asserts, instead of computing it.")
+                           f"which is exactly what a test asserts, instead of computing it.", function=site.owner)
 
 
 def _fixture_returns(source: _Source | None) -> dict[str, tuple[cst.CSTNode, object]]:

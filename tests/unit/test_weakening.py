@@ -137,6 +137,12 @@ def test_deleted_rows_repair_case_names_the_removed_rows_by_their_pytest_ids():
     assert "`200-10-180.0` and `quarter-off`" in evidence.detail
 
 
+def test_hardcoded_special_case_names_the_function_a_held_out_run_can_confirm_it_through():
+    assert [(e.line, e.function) for e in case_evidence("hardcoded-special-case")] == [
+        (8, "discount"), (10, "discount"), (17, "parse_quantity")]
+    assert {e.function for e in case_evidence("deleted-test")} == {None}
+
+
 def test_derived_expectation_repair_case_quotes_the_derived_expected_value():
     (evidence,) = case_evidence("derived-expectation")
     assert "`[3, 12, 5][:len(quantities)]`" in evidence.detail
