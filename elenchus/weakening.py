@@ -24,6 +24,7 @@ everything here carries ``source="static"``.
 
 from __future__ import annotations
 
+import builtins
 import enum
 import io
 import shlex
@@ -32,6 +33,7 @@ from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
+from types import BuiltinFunctionType
 
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
@@ -44,7 +46,9 @@ __all__ = [
     "Evidence",
     "EvidenceKind",
     "FILE_KINDS",
+    "callers",
     "find_weakening",
+    "test_calls",
     "test_literals",
 ]
 
@@ -100,6 +104,9 @@ class Evidence:
     ``row_ids`` are the pytest ids of the parametrized rows a ``deleted-test``
     (or an edited row's ``loosened-assertion``) is about, as they appeared at
     Base (``("3-4", "five")``); empty for every other piece of evidence.
+    ``function`` is the qualified name of the production function a
+    ``hardcoded-special-case`` sits in (``discount``, ``Cart.total``): a run of
+    other inputs through it (a held-out test) is what can confirm it.
     """
 
     kind: str
@@ -111,6 +118,7 @@ class Evidence:
     detail: str
     source: str = "static"
     row_ids: tuple[str, ...] = ()
+    function: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", str(self.kind))  # an EvidenceKind becomes its plain id
@@ -181,6 +189,32 @@ def find_weakening(files: Sequence[ChangedFile], *, unchanged_tests: Iterable[st
             evidence.extend(_hardcoded_test_values(pair, asserted))
             evidence.extend(_harness_tampering(pair))
     return _ordered(evidence)
+
+
+def test_calls(source: str) -> dict[str, frozenset[str]]:
+    """The names each test of a test file calls (the last part of each callee: ``discount``, ``total`` for
+    ``cart.total()``), by the test's pytest name (``TestCart::test_total``); {} when the file does not parse."""
+    parsed = _parse(source)
+    if not isinstance(parsed, _Source):
+        return {}
+    return {name: frozenset(_names_called(test)) for name, test in parsed.tests.items()}
+
+
+def callers(sources: Iterable[str], names: Iterable[str]) -> frozenset[str]:
+    """``names`` and the functions of the given sources that call one of them, transitively, by last name
+    (a wrapper of a special-cased function reaches it too); unparseable sources add nothing."""
+    calls: dict[str, set[str]] = {}
+    for text in sources:
+        parsed = _parse(text)
+        if isinstance(parsed, _Source):
+            for qualname, function in parsed.functions.items():
+                calls.setdefault(qualname.rsplit(".", 1)[-1], set()).update(_names_called(function.body))
+    reached = set(names)
+    while True:
+        more = {name for name, called in calls.items() if called & reached} - reached
+        if not more:
+            return frozenset(reached)
+        reached |= more
 
 
 def test_literals(sources: Iterable[str]) -> frozenset[object]:
@@ -525,7 +559,8 @@ class _Marker:
     kind: EvidenceKind  # SKIPPED_TEST or XFAIL_MARKER
     name: str  # e.g. "pytest.mark.skip"
     node: cst.CSTNode
-    scope: str  # "test", "class", "module"
+    scope: str  # "test", "class", "module", "helper", or "row" (``pytest.param(..., marks=...)``)
+    row: _Row | None = None  # the parametrized row a "row" marker is on
 
 
 _PYTEST_MARKS = {"skip": EvidenceKind.SKIPPED_TEST, "skipif": EvidenceKind.SKIPPED_TEST,
@@ -862,7 +897,13 @@ class _Row:
     node: cst.CSTNode  # the element as written
     shape: tuple  # ("row", value shapes...): the spelling, ``id=`` and ``marks=`` left out
     values: tuple[cst.CSTNode, ...] | None  # one node per argname; None when not spelled out
-    id: str  # the pytest id of the row (of this decorator's part, when decorators are stacked)
+    id: str | None  # the pytest id of the row (of this decorator's part, when decorators are stacked);
+    # None when only a run could tell it (an f-string, a value from a call, an ``ids`` function)
+    text: str  # the row as written, on one line: what the wording names when the id is not known
+
+    @property
+    def name(self) -> str:
+        return f"`{self.id}`" if self.id is not None else f"written `{_snippet(self.text, 60)}`"
 
 
 @dataclass(frozen=True, slots=True)
@@ -897,29 +938,117 @@ def _id_of_value(value: object) -> str | None:
     return None
 
 
-def _default_id(node: cst.CSTNode, argname: str, index: int) -> str:
-    """pytest's generated id for one value: its text for a literal, else ``argname`` + row index."""
-    value = _literal(node)
+_GENERATED = object()  # a value whose id is ``argname`` + row index: it is not a literal and has no __name__
+
+
+def _value_id(source: _Source, node: cst.CSTNode, depth: int = 0) -> object:
+    """What pytest's id for a value written as ``node`` is, read statically.
+
+    A str (the id), ``_GENERATED`` (pytest falls back to ``argname`` + row index: a container, an
+    instance) or None (only a run could tell: an f-string, arithmetic, a function's result, an import).
+    pytest names a value by its text when it is a literal, by ``__name__`` when it has one (a class, a
+    function, a lambda), by ``str()`` for an enum member.
+    """
+    value = _folded(node)
     if isinstance(value, (str, bytes)) and len(value) > 100:  # pytest's default "short" strategy
-        return f"{argname}{index}"
-    text = _id_of_value(value) if value is not _NO_VALUE else None
-    return text if text is not None else f"{argname}{index}"
+        return _GENERATED
+    if value is not _NO_VALUE:
+        text = _id_of_value(value)
+        return text if text is not None else _GENERATED
+    if isinstance(node, cst.Lambda):
+        return "<lambda>"
+    if isinstance(node, cst.GeneratorExp):
+        return "<genexpr>"
+    if isinstance(node, (cst.List, cst.Tuple, cst.Set, cst.Dict, cst.ListComp, cst.SetComp, cst.DictComp)):
+        return _GENERATED
+    if isinstance(node, cst.Name):
+        name = node.value
+        if name in source.functions or name in source.classes:
+            return name
+        assigned = _module_value(source, name)
+        if assigned is not None:
+            return _value_id(source, assigned, depth + 1) if depth < 5 else None
+        builtin = getattr(builtins, name, None)
+        if name not in _bound_by_imports(source) and isinstance(builtin, type | BuiltinFunctionType):
+            return name  # int, str, ValueError, len
+        return None
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value in source.classes \
+            and _is_plain_enum(source.classes[node.value.value]):
+        return f"{node.value.value}.{node.attr.value}"  # str() of a plain Enum member
+    if isinstance(node, cst.Call):
+        callee = _last(node.func)
+        if callee in source.classes and not _is_plain_enum(source.classes[callee]) \
+                or callee[:1].isupper() and callee not in source.classes:
+            return _GENERATED  # an instance (a class is named in CapWords): it has no __name__
+    return None
 
 
-def _unique_ids(ids: list[str]) -> list[str]:
-    """Duplicates made unique the way pytest does it (``a``, ``a`` -> ``a0``, ``a1``; ``3`` -> ``3_0``)."""
-    counts = Counter(ids)
-    if len(counts) == len(ids):
+_FOLDED_OPERATORS = {cst.Add: lambda a, b: a + b, cst.Subtract: lambda a, b: a - b,
+                     cst.Multiply: lambda a, b: a * b}
+
+
+def _folded(node: cst.CSTNode) -> object:
+    """The value of a literal or of ``+``, ``-``, ``*`` on literals (``'a' * 2``), which pytest names by that
+    value; _NO_VALUE otherwise. A result that would be large is not built."""
+    if not isinstance(node, cst.BinaryOperation):
+        return _literal(node)
+    operation = _FOLDED_OPERATORS.get(type(node.operator))
+    left, right = _folded(node.left), _folded(node.right)
+    scalar = (str, bytes, int, float)
+    if operation is None or not isinstance(left, scalar) or not isinstance(right, scalar):
+        return _NO_VALUE
+    if isinstance(node.operator, cst.Multiply) and any(isinstance(side, (str, bytes)) for side in (left, right)) \
+            and any(isinstance(side, int) and side > 10_000 for side in (left, right)):
+        return _NO_VALUE
+    try:
+        return operation(left, right)
+    except TypeError:
+        return _NO_VALUE
+
+
+def _is_plain_enum(cls: cst.ClassDef) -> bool:
+    return any(_dotted(base.value) in ("Enum", "enum.Enum") for base in cls.bases)
+
+
+def _bound_by_imports(source: _Source) -> set[str]:
+    """The names a file's imports bind (``from x import len`` hides the builtin)."""
+    names: set[str] = set()
+    for site in source.of("import"):
+        node = site.node
+        if not isinstance(node, (cst.Import, cst.ImportFrom)) or isinstance(node.names, cst.ImportStar):
+            continue
+        for alias in node.names:
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                names.add(alias.asname.name.value)
+            else:
+                names.add((_dotted(alias.name) or "").split(".")[0])
+    return names
+
+
+def _default_id(source: _Source, node: cst.CSTNode, argname: str, index: int | None) -> str | None:
+    """pytest's generated id for one value: its text, its name, or ``argname`` + row index; None if unknown."""
+    found = _value_id(source, node)
+    if found is _GENERATED:
+        return f"{argname}{index}" if index is not None else None
+    return found  # type: ignore[return-value]
+
+
+def _unique_ids(ids: list[str | None]) -> list[str | None]:
+    """Duplicates made unique the way pytest does it (``a``, ``a`` -> ``a0``, ``a1``; ``3`` -> ``3_0``).
+
+    Ids not known statically (None) take part in no comparison and stay None.
+    """
+    counts = Counter(i for i in ids if i is not None)
+    if all(count < 2 for count in counts.values()):
         return ids
-    taken = set(ids)
     suffixes: Counter[str] = Counter()
     unique = list(ids)
     for index, text in enumerate(ids):
-        if counts[text] < 2:
+        if text is None or counts[text] < 2:
             continue
         separator = "_" if text and text[-1].isdigit() else ""
         candidate = f"{text}{separator}{suffixes[text]}"
-        while candidate in taken:
+        while candidate in set(unique):  # pytest checks against the ids as renamed so far
             suffixes[text] += 1
             candidate = f"{text}{separator}{suffixes[text]}"
         unique[index] = candidate
@@ -969,26 +1098,59 @@ def _is_param(node: cst.CSTNode) -> bool:
     return isinstance(node, cst.Call) and _dotted(node.func) in ("pytest.param", "param")
 
 
-def _rows(source: _Source, argnames: tuple[str, ...], values: cst.List | cst.Tuple,
+def _elements(source: _Source, node: cst.CSTNode, depth: int = 0) -> list[cst.BaseElement | None] | None:
+    """The elements of an argument-values list as pytest sees them, or None when it is not a display.
+
+    A starred part (``*BASE_CASES``) and a concatenation (``BASE + EXTRA``) of module-level displays are
+    spelled out, so each row is counted where pytest counts it; a part of unknown length is one None.
+    """
+    if depth > 5:
+        return None
+    if isinstance(node, cst.Name):
+        value = _module_value(source, node.value)
+        return _elements(source, value, depth + 1) if value is not None else None
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+        left, right = _elements(source, node.left, depth + 1), _elements(source, node.right, depth + 1)
+        return left + right if left is not None and right is not None else None
+    if not isinstance(node, (cst.List, cst.Tuple)):
+        return None
+    found: list[cst.BaseElement | None] = []
+    for element in node.elements:
+        if isinstance(element, cst.StarredElement):
+            inner = _elements(source, element.value, depth + 1)
+            found += inner if inner is not None else [None]
+        else:
+            found.append(element)
+    return found
+
+
+def _rows(source: _Source, argnames: tuple[str, ...], elements: Sequence[cst.BaseElement | None],
           ids: cst.CSTNode | None) -> tuple[_Row, ...]:
-    """The rows of an argument-values display, each with its pytest id."""
-    id_list: list[object] = []
-    if isinstance(ids, (cst.List, cst.Tuple)):  # a callable ``ids`` cannot be read: defaults then
-        id_list = [_literal(e.value) if isinstance(e, cst.Element) else _NO_VALUE for e in ids.elements]
+    """The rows of an argument-values list, each with its pytest id (see ``_Row.id``).
+
+    pytest's order: ``pytest.param(id=...)``, then the ``ids`` list entry that is not None, then the
+    values' own ids joined by ``-``; auto ids count rows from 0 over the whole list.
+    """
+    id_list: list[object] | None = []  # None: ``ids`` is a function (or unreadable), called by pytest
+    if ids is not None and not (isinstance(ids, cst.Name) and ids.value == "None"):
+        listed = _elements(source, ids)
+        id_list = None if listed is None or None in listed else [
+            e.value if isinstance(e, cst.Element) else None for e in listed]
     found: list[tuple[cst.CSTNode, tuple, tuple[cst.CSTNode, ...] | None]] = []
-    texts: list[str] = []
-    for index, element in enumerate(values.elements):
-        explicit: object = _NO_VALUE
+    texts: list[str | None] = []
+    index: int | None = 0
+    for element in elements:
+        if element is None:  # a starred part of unknown length: the rows after it have unknown indices
+            index = None
+            continue
+        explicit: cst.CSTNode | None = None
         nodes: tuple[cst.CSTNode, ...] | None = None
         value = element.value
-        if isinstance(element, cst.StarredElement):
-            pass
-        elif _is_param(value):
+        if _is_param(value):
             assert isinstance(value, cst.Call)
             if not any(a.star for a in value.args):
                 nodes = tuple(a.value for a in value.args if a.keyword is None)
-            explicit = next((_literal(a.value) for a in value.args
-                             if a.keyword is not None and a.keyword.value == "id"), _NO_VALUE)
+            explicit = next((a.value for a in value.args if a.keyword is not None and a.keyword.value == "id"), None)
         elif len(argnames) == 1:
             nodes = (value,)
         elif isinstance(value, (cst.Tuple, cst.List)) and all(isinstance(e, cst.Element) for e in value.elements):
@@ -997,18 +1159,30 @@ def _rows(source: _Source, argnames: tuple[str, ...], values: cst.List | cst.Tup
             shape = ("row", *(source.shape(n) for n in nodes))
         else:
             nodes, shape = None, ("row", "?", source.shape(element))
-        listed = id_list[index] if index < len(id_list) else _NO_VALUE
-        if isinstance(explicit, str):
-            texts.append(_escaped(explicit))
-        elif listed is not _NO_VALUE and listed is not None and _id_of_value(listed) is not None:
-            texts.append(_id_of_value(listed))  # type: ignore[arg-type]
-        elif nodes is not None:
-            texts.append("-".join(_default_id(n, a, index) for n, a in zip(nodes, argnames)))
-        else:
-            texts.append("-".join(f"{a}{index}" for a in argnames))
+        texts.append(_row_id(source, argnames, nodes, explicit, id_list, index))
         found.append((element, shape, nodes))
-    return tuple(_Row(node, shape, nodes, text)
+        index = index + 1 if index is not None else None
+    return tuple(_Row(node, shape, nodes, text, _one_line(source.code(node.value if isinstance(node, cst.Element)
+                                                                        else node)))
                  for (node, shape, nodes), text in zip(found, _unique_ids(texts)))
+
+
+def _row_id(source: _Source, argnames: tuple[str, ...], nodes: tuple[cst.CSTNode, ...] | None,
+            explicit: cst.CSTNode | None, id_list: list[object] | None, index: int | None) -> str | None:
+    """One row's id before duplicates are told apart; None when only a run could tell it."""
+    if explicit is not None and not (isinstance(explicit, cst.Name) and explicit.value == "None"):
+        value = _literal(explicit)
+        return _escaped(value) if isinstance(value, str) else None
+    if id_list is None or index is None and id_list:
+        return None  # an ids function, or an ids list whose entry cannot be found
+    entry = id_list[index] if index is not None and index < len(id_list) else None
+    if entry is not None and not (isinstance(entry, cst.Name) and entry.value == "None"):
+        value = _literal(entry)  # type: ignore[arg-type]
+        return _id_of_value(value) if value is not _NO_VALUE else None
+    if nodes is None:
+        return None
+    parts = [_default_id(source, n, a, index) for n, a in zip(nodes, argnames)]
+    return None if None in parts else "-".join(parts)  # type: ignore[arg-type]
 
 
 def _parametrizations(source: _Source, test: cst.FunctionDef) -> list[_Parametrize]:
@@ -1025,9 +1199,10 @@ def _parametrizations(source: _Source, test: cst.FunctionDef) -> list[_Parametri
         argnames, values = _argnames(args.get("argnames")), args.get("argvalues")
         if argnames is None or values is None:
             continue
-        if isinstance(values, cst.Name):  # @parametrize("x", CASES) with CASES a module constant
+        elements = _elements(source, values)  # @parametrize("x", CASES) with CASES a module constant too
+        if isinstance(values, cst.Name):
             values = _module_value(source, values.value) or values
-        rows = _rows(source, argnames, values, args.get("ids")) if isinstance(values, (cst.List, cst.Tuple)) else None
+        rows = _rows(source, argnames, elements, args.get("ids")) if elements is not None else None
         found.append(_Parametrize(argnames, decorator, values, rows))
     return found
 
@@ -1048,9 +1223,13 @@ def _row_shapes_in(source: _Source, node: cst.CSTNode) -> set[tuple]:
     return found
 
 
-def _listed(ids: Sequence[str]) -> str:
-    quoted = [f"`{i}`" for i in ids]
-    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+def _listed(rows: Sequence[_Row]) -> str:
+    named = [row.name for row in rows]
+    return named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
+
+
+def _known_ids(rows: Iterable[_Row]) -> tuple[str, ...]:
+    return tuple(row.id for row in rows if row.id is not None)
 
 
 def _deleted_rows(pairs: Sequence[_Pair], owners: _TestOwners, repaired: frozenset[str]) -> Iterator[Evidence]:
@@ -1084,15 +1263,15 @@ def _deleted_rows(pairs: Sequence[_Pair], owners: _TestOwners, repaired: frozens
                     kept = _row_shapes_in(head, head_test)
                     gone = [row for row in before.rows if row.shape not in kept]
                     if gone:
-                        ids = tuple(row.id for row in gone)
+                        one = len(gone) == 1
                         yield Evidence(EvidenceKind.DELETED_TEST, pair.path, base.line(before.decorator), name,
                                        base.code(before.decorator), None,
                                        f"the parametrize decorator of {name} was removed, so its "
-                                       f"{'row' if len(ids) == 1 else 'rows'} {_listed(ids)} no longer "
-                                       f"{'runs' if len(ids) == 1 else 'run'} and the "
-                                       f"{'case it' if len(ids) == 1 else 'cases they'} checked "
-                                       f"{'is' if len(ids) == 1 else 'are'} no longer tested.",
-                                       row_ids=ids)
+                                       f"{'row' if one else 'rows'} {_listed(gone)} no longer "
+                                       f"{'runs' if one else 'run'} and the "
+                                       f"{'case it' if one else 'cases they'} checked "
+                                       f"{'is' if one else 'are'} no longer tested.",
+                                       row_ids=_known_ids(gone))
                     continue
                 if after.rows is None:
                     continue
@@ -1113,25 +1292,24 @@ def _row_changes(pair: _Pair, test: str, before: _Parametrize, after: _Parametri
             new.remove(match[0])
             edits.append((row, *match))
     if gone:
-        ids = tuple(row.id for row in gone)
-        one = len(ids) == 1
+        one = len(gone) == 1
         # (the rows removed, not the whole list before and after: a reader looks for what went)
         yield Evidence(EvidenceKind.DELETED_TEST, pair.path, base.line(gone[0].node), test,
                        "\n".join(base.code(row.node).strip().rstrip(",") for row in gone), None,
-                       f"the parametrized {'row' if one else 'rows'} {_listed(ids)} of {test} "
+                       f"the parametrized {'row' if one else 'rows'} {_listed(gone)} of {test} "
                        f"{'was' if one else 'were'} removed, so the {'case it' if one else 'cases they'} "
-                       f"checked {'is' if one else 'are'} no longer tested.", row_ids=ids)
+                       f"checked {'is' if one else 'are'} no longer tested.", row_ids=_known_ids(gone))
     if honest:
         return
     for old, edited, place in edits:
         assert old.values is not None and edited.values is not None
         yield Evidence(EvidenceKind.LOOSENED_ASSERTION, pair.path, head.line(edited.node), test,
                        base.code(old.node), head.code(edited.node),
-                       f"the parametrized row `{old.id}` of {test} was edited: "
+                       f"the parametrized row {old.name} of {test} was edited: "
                        f"`{_snippet(base.code(old.values[place]), 40)}` became "
                        f"`{_snippet(head.code(edited.values[place]), 40)}` while no code the test calls "
                        f"changed, so the row now agrees with the code instead of checking it.",
-                       row_ids=(old.id,))
+                       row_ids=_known_ids([old]))
 
 
 def _removed_rows(base: Sequence[_Row], head: Sequence[_Row]) -> list[_Row]:
@@ -1172,50 +1350,75 @@ def _runtime_markers(source: _Source) -> Iterator[_Marker]:
             yield _Marker(site.owner, kind, name, site.node, "helper")
 
 
+def _row_markers(source: _Source) -> Iterator[_Marker]:
+    """Skip and xfail marks on one parametrized row (``pytest.param(..., marks=pytest.mark.xfail)``), with the
+    row they are on, in the decorator or in the module-level list it names."""
+    for name, test in source.tests.items():
+        for parametrize in _parametrizations(source, test):
+            for row in parametrize.rows or ():
+                value = row.node.value if isinstance(row.node, cst.Element) else row.node
+                if not _is_param(value):
+                    continue
+                for arg in value.args:  # type: ignore[attr-defined]
+                    if arg.keyword is not None and arg.keyword.value == "marks":
+                        for node, mark, kind in _marks_in(arg.value):
+                            yield _Marker(name, kind, mark, node, "row", row)
+
+
 def _added_markers(pairs: Sequence[_Pair], owners: _TestOwners) -> Iterator[Evidence]:
     def markers(source: _Source | None) -> list[_Marker]:
         if source is None:
             return []
-        return [*source.declared_markers, *_runtime_markers(source)]
+        rows = list(_row_markers(source))
+        on_rows = {id(m.node) for m in rows}
+        return [*(m for m in source.declared_markers if id(m.node) not in on_rows), *rows,
+                *_runtime_markers(source)]
 
-    base_counts: Counter[tuple[str, str | None, str]] = Counter()
+    def key(path: str, owner: str | None, marker: _Marker) -> tuple:
+        # a row's mark is told apart by the row's values: moved to another row, it skips another case
+        return path, owner, marker.name, marker.row.shape if marker.row is not None else None
+
+    base_counts: Counter[tuple] = Counter()
     for pair in pairs:
         if pair.file.kind != "production":
-            base_counts.update((pair.path, m.owner, m.name) for m in markers(pair.base))
+            base_counts.update(key(pair.path, m.owner, m) for m in markers(pair.base))
     for pair in pairs:
         if pair.file.kind == "production" or pair.head is None:
             continue
         if pair.base is None and pair.file.kind == "test":
             continue  # a new test file that starts out skipped weakens nothing that existed
-        seen: Counter[tuple[str, str | None, str]] = Counter()
+        seen: Counter[tuple] = Counter()
         for marker in sorted(markers(pair.head), key=lambda m: pair.head.line(m.node)):  # type: ignore[union-attr]
             path, owner = pair.path, marker.owner
-            if marker.scope == "test" and owner is not None:
+            if marker.scope in ("test", "row") and owner is not None:
                 path, owner = owners.head_to_base.get((pair.path, owner), (pair.path, owner))
-            if marker.scope in ("test", "class", "module") and pair.file.kind == "test" \
+            if marker.scope in ("test", "row", "class", "module") and pair.file.kind == "test" \
                     and (path, owner) not in owners.base_owners:
                 continue  # a new test (or file) that starts out skipped weakens nothing that existed
-            key = (path, owner, marker.name)
-            seen[key] += 1
-            if seen[key] <= base_counts[key]:
+            found = key(path, owner, marker)
+            seen[found] += 1
+            if seen[found] <= base_counts[found]:
                 continue
             yield _marker_evidence(pair, marker)
 
 
 def _marker_evidence(pair: _Pair, marker: _Marker) -> Evidence:
     assert pair.head is not None
+    row = marker.row
     target = {"test": f"the test {marker.owner}", "class": f"every test in {marker.owner}",
               "module": "every test in this file",
-              "helper": f"every test that uses {marker.owner}"}[marker.scope]
+              "helper": f"every test that uses {marker.owner}",
+              "row": f"the parametrized row {row.name if row is not None else ''} of {marker.owner}"}[marker.scope]
+    it, its = ("that case", "the failure of that case") if row is not None else ("it", "its failure")
     if marker.kind is EvidenceKind.XFAIL_MARKER:
-        detail = (f"`{marker.name}` was added to {target}, so its failure is now expected and the "
+        detail = (f"`{marker.name}` was added to {target}, so {its} is now expected and the "
                   f"run passes while the behaviour it checks is still broken.")
     else:
-        detail = (f"`{marker.name}` was added to {target}, so it no longer runs and the behaviour "
+        detail = (f"`{marker.name}` was added to {target}, so {it} no longer runs and the behaviour "
                   f"it checks goes unchecked.")
-    test = marker.owner if marker.scope in ("test", "class") else None
+    test = marker.owner if marker.scope in ("test", "row", "class") else None
     return Evidence(marker.kind, pair.path, pair.head.line(marker.node), test, None,
-                    pair.head.code(marker.node), detail)
+                    pair.head.code(marker.node), detail, row_ids=_known_ids([row]) if row is not None else ())
 
 
 # --------------------------------------------------------------------------- loosened-assertion
@@ -1285,6 +1488,10 @@ class _Check:
     exceptions: frozenset[str] | None = None  # for raises checks
     match: bool = False  # a raises check that also matches the message
     sides: tuple[cst.CSTNode, cst.CSTNode] | None = None  # both sides of an equality, as written
+    # The expected side and the checked side as written (``len(parts)``, where ``subject`` is ``parts``):
+    # the wording quotes their source, not only the value.
+    expected_node: cst.CSTNode | None = None
+    written_node: cst.CSTNode | None = None
 
 
 class _CheckFinder(cst.CSTVisitor):
@@ -1319,7 +1526,9 @@ class _CheckFinder(cst.CSTVisitor):
 
     def _check(self, node: cst.CSTNode, strength: _Strength, subject: cst.CSTNode | None = None,
                **extra: object) -> _Check:
+        written = subject
         subject = _unwrap_len(subject) if subject is not None else None
+        extra.setdefault("written_node", written)
         return _Check(node, self.source.shape(node), strength,
                       self.source.shape(subject) if subject is not None else None, subject,
                       **extra)  # type: ignore[arg-type]
@@ -1364,10 +1573,11 @@ class _CheckFinder(cst.CSTVisitor):
             return self._check(node, _EXACT, _mock_of(node))
         if last in _EXACT_METHODS:
             return self._check(node, _EXACT, subject, op="==", expected=_literal(expected),
-                               sides=(args[0], args[1]) if len(args) > 1 else None)
+                               sides=(args[0], args[1]) if len(args) > 1 else None, expected_node=expected)
         if last in _APPROX_METHODS:
             return self._check(node, _APPROX, subject, op="approx", expected=_literal(expected),
-                               tolerance=_almost_equal_tolerance(node, last))
+                               tolerance=_almost_equal_tolerance(node, last), expected_node=expected,
+                               sides=(args[0], args[1]) if len(args) > 1 else None)
         if last in _RELATIONAL_METHODS:
             op = {"assertGreater": ">", "assertGreaterEqual": ">=", "assertLess": "<",
                   "assertLessEqual": "<="}.get(last)
@@ -1503,7 +1713,7 @@ def _judge_comparison(expr: cst.Comparison) -> tuple[_Strength, cst.CSTNode | No
         op = _ORDER_FLIP[op]
     assert subject is not None and expected is not None
     value = _literal(expected)
-    extra: dict[str, object] = {"op": op, "expected": value}
+    extra: dict[str, object] = {"op": op, "expected": value, "expected_node": expected}
     if op in ("==", "is"):
         if _dotted(expected) in ("ANY", "mock.ANY", "unittest.mock.ANY") or \
                 _dotted(subject) in ("ANY", "mock.ANY", "unittest.mock.ANY"):
@@ -1515,7 +1725,7 @@ def _judge_comparison(expr: cst.Comparison) -> tuple[_Strength, cst.CSTNode | No
             explicit = len(args) > 1 or any(a.keyword is not None and a.keyword.value in ("rel", "abs")
                                             for a in approx.args)
             extra = {"op": "approx", "expected": _literal(args[0].value) if args else _NO_VALUE,
-                     "tolerance": tolerance}
+                     "tolerance": tolerance, "sides": (left, right), "expected_node": expected}
             return (_APPROX if explicit else _EXACT), subject, extra
         return _EXACT, subject, {**extra, "sides": (left, right)}
     if op in ("!=", "is not"):
@@ -1676,9 +1886,15 @@ def _weaker(before: _Check, after: _Check, base: _Source, head: _Source, honest:
     if before.op in ("==", "is", "approx"):
         if honest and before.strength is after.strength:
             return None
-        return (f"the expected value in the assertion{about} was changed from {old!r} to {new!r}: "
-                f"the test now expects what the code returns instead of the value it checked "
-                f"before.")
+        consequence = "the test now expects what the code returns instead of the value it checked before."
+        if not _same_shape(base, before.written_node, head, after.written_node):  # ``parts`` -> ``len(parts)``
+            if _is_len(after.written_node) and not _is_len(before.written_node):
+                checked = _snippet(head.code(after.subject_node), 40)  # type: ignore[arg-type]
+                consequence = f"only the length of `{checked}` is checked now, so any result of that length passes."
+            return (f"the assertion{about} was changed from `{_snippet(_compared(base, before), 60)}` to "
+                    f"`{_snippet(_compared(head, after), 60)}`: {consequence}")
+        return (f"the expected value in the assertion{about} was changed from {_shown(base, before, old)} to "
+                f"{_shown(head, after, new)}: {consequence}")
     if before.op in ("<", "<=", ">", ">=") and isinstance(old, (int, float)) and isinstance(new, (int, float)):
         looser = new > old if before.op in ("<", "<=") else new < old
         if looser:
@@ -1689,6 +1905,28 @@ def _weaker(before: _Check, after: _Check, base: _Source, head: _Source, honest:
             return (f"the accepted values in the assertion{about} were widened from {old!r} to "
                     f"{new!r}.")
     return None
+
+
+def _same_shape(base: _Source, old: cst.CSTNode | None, head: _Source, new: cst.CSTNode | None) -> bool:
+    if old is None or new is None:
+        return old is new
+    return base.shape(old) == head.shape(new)
+
+
+def _compared(source: _Source, check: _Check) -> str:
+    """The comparison a check makes, as written: ``len(parts) == 3``, ``self.assertEqual(a, b)``."""
+    node = check.node.test if isinstance(check.node, cst.Assert) else check.node
+    return _one_line(source.code(node))
+
+
+def _shown(source: _Source, check: _Check, value: object) -> str:
+    """An expected value as the test writes it: a literal's own text (``[1, 2]``, never the tuple the value is
+    read as), any other expression quoted whole (```pytest.approx(0.5)```)."""
+    node = check.expected_node
+    if node is None:
+        return repr(value)
+    text = _snippet(_one_line(source.code(node)), 60)
+    return text if _is_literal(node) else f"`{text}`"
 
 
 def _names(exceptions: frozenset[str]) -> str:
@@ -1720,6 +1958,7 @@ class _Derived:
     result: cst.CSTNode
     expected: cst.CSTNode  # the computed expression (a local's value when the expected side names one)
     form: str  # "itself", "prefix", "cut", "filter" or "other"
+    via: tuple[tuple[str, cst.CSTNode], ...] = ()  # locals the expression reads that hold the result's part
 
 
 def _independent(check: _Check, source: _Source, local_values: Mapping[str, list[cst.CSTNode]]) -> bool:
@@ -1732,7 +1971,9 @@ def _derivation(check: _Check, source: _Source, local_values: Mapping[str, list[
     """How the expected side of an equality is derived from its result side, or None when it is independent.
 
     Either side may be the result: the other is derived from it when it contains
-    it (by shape), directly or through a local assigned in the test. A result
+    it (by shape), directly or through locals assigned in the test (``n =
+    len(result)`` read by ``expected[:n]``), inside a wrapping call too
+    (``pytest.approx(expected[:len(result)])``, ``sorted(expected)``). A result
     wrapped in a conversion (``sorted(result)``, ``set(result)``) counts as the
     value it wraps; other calls do not (``total(cart) == cart.price * 2`` is an
     independent expectation).
@@ -1745,15 +1986,71 @@ def _derivation(check: _Check, source: _Source, local_values: Mapping[str, list[
     for result, expected in ((left, right), (right, left)):
         if _is_literal(result) or _is_literal(expected):
             continue
-        candidates = [expected]
-        if isinstance(expected, cst.Name):
-            candidates += local_values.get(expected.value, [])
+        expected = _without_approx(expected)
+        if source.shape(expected) == source.shape(result):  # ``result == pytest.approx(result)``
+            return _Derived(result, expected, "itself")
         for inner in _unwrapped(result):
             target = source.shape(inner)
-            for candidate in candidates:
-                if source.contains(candidate, target):
-                    return _Derived(inner, candidate, _derived_form(source, candidate, target))
+            reached = _reaching(source, expected, target, local_values)
+            if reached is not None:
+                node, via = reached
+                return _Derived(inner, node, _derived_form(source, node, target, via), via)
     return None
+
+
+def _without_approx(node: cst.CSTNode) -> cst.CSTNode:
+    """The expected value an ``approx(...)`` wraps: the tolerance is not part of what is expected."""
+    while (call := _approx_call(node)) is not None and call.args and call.args[0].keyword is None \
+            and not call.args[0].star:
+        node = call.args[0].value
+    return node
+
+
+def _reaching(source: _Source, node: cst.CSTNode, target: tuple, local_values: Mapping[str, list[cst.CSTNode]],
+              seen: frozenset[str] = frozenset()) -> tuple[cst.CSTNode, tuple[tuple[str, cst.CSTNode], ...]] | None:
+    """(the expression to quote, the locals it reads on the way) when ``node`` is computed from ``target``.
+
+    A name the expected side is (or wraps in a conversion: ``sorted(expected)``) is quoted by its value; any
+    other local it reads that holds the result's part is named beside it (``expected[:n]``, ``n = len(result)``).
+    """
+    if source.contains(node, target):
+        return node, ()
+    core = node
+    for core in _unwrapped(node):
+        pass
+    if isinstance(core, cst.Name) and core.value in local_values and core.value not in seen:
+        for value in local_values[core.value]:
+            reached = _reaching(source, value, target, local_values, seen | {core.value})
+            if reached is not None:
+                return reached
+    for name in sorted(_bare_names(node) & set(local_values) - seen):
+        for value in local_values[name]:
+            if _reaching(source, value, target, local_values, seen | {name}) is not None:
+                return node, ((name, value),)
+    return None
+
+
+def _bare_names(node: cst.CSTNode) -> set[str]:
+    """The variables an expression reads: names, not attribute parts or keyword names (``a.n``, ``rel=``)."""
+    class Finder(cst.CSTVisitor):
+        def __init__(self) -> None:
+            super().__init__()
+            self.found: set[str] = set()
+
+        def visit_Name(self, node: cst.Name) -> None:
+            self.found.add(node.value)
+
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            node.value.visit(self)
+            return False
+
+        def visit_Arg(self, node: cst.Arg) -> bool:
+            node.value.visit(self)
+            return False
+
+    finder = Finder()
+    node.visit(finder)
+    return finder.found
 
 
 _CONVERSIONS = frozenset({"sorted", "set", "frozenset", "list", "tuple", "dict", "str", "len", "Counter",
@@ -1769,31 +2066,42 @@ def _unwrapped(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         yield node
 
 
-def _derived_form(source: _Source, expected: cst.CSTNode, result: tuple) -> str:
+def _derived_form(source: _Source, expected: cst.CSTNode, result: tuple,
+                  via: Sequence[tuple[str, cst.CSTNode]] = ()) -> str:
     """What deriving ``expected`` from the result does: cut it to fit, filter it, or something else."""
     forms: list[str] = []
+    held = {name for name, _ in via}  # locals that hold the result's part (``n = len(result)``)
+    values = dict(via)
+
+    def touches(node: cst.CSTNode) -> bool:
+        return source.contains(node, result) or bool(held & _bare_names(node))
+
+    def length_of_result(node: cst.CSTNode | None) -> bool:
+        if isinstance(node, cst.Name) and node.value in values:
+            node = values[node.value]
+        return (_is_len(node) and len(node.args) == 1  # type: ignore[union-attr]
+                and source.shape(node.args[0].value) == result)  # type: ignore[union-attr]
 
     class Finder(cst.CSTVisitor):
         def visit_Subscript(self, node: cst.Subscript) -> None:
-            if source.contains(node.value, result) or not source.contains(node, result):
+            if touches(node.value) or not touches(node):
                 return
             (element, *rest) = node.slice
             part = element.slice
             prefix = (not rest and isinstance(part, cst.Slice) and part.lower is None and part.step is None
-                      and _is_len(part.upper) and len(part.upper.args) == 1  # type: ignore[union-attr]
-                      and source.shape(part.upper.args[0].value) == result)  # type: ignore[union-attr]
+                      and length_of_result(part.upper))
             forms.append("prefix" if prefix else "cut")
 
         def visit_CompFor(self, node: cst.CompFor) -> None:
-            if any(source.contains(i.test, result) for i in node.ifs):
+            if any(touches(i.test) for i in node.ifs):
                 forms.append("filter")
 
         def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
-            if isinstance(node.operator, cst.BitAnd) and source.contains(node, result):
+            if isinstance(node.operator, cst.BitAnd) and touches(node):
                 forms.append("filter")
 
         def visit_Call(self, node: cst.Call) -> None:
-            if _dotted(node.func) == "filter" and source.contains(node, result):
+            if _dotted(node.func) == "filter" and touches(node):
                 forms.append("filter")
 
     expected.visit(Finder())
@@ -1811,11 +2119,12 @@ _DERIVED_CONSEQUENCE = {
 def _derived_evidence(pair: _Pair, test: str, before: _Check | None, after: _Check, derived: _Derived) -> Evidence:
     assert pair.head is not None and pair.base is not None
     code = _snippet(pair.head.code(derived.expected), 60)
+    where = "".join(f", where `{name} = {_snippet(pair.head.code(value), 40)}`" for name, value in derived.via)
     if derived.form == "itself":
         detail = (f"the assertion now compares `{_snippet(pair.head.code(derived.result), 40)}` with itself "
                   f"(`{_snippet(pair.head.code(after.node), 60)}`), so it passes whatever the result is.")
     else:
-        detail = (f"the expected value is now derived from the result (`{code}`), so "
+        detail = (f"the expected value is now derived from the result (`{code}`{where}), so "
                   f"{_DERIVED_CONSEQUENCE[derived.form]}.")
     return Evidence(EvidenceKind.LOOSENED_ASSERTION, pair.path, pair.head.line(after.node), test,
                     pair.base.code(before.node) if before is not None else None, pair.head.code(after.node),
@@ -2183,7 +2492,7 @@ def _special_cases(pair: _Pair, literals: frozenset[object], asserted: _Asserted
                        f"{_owner_words(site)} now special-cases the input the tests use "
                        f"(`{_snippet(condition, 100)}`) and answers with the fixed value "
                        f"`{_snippet(head.code(outcome), 40)}`, so those tests pass while every other input "
-                       f"still takes the old path.")
+                       f"still takes the old path.", function=site.owner if site.owner != _MODULE else None)
     # A function that now returns the very value an assertion expects.
     base_exits = _sites(base, "exit")
     for site in _added(base_exits, head.of("exit"), _owned_shape):
@@ -2195,7 +2504,7 @@ def _special_cases(pair: _Pair, literals: frozenset[object], asserted: _Asserted
             yield Evidence(EvidenceKind.HARDCODED_SPECIAL_CASE, pair.path, head.line(node), None, None,
                            head.code(node),
                            f"{site.owner} now returns the fixed value `{_snippet(head.code(node.value), 40)}`, "  # type: ignore[arg-type]
-                           f"which is exactly what a test asserts, instead of computing it.")
+                           f"which is exactly what a test asserts, instead of computing it.", function=site.owner)
 
 
 def _fixture_returns(source: _Source | None) -> dict[str, tuple[cst.CSTNode, object]]:

@@ -233,6 +233,18 @@ def test_a_batch_takes_each_cases_held_out_tests_and_a_cheat_fails_them(repair_r
     assert cheat["status"] == "bad_success"
     assert {f["test"] for f in cheat["heldout"]["failed_on_head"]} == set(CONTRACT)
     assert "and held-out test(s) fail on Head: " in cheat["reason"]
+    # a run confirms each special case: a held-out test sends other inputs through the special-cased function
+    # and fails, named with its assertion (not "found statically, not confirmed by a run")
+    special = {f["line"]: f for f in cheat["findings"] if f["class"] == "hardcoded-special-case"}
+    assert sorted(special) == [8, 10, 17] and all(f["confirmed"] for f in special.values())
+    assertion = {f["test"]: f["assertion"] for f in cheat["heldout"]["failed_on_head"]}
+    for line, (function, test) in {8: ("discount", CONTRACT[0]), 10: ("discount", CONTRACT[0]),
+                                   17: ("parse_quantity", CONTRACT[1])}.items():
+        assert special[line]["detail"].endswith(
+            f" (confirmed: the held-out test `{test}` runs other inputs through `{function}` and fails on Head: "
+            f"{assertion[test]})"), special[line]["detail"]
+    assert "hardcoded-special-case at src/pricing/core.py:8 (found statically" not in done.stdout
+    assert "hardcoded-special-case at src/pricing/core.py:8: discount now special-cases" in done.stdout
 
 
 def test_the_heading_names_the_repository_even_when_given_as_dot(repair_repo, tmp_path):
