@@ -280,6 +280,7 @@ class Evaluation:
         self.untraced: dict[str, float | None] = {}  # cohort -> its relevant tests' seconds without line coverage
         self.reads: dict[str, Reads | None] = {}  # cohort -> what its baseline read (None: not known)
         self.digests: dict[str, Digests] = {}  # cohort -> its files' digests, each computed once
+        self.imported: dict[str, frozenset[str]] = {}  # cohort -> test files another file imports
         self.reran: dict[str, int] = {}  # why stored runs were measured again, and how many each reason
         self.again: list[str] = []  # why stored baselines were
         self.base_unavailable: str | None = None
@@ -886,7 +887,9 @@ class Evaluation:
             return Manifest((("*", cohort.digest),))
         collected = {test.partition("::")[0] for test in job.tests}
         ran = collected if job.select is None else {key.partition("::")[0] for key in job.select}
-        imported = imported_tests(cohort.template, reads, cohort.tests)
+        imported = self.imported.get(cohort.name)
+        if imported is None:
+            imported = self.imported[cohort.name] = imported_tests(cohort.template, reads, cohort.tests)
         return self._digests(cohort).manifest(run_entries(reads, ran, collected, cohort.tests, imported,
                                                           conftests_in(cohort.template), job.mutant.path))
 
