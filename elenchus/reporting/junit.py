@@ -42,7 +42,7 @@ _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 def build(report: Mapping[str, Any]) -> str:
     """The JUnit XML document of ``report`` (text, with its XML declaration)."""
     comparisons = {c["mutation_id"]: c for c in report.get("comparisons", ())}
-    cases: list[tuple[str, ElementTree.Element]] = []
+    by_file: dict[str, list[ElementTree.Element]] = {}
     entries = [(m, comparisons.get(m["id"]), False) for m in report.get("mutations", ())]
     # (a rejected candidate with an incident ran and survived, and no input told it apart)
     entries += [(r, None, True) for r in report.get("rejected", ()) if r.get("incident")]
@@ -51,20 +51,15 @@ def build(report: Mapping[str, Any]) -> str:
         case = _case(entry, comparison, equivalent)
         if names[(case.get("classname"), case.get("name"))] > 1:  # the same sentence on the same line
             case.set("name", f"{case.get('name')} [{_text(entry.get('id') or entry.get('family') or '?')}]")
-        cases.append((entry["location"]["path"], case))
+        by_file.setdefault(entry["location"]["path"], []).append(case)
     root = ElementTree.Element("testsuites", {"name": "Elenchus"})
-    totals = Counter()
-    for path in sorted({path for path, _ in cases}):
-        suite = ElementTree.SubElement(root, "testsuite", {"name": _text(path), "file": _text(path)})
-        counts = Counter(tests=0, failures=0, errors=0, skipped=0)
-        for _, case in (pair for pair in cases if pair[0] == path):
-            suite.append(case)
-            counts["tests"] += 1
-            for outcome in ("failure", "skipped"):
-                if case.find(outcome) is not None:
-                    counts["failures" if outcome == "failure" else "skipped"] += 1
-        for key in ("tests", "failures", "errors", "skipped"):
-            suite.set(key, str(counts[key]))
+    totals: Counter[str] = Counter()
+    for path, cases in sorted(by_file.items()):
+        counts = {"tests": len(cases), "failures": sum(1 for c in cases if c.find("failure") is not None),
+                  "errors": 0, "skipped": sum(1 for c in cases if c.find("skipped") is not None)}
+        suite = ElementTree.SubElement(root, "testsuite", {"name": _text(path), "file": _text(path)}
+                                       | {key: str(value) for key, value in counts.items()})
+        suite.extend(cases)
         totals.update(counts)
     for key in ("tests", "failures", "errors"):
         root.set(key, str(totals[key]))

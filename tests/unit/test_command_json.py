@@ -65,3 +65,13 @@ def test_a_json_path_that_cannot_be_written_stops_before_anything_runs(build_sce
     assert done.stdout == ""  # not even the narration of Base and Head: nothing ran
     done = run_cli(command, "--repo", str(repo), "--json", str(tmp_path))
     assert done.returncode == 2 and "is a directory; name a file" in done.stderr and done.stdout == ""
+
+
+def test_a_junit_path_that_cannot_be_written_stops_evaluate_before_anything_runs(build_scenario, tmp_path):
+    repo = build_scenario("demo")
+    runs = tmp_path / "runs"
+    done = run_cli("evaluate", "--repo", str(repo), "--scope", "current-change", "--junit",
+                   str(tmp_path / "missing" / "report.junit.xml"), env={"ELENCHUS_RUNS_DIR": str(runs)})
+    assert done.returncode == 2, done.stderr
+    assert "input guard 'junit' fired: the directory" in done.stderr and "(nothing was run)" in done.stderr
+    assert not runs.exists()
