@@ -49,13 +49,15 @@ def cli() -> None:
 @REPO_OPTION
 @BASE_OPTION
 @HEAD_OPTION
-def changes(repo: str, base: str | None, head: str | None) -> int:
+@click.option("--json", "json_path", metavar="PATH", help="Also write the answer as JSON to PATH.")
+def changes(repo: str, base: str | None, head: str | None, json_path: str | None) -> int:
     """Show how Base and Head were chosen and what the change touches (runs no test)."""
     from elenchus import secrecy
     from elenchus.commands import changes as command
 
+    _output("json", json_path)
     secrecy.configure(repo)
-    return command.run(repo, base, head, _echo)
+    return command.run(repo, base, head, _echo, json_path=json_path)
 
 
 @cli.command()
@@ -203,6 +205,9 @@ def _ask(prompt: str, default: str) -> str:
               help="Write a copy of report.html (the report in a browser, offline) to PATH.")
 @click.option("--sarif", "sarif_path", metavar="PATH",
               help="Write a copy of report.sarif (findings for code scanning, SARIF 2.1.0) to PATH.")
+@click.option("--junit", "junit_path", metavar="PATH",
+              help="Write a copy of report.junit.xml (one test case per challenged incident, for CI systems "
+                   "that show JUnit results) to PATH.")
 @click.option("--resume", metavar="RUN", help="Reuse the recorded runs of RUN when nothing changed since.")
 @click.option("--fail-on", metavar="LIST",
               help="Exit 5 when any of these assessments is found, e.g. protection-regression,unprotected.")
@@ -245,11 +250,12 @@ def evaluate(**params) -> int:
     cluster_from_file = any(s.key == "cluster" and s.origin != "command line" and s.origin != "default"
                             for s in settings)
     (repo, base, head, scope, target, budget, jobs, timeout_factor, timeout_constant, search_budget, witness_time,
-     witnesses, contract, change_id, intent, save, json_path, html_path, sarif_path, resume, fail_on, allow_commands,
-     exhaustive, fresh, demo, runner, test_selection, cluster) = (params.pop(name) for name in (
+     witnesses, contract, change_id, intent, save, json_path, html_path, sarif_path, junit_path, resume, fail_on,
+     allow_commands, exhaustive, fresh, demo, runner, test_selection, cluster) = (params.pop(name) for name in (
         "repo", "base", "head", "scope", "target", "budget", "jobs", "timeout_factor", "timeout_constant",
         "search_budget", "witness_time",
-        "witnesses", "contract", "change_id", "intent", "save", "json_path", "html_path", "sarif_path", "resume",
+        "witnesses", "contract", "change_id", "intent", "save", "json_path", "html_path", "sarif_path", "junit_path",
+        "resume",
         "fail_on", "allow_commands", "exhaustive", "fresh", "demo", "runner", "test_selection", "cluster"))
     isolation = params
 
@@ -265,13 +271,14 @@ def evaluate(**params) -> int:
         search_budget=guards.search_budget(search_budget),
         witness_time=guards.witness_time(witness_time), witnesses=witnesses is not False,
         contract=contract, change_id=change_id,
-        intent=intent, save=save, json_path=json_path, html_path=html_path, sarif_path=sarif_path, resume=resume,
+        intent=intent, save=save, json_path=json_path, html_path=html_path, sarif_path=sarif_path,
+        junit_path=junit_path, resume=resume,
         fail_on=wanted, demo=demo,
         allow_commands=tuple(allow_commands), fresh=fresh, exhaustive=exhaustive,
         interactive=sys.stdin.isatty() and sys.stdout.isatty(), runner=runner, test_selection=test_selection,
         cluster=cluster_address(cluster), cluster_from_file=cluster_from_file,
     )
-    for option, path in (("json", json_path), ("html", html_path), ("sarif", sarif_path)):
+    for option, path in (("json", json_path), ("html", html_path), ("sarif", sarif_path), ("junit", junit_path)):
         _output(option, path)
     _isolate([repo], **isolation)
     return command.run(options, _narrate, _ask, _echo)
@@ -303,14 +310,16 @@ cli.add_command(click.Command(
 @BUDGET_OPTION
 @_with(CONTRACT_OPTIONS)
 @click.option("--exhaustive", is_flag=True, help="With --scope target: also use mutmut's operator catalog.")
-def mutants(repo, base, head, scope, target, budget, contract, change_id, intent, exhaustive) -> int:
+@click.option("--json", "json_path", metavar="PATH", help="Also write the planned mutants as JSON to PATH.")
+def mutants(repo, base, head, scope, target, budget, contract, change_id, intent, exhaustive, json_path) -> int:
     """List the planned mutants with their incidents and diffs, without running any test."""
     from elenchus import guards, secrecy
     from elenchus.commands import mutants as command
 
+    _output("json", json_path)
     secrecy.configure(repo)
     return command.run(repo, base, head, scope, target, guards.budget(budget), contract, change_id, intent, _echo,
-                       exhaustive)
+                       exhaustive, json_path=json_path)
 
 
 @cli.group()

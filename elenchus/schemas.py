@@ -1,6 +1,7 @@
 """The four JSON document kinds Elenchus reads and writes, and their validation.
 
-This is the only module that imports jsonschema. Each kind has a draft 2020-12
+This is the only module that imports jsonschema (and xmlschema, for the XML formats Elenchus
+writes for other tools). Each kind has a draft 2020-12
 schema in the top-level ``schemas/`` directory; a failure names the JSON path
 that failed (``$.mutations[0].location.line``) so the fix is obvious.
 """
@@ -12,6 +13,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
@@ -26,6 +28,10 @@ KINDS: tuple[str, ...] = ("intent-contract", "mutation-result", "mutation-report
 EXTERNAL: dict[str, str] = {
     "mutation-testing-report": "mutation-testing-report-schema.json",
     "sarif": "sarif-2.1.0.json",
+}
+# The same for the XML formats, with their official XML Schemas.
+EXTERNAL_XML: dict[str, str] = {
+    "junit": "junit-10.xsd",
 }
 
 _MESSAGE_LIMIT = 240
@@ -123,12 +129,40 @@ def _external_validator(name: str) -> Any:
 
 
 def external_problem(name: str, document: Any) -> str | None:
-    """Where ``document`` breaks the official schema of the format ``name``, or None when it is valid."""
+    """Where ``document`` breaks the official schema of the format ``name``, or None when it is valid.
+
+    ``document``: the parsed JSON, or the text of an XML format (``EXTERNAL_XML``).
+    """
+    if name in EXTERNAL_XML:
+        return _xml_problem(name, document)
     errors = list(_external_validator(name).iter_errors(document))
     if not errors:
         return None
     error = min(errors, key=_path_key)
     return f"at {json_path(error.absolute_path)}: {_describe(error)}"
+
+
+@lru_cache(maxsize=None)
+def _xml_schema(name: str) -> Any:
+    import xmlschema  # builds its meta-schema on import: only when an XML document is checked
+
+    return xmlschema.XMLSchema(str(data_dir("schemas") / "external" / EXTERNAL_XML[name]))
+
+
+def _xml_problem(name: str, text: str) -> str | None:
+    """Where the XML ``text`` breaks its format's schema (the element path and why), or None."""
+    try:
+        root = ElementTree.fromstring(text.encode("utf-8"))
+    except (ElementTree.ParseError, UnicodeEncodeError) as error:
+        return f"not well-formed XML: {error}"
+    errors = list(_xml_schema(name).iter_errors(root))
+    if not errors:
+        return None
+    error = errors[0]
+    more = len(errors) - 1
+    tail = f" ({more} further problem{'s' if more > 1 else ''} not shown)" if more else ""
+    reason = (error.reason or error.message).splitlines()[0]
+    return f"at {error.path or '/'}: {reason[:_MESSAGE_LIMIT]}{tail}"
 
 
 @lru_cache(maxsize=None)

@@ -2,22 +2,26 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from pathlib import Path
 
-from elenchus.contract import derive_provisional, load_contract
+from elenchus.commands.changes import document as change_document
+from elenchus.contract import Contract, derive_provisional, load_contract
 from elenchus.errors import InputGuardError
 from elenchus.exit_codes import ExitCode
 from elenchus.fingerprint import post_flight_sentence
 from elenchus.scope import SCOPES
-from elenchus.select import plan
-from elenchus.session import open_session
+from elenchus.select import Plan, Planned, plan
+from elenchus.session import Session, open_session
 
 
 def run(repo: str, base: str | None, head: str | None, scope: str, target: str | None, budget: int,
         contract_path: str | None, change_id: str | None, intent: str | None,
         echo: Callable[[str], None], exhaustive: bool = False,
-        progress: Callable[[str], None] | None = None) -> ExitCode:
-    """``progress``: where a long discovery or plan says what it is doing (default: ``echo``)."""
+        progress: Callable[[str], None] | None = None, json_path: str | None = None) -> ExitCode:
+    """``progress``: where a long discovery or plan says what it is doing (default: ``echo``);
+    ``json_path``: where the same answer goes as JSON (``document``), after the post-flight check."""
     progress = progress or echo
     if scope not in SCOPES:
         raise InputGuardError("scope", f"expected one of {', '.join(SCOPES)}, got {scope!r}")
@@ -68,6 +72,44 @@ def run(repo: str, base: str | None, head: str | None, scope: str, target: str |
             echo(f"Excluded ({len(session.excluded)}):")
             for line in session.excluded:
                 echo(f"  {line}")
+        answer = document(session, contract, planned) if json_path else None
         changes = session.close()
     echo(post_flight_sentence(changes) or "Post-flight found changes: " + "; ".join(changes))
+    if answer is not None:
+        answer["post_flight"] = {"worktree_unchanged": not changes, "changes": list(changes)}
+        Path(json_path).write_text(json.dumps(answer, indent=2) + "\n", encoding="utf-8")
+        echo(f"JSON written to {json_path}")
     return ExitCode.OK
+
+
+def document(session: Session, contract: Contract, planned: Plan) -> dict:
+    """What the command prints, as JSON: each planned mutant with the fields report.json gives a mutation
+    (run nothing, so no result), the ones beyond the budget and the rejected ones as report.json lists them."""
+    change = change_document(session)
+    return {
+        "tool": change["tool"],
+        "snapshots": change["snapshots"],
+        "scope": {"option": planned.scope, "target": planned.target},
+        "budget": {"limit": planned.budget},
+        "contract": {"source": contract.source, "provisional": contract.provisional, "path": contract.path,
+                     "change_id": contract.change_id, "items": contract.to_json()["items"]},
+        "mutants": [_planned(p) | {"diff": p.mutant.diff, "expected_detection": p.mutant.expected_detection,
+                                   "in_changed_lines": p.mutant.in_changed_lines, "retention_risk": p.retention}
+                    for p in planned.challenged],
+        "not_challenged": [_planned(p) | {"reason": f"beyond the mutation budget of {planned.budget}"}
+                           for p in planned.not_challenged],
+        "not_listed": planned.unlisted,  # generated candidates ranked below those, left out
+        "not_expanded": planned.unexpanded,  # functions and statements whose candidates were never generated
+        "rejected": [{"location": {"path": r.path, "line": r.line, "end_line": r.line, "symbol": r.symbol},
+                      "changed_intent": r.changed_intent, "reason": r.reason, "family": r.family}
+                     for r in planned.rejected],
+        "excluded": change["excluded"],
+    }
+
+
+def _planned(p: Planned) -> dict:
+    m = p.mutant
+    return {"id": m.id, "rank": p.rank, "contract_id": p.contract_id,
+            "location": {"path": m.path, "line": m.line, "end_line": m.end_line,
+                         "symbol": m.symbol if m.symbol != "<module>" else None},
+            "family": m.family, "incident": m.incident, "changed_intent": m.changed_intent}

@@ -75,6 +75,7 @@ class Options:
     json_path: str | None = None
     html_path: str | None = None  # a copy of report.html
     sarif_path: str | None = None  # a copy of report.sarif
+    junit_path: str | None = None  # a copy of report.junit.xml
     resume: str | None = None
     fail_on: tuple[str, ...] = ()
     demo: bool = False
@@ -1412,11 +1413,13 @@ class Evaluation:
         md_path = run_dir.write_text("report.md", markdown)
         self.emit(markdown)
         others = {} if self.options.hosted_scope_reason is not None else outputs.write(  # the host renders its own
-            report, self.sources, run_dir.path, {"html": self.options.html_path, "sarif": self.options.sarif_path},
+            report, self.sources, run_dir.path,
+            {"html": self.options.html_path, "sarif": self.options.sarif_path, "junit": self.options.junit_path},
             self.echo, self.emit, checked=checked)
         self.echo(f"Report: {md_path} (JSON: {json_path}"
                   + "".join(f"; {label}: {others[key]}" for key, label in (
-                      ("html", "HTML"), ("sarif", "SARIF"), ("mutation-testing-report", "mutation-testing report"))
+                      ("html", "HTML"), ("sarif", "SARIF"), ("junit", "JUnit"),
+                      ("mutation-testing-report", "mutation-testing report"))
                       if key in others) + ")")
         if self.options.json_path:
             Path(self.options.json_path).write_text(json.dumps(report, indent=2) + "\n")
@@ -1459,7 +1462,7 @@ def _untouched(change: ChangeSet) -> str | None:
 # Options that only say where the report goes or which findings fail the command: the same evaluation.
 # Options that change no result: where the report goes, when to fail, and where the runs happen (a cluster
 # runs them exactly as this machine would, which is checked before its first run).
-_OUTPUT_ONLY = frozenset({"json_path", "html_path", "sarif_path", "save", "fail_on", "interactive", "demo",
+_OUTPUT_ONLY = frozenset({"json_path", "html_path", "sarif_path", "junit_path", "save", "fail_on", "interactive", "demo",
                           "cluster"})
 # What a run ends with that the same content and environment give again: stored and reused. (A run that is
 # not comparable failed only in collection, import or setup, with a mutant the baseline had no such failure
@@ -1472,7 +1475,7 @@ def run(options: Options, echo: Callable[[str], None], ask: Callable[[str, str],
         emit: Callable[[str], None] | None = None) -> ExitCode:
     """Evaluate; ``echo`` narrates, ``emit`` (default ``echo``) prints the report itself."""
     for option, path in (("--json", options.json_path), ("--html", options.html_path),
-                         ("--sarif", options.sarif_path)):
+                         ("--sarif", options.sarif_path), ("--junit", options.junit_path)):
         if path and Path(path).resolve().is_dir():
             raise ElenchusError(f"{option} {path} is a directory; pass a file path")
     return Evaluation(options, echo, ask, emit).run()

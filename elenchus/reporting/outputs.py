@@ -12,17 +12,19 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from elenchus.reporting import annotations, html, sarif, stryker
+from elenchus.reporting import annotations, html, junit, sarif, stryker
 
 STRYKER_FILE = "mutation-testing-report.json"
 HTML_FILE = "report.html"
 SARIF_FILE = "report.sarif"
+JUNIT_FILE = "report.junit.xml"
 
 
 def write(report: Mapping[str, Any], sources: Mapping[str, str], directory: Path,
           copies: Mapping[str, str | None], echo: Callable[[str], None], emit: Callable[[str], None],
           environ: Mapping[str, str] = os.environ, checked: bool = False) -> dict[str, Path]:
-    """The three files in ``directory``; ``copies``: ``{"html": PATH, "sarif": PATH}`` (None: no copy).
+    """The four files in ``directory``; ``copies``: ``{"html": PATH, "sarif": PATH, "junit": PATH}`` (None: no
+    copy).
 
     Under GitHub Actions the findings are also printed as workflow annotations (``emit``).
     ``checked``: documents built from this report passed their schemas before (a reused evaluation).
@@ -33,9 +35,11 @@ def write(report: Mapping[str, Any], sources: Mapping[str, str], directory: Path
     written: dict[str, Path] = {}
     mutation_report = stryker.build(report, sources)
     sarif_log = sarif.build(report, sources)
+    junit_xml = junit.build(report)
     documents = {
         "mutation-testing-report": (STRYKER_FILE, json.dumps(mutation_report, indent=2) + "\n", mutation_report),
         "sarif": (SARIF_FILE, json.dumps(sarif_log, indent=2) + "\n", sarif_log),
+        "junit": (JUNIT_FILE, junit_xml, junit_xml),  # (an XML format: checked as text)
     }
     for name, (file, text, document) in documents.items():
         problem = None if checked else external_problem(name, document)
@@ -46,11 +50,11 @@ def write(report: Mapping[str, Any], sources: Mapping[str, str], directory: Path
         written[name] = _write_text(directory / file, text)
     if "mutation-testing-report" in written:
         written["html"] = _write_text(directory / HTML_FILE, html.render(mutation_report, report))
-    for name, key in (("html", "html"), ("sarif", "sarif")):
+    for name, label in (("html", "HTML"), ("sarif", "SARIF"), ("junit", "JUnit")):
         target = copies.get(name)
-        if target and key in written:
-            _write_text(Path(target), written[key].read_text(encoding="utf-8"))
-            echo(f"{name.upper()} copy written to {target}")
+        if target and name in written:
+            _write_text(Path(target), written[name].read_text(encoding="utf-8"))
+            echo(f"{label} copy written to {target}")
     if annotations.wanted(environ):
         for line in annotations.lines(report):
             emit(line)

@@ -1,7 +1,9 @@
 """End to end: the reports for other tools, from a real evaluation with every assessment in it."""
 
 import json
+from collections import Counter
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 
@@ -10,7 +12,7 @@ from elenchus.schemas import external_problem, validate
 
 from tests import browser
 from tests.conftest import run_cli
-from tests.e2e.conftest import by_assessment
+from tests.e2e.conftest import FAST, by_assessment
 
 pytestmark = pytest.mark.slow
 
@@ -27,6 +29,7 @@ def evaluated(tmp_path_factory):
     copies.mkdir()
     done = run_cli("evaluate", "--repo", str(repo), "--scope", "current-change", "--budget", "12",
                    "--html", str(copies / "elenchus.html"), "--sarif", str(copies / "elenchus.sarif"),
+                   "--junit", str(copies / "elenchus.junit.xml"),
                    env={"ELENCHUS_RUNS_DIR": str(runs), "GITHUB_ACTIONS": "true"})
     assert done.returncode == 0, done.stderr
     run_dir = next(runs.glob("*/report.json")).parent
@@ -107,6 +110,71 @@ def test_the_demo_gets_the_three_files_and_no_annotation_outside_github_actions(
                             json.loads((run_dir / "mutation-testing-report.json").read_text())) is None
     assert external_problem("sarif", json.loads((run_dir / "report.sarif").read_text())) is None
     assert "<mutation-test-report-app" in (run_dir / "report.html").read_text()
+
+
+def _check_junit(report: dict, text: str) -> ElementTree.Element:
+    """``text`` is valid JUnit XML whose failures are exactly the report's protection regressions and
+    unprotected mutants, each at its file and line, with the witness call when there is one; whose
+    passes are exactly the caught ones; and whose counts add up."""
+    assert external_problem("junit", text) is None
+    root = ElementTree.fromstring(text)
+    mutations = {m["id"]: m for m in report["mutations"]}
+    findings = [c for c in report["comparisons"] if c["assessment"] in ("protection-regression", "unprotected")]
+    failures = list(root.iter("failure"))
+    assert Counter((f.get("type"), f.get("message")) for f in failures) == Counter(
+        (c["assessment"], mutations[c["mutation_id"]]["incident"].rstrip(".") + ".") for c in findings)
+    for comparison in findings:
+        mutation = mutations[comparison["mutation_id"]]
+        location = mutation["location"]
+        text_of = [f.text for f in failures if f.get("message").startswith(mutation["incident"].rstrip("."))
+                   and f"at {location['path']}:{location['line']}" in f.text]
+        assert text_of, mutation["incident"]
+        if mutation.get("witness"):
+            assert any(f"What tells it apart: {mutation['witness']['call']} " in t for t in text_of)
+    cases = list(root.iter("testcase"))
+    passed = [c for c in cases if c.find("failure") is None and c.find("skipped") is None]
+    assert len(passed) == sum(1 for c in report["comparisons"]
+                              if c["assessment"] in ("existing-protection", "incremental-protection"))
+    ran_equivalent = [r for r in report["rejected"] if r.get("incident")]
+    assert len(cases) == len(report["mutations"]) + len(ran_equivalent)  # each challenged incident, once
+    assert not list(root.iter("error"))
+    paths = {entry["location"]["path"] for entry in report["mutations"] + ran_equivalent}
+    assert [suite.get("name") for suite in root.iter("testsuite")] == sorted(paths)  # a suite per file
+    for suite in root.iter("testsuite"):
+        own = suite.findall("testcase")
+        module = suite.get("name").removesuffix(".py").replace("/", ".")
+        assert all(c.get("classname") == module or c.get("classname").startswith(module + ".") for c in own)
+        assert int(suite.get("tests")) == len(own)
+        assert int(suite.get("failures")) == sum(1 for c in own if c.find("failure") is not None)
+        assert int(suite.get("skipped")) == sum(1 for c in own if c.find("skipped") is not None)
+        assert suite.get("errors") == "0"
+    for key in ("tests", "failures", "errors"):
+        assert int(root.get(key)) == sum(int(suite.get(key)) for suite in root.iter("testsuite"))
+    return root
+
+
+def test_junit_xml_has_a_failure_per_finding_and_a_case_per_challenged_incident(evaluated):
+    _, report, run_dir, copies, _ = evaluated
+    text = (run_dir / "report.junit.xml").read_text()
+    assert (copies / "elenchus.junit.xml").read_text() == text
+    root = _check_junit(report, text)
+    found = by_assessment(report)
+    assert int(root.get("failures")) == len(found["protection-regression"]) + len(found["unprotected"]) > 0
+    witnessed = [m for m in report["mutations"] if m.get("witness")]
+    assert witnessed, "the fixture's survivors have witnesses to show"
+    assert [s.get("name") for s in root.iter("testsuite")] == ["src/batching/core.py"]
+
+
+def test_junit_xml_of_the_weakened_checks_names_each_regression(shared_evaluation):
+    done = shared_evaluation("weakened-checks", *FAST)  # the evaluation the regression and speed tests read
+    assert done.returncode == 0, done.stderr
+    text = (done.run_dir / "report.junit.xml").read_text()
+    root = _check_junit(done.report, text)
+    regressions = [f for f in root.iter("failure") if f.get("type") == "protection-regression"]
+    assert regressions
+    for comparison in by_assessment(done.report)["protection-regression"]:
+        for check in comparison.get("weakened_checks", []):
+            assert any(check["test"] in f.text for f in regressions), check["test"]
 
 
 @pytest.mark.skipif(browser.find() is None, reason="needs Chromium (.ci/run installs Debian's chromium package)")

@@ -2,8 +2,10 @@
 located at the mutated text, and saying the incident and the assessment."""
 
 import json
+from collections import Counter
+from xml.etree import ElementTree
 
-from elenchus.reporting import annotations, sarif, stryker
+from elenchus.reporting import annotations, junit, sarif, stryker
 from elenchus.reporting.html import render
 from elenchus.schemas import external_problem
 
@@ -143,3 +145,76 @@ def test_the_html_page_is_self_contained_and_escapes_the_embedded_report():
     assert "http" not in page.split("<script>")[0]  # the page's own markup names no address
     assert "<li><span class=\"count\">1</span> Protection regression:" in page
     assert "clamp lets &lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt; through" in page  # the summary
+
+
+def _junit_cases(text: str) -> dict[str, ElementTree.Element]:
+    root = ElementTree.fromstring(text)
+    return {case.get("name"): case for case in root.iter("testcase")}
+
+
+def test_junit_xml_fails_exactly_the_unprotected_mutants_and_protection_regressions_and_skips_with_reasons():
+    report = json.loads(json.dumps(REPORT))
+    report["mutations"][0]["witness"] = {"call": "clamp(1, 1, 2)", "original": "1", "mutant": "raise ValueError",
+                                         "test": "def test_clamp_at_low():\n    assert clamp(1, 1, 2) == 1\n"}
+    report["mutations"] += [
+        _mutation("m-slow", "timeout", _diff("    return value", "    while True: pass", 4), 4, "clamp never returns"),
+        _mutation("m-import", "caught-at-import", _diff("    return value", "    return value +", 4), 4,
+                  "clamp no longer parses\x1b[31m"),  # (a control character XML 1.0 cannot hold)
+    ]
+    report["comparisons"] += [
+        {"mutation_id": "m-slow", "existing": _cohort("killed", KILL), "modified": _cohort("timeout"),
+         "assessment": "inconclusive", "reason": "the run timed out; a timeout is not a behavioural kill"},
+        {"mutation_id": "m-import", "existing": _cohort("caught-at-import"), "modified": _cohort("caught-at-import"),
+         "assessment": "caught-at-import", "reason": "importing pkg.core raised SyntaxError"},
+    ]
+    text = junit.build(report)
+    assert external_problem("junit", text) is None
+    root = ElementTree.fromstring(text)
+    cases = _junit_cases(text)
+    outcome = {name: next((child.tag for child in case if child.tag in ("failure", "skipped")), "passed")
+               for name, case in cases.items()}
+    assert outcome == {
+        "clamp lets a value equal to `low` through the lower-bound branch (line 2)": "failure",
+        "clamp returns None instead of the lower bound (line 3)": "passed",
+        "clamp returns None for a value inside the range (line 4)": "failure",
+        "clamp forgets the value (line 4)": "skipped",  # (a mutation with no comparison: no cohort compared it)
+        "clamp never returns (line 4)": "skipped",  # a timeout is not caught, and not a gap either
+        "clamp no longer parses\\x1b[31m (line 4)": "skipped",
+        "clamp compares with <= where < was meant (line 2)": "skipped",  # ran, likely equivalent
+    }  # (the mutant beyond the budget and the one rejected before running are no test case)
+    unprotected = cases["clamp lets a value equal to `low` through the lower-bound branch (line 2)"].find("failure")
+    assert unprotected.get("type") == "unprotected"
+    assert unprotected.get("message") == "clamp lets a value equal to `low` through the lower-bound branch."
+    assert unprotected.text.startswith("Unprotected at pkg/core.py:2 in clamp\n")
+    assert "What tells it apart: clamp(1, 1, 2) gives 1 with the code as it is, and raises ValueError with this " \
+           "mutant." in unprotected.text and "def test_clamp_at_low():" in unprotected.text
+    regression = cases["clamp returns None for a value inside the range (line 4)"].find("failure")
+    assert regression.get("type") == "protection-regression"
+    assert "Only the tests from before the change caught it: tests/test_core.py::test_clamp_low (an assertion " \
+           "failed); the modified tests do not." in regression.text
+    skipped = {name: case.find("skipped") for name, case in cases.items() if outcome[name] == "skipped"}
+    assert skipped["clamp never returns (line 4)"].get("message") == \
+        "Inconclusive: the run timed out; a timeout is not a behavioural kill"
+    assert skipped["clamp compares with <= where < was meant (line 2)"].get("message") == \
+        "likely equivalent: no input told it apart"
+    assert cases["clamp returns None instead of the lower bound (line 3)"].find("system-out").text.startswith(
+        "Existing protection at pkg/core.py:3 in clamp: caught before and after the change by "
+        "tests/test_core.py::test_clamp_low")
+    assert {case.get("classname") for case in cases.values()} == {"pkg.core.clamp"}
+    suite = root.find("testsuite")
+    assert suite.get("name") == "pkg/core.py"
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors"), suite.get("skipped")) == \
+        ("7", "2", "0", "4")
+    assert (root.get("tests"), root.get("failures"), root.get("errors")) == ("7", "2", "0")
+    assert "score" not in text.lower() and "%" not in text
+
+
+def test_junit_xml_that_breaks_the_published_schema_is_caught():
+    text = junit.build(REPORT)
+    assert external_problem("junit", text) is None
+    missing = text.replace(' failures="2" errors="0" skipped="2"', ' errors="0" skipped="2"', 1)
+    assert missing != text
+    assert "missing required attribute 'failures'" in external_problem("junit", missing)
+    stray = text.replace("<system-out>", "<stdout>", 1).replace("</system-out>", "</stdout>", 1)
+    assert "stdout" in external_problem("junit", stray)
+    assert external_problem("junit", text[:-40]).startswith("not well-formed XML")
