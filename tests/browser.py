@@ -34,6 +34,28 @@ VISIBLE_TEXT = """(() => {
 })()"""
 
 
+# Every table inside the page's shadow roots: its header labels and its rows' cell texts; and the classes
+# of every element (to find colours by their class names) and the number of progress bars.
+TABLES = """(() => {
+  const tables = [], classes = new Set();
+  let bars = 0;
+  const walk = (root) => {
+    for (const element of root.querySelectorAll('*')) {
+      for (const name of element.classList) classes.add(name);
+      if (element.getAttribute('role') === 'progressbar') bars += 1;
+      if (element.tagName === 'TABLE') {
+        const clean = (cell) => cell.textContent.replace(/\\s+/g, ' ').trim();
+        tables.push({headers: [...element.querySelectorAll('thead th')].map(clean),
+                     rows: [...element.querySelectorAll('tbody tr')].map((row) => [...row.cells].map(clean))});
+      }
+      if (element.shadowRoot) walk(element.shadowRoot);
+    }
+  };
+  walk(document);
+  return {tables, classes: [...classes], progressbars: bars};
+})()"""
+
+
 def find() -> str | None:
     for name in CANDIDATES:
         path = shutil.which(name)
@@ -49,8 +71,11 @@ class Browser:
         self._events, events_write = os.pipe()
 
         def pipes() -> None:  # the browser reads commands on fd 3 and writes on fd 4
-            os.dup2(commands_read, 3)
-            os.dup2(events_write, 4)
+            for fd, wanted in ((commands_read, 3), (events_write, 4)):
+                if fd == wanted:  # dup2 onto itself keeps close-on-exec: clear it
+                    os.set_inheritable(fd, True)
+                else:
+                    os.dup2(fd, wanted)
 
         self.process = subprocess.Popen(
             [executable, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -99,6 +124,11 @@ class Browser:
     def text(self) -> str:
         result = self.call("Runtime.evaluate", session=True, expression=VISIBLE_TEXT, returnByValue=True)
         return result.get("result", {}).get("value") or ""
+
+    def evaluate(self, expression: str) -> Any:
+        """The value of a JavaScript expression in the page."""
+        result = self.call("Runtime.evaluate", session=True, expression=expression, returnByValue=True)
+        return result.get("result", {}).get("value")
 
     def wait_for_text(self, *wanted: str, timeout: float = 30.0) -> str:
         deadline = time.monotonic() + timeout

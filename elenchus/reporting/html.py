@@ -32,6 +32,29 @@ body { margin: 0; font-family: system-ui, sans-serif; }
 """
 
 
+# Elenchus reports incidents, never a score. The viewer has no setting for that, so two of its elements
+# are adjusted before it renders, without changing the vendored file: the metrics table drops its
+# percentage columns (the "Mutation score" of total and of covered code, and with them the threshold
+# colours), keeping every count and the source view; and the status bar that draws detected against
+# total (a score as a picture) draws nothing. (A library cannot reach into the component's shadow DOM
+# with CSS: it exposes no CSS parts. Should a later version rename them, the viewer still shows; the
+# browser test notices.)
+_NO_SCORE = """
+{
+const table = customElements.get('mte-metrics-table')?.prototype;
+const bar = customElements.get('mte-result-status-bar')?.prototype;
+if (table) {
+  const tableWillUpdate = table.willUpdate;
+  table.willUpdate = function (changed) {
+    if (changed.has('columns')) this.columns = this.columns.filter((column) => column.category !== 'percentage');
+    tableWillUpdate.call(this, changed);
+  };
+}
+if (bar) bar.render = () => null;
+}
+"""
+
+
 def render(stryker_report: Mapping[str, Any], report: Mapping[str, Any]) -> str:
     """The page: a summary of ``report`` and the component showing ``stryker_report``."""
     data = json.dumps(stryker_report, ensure_ascii=False).replace("<", "\\u003c")  # no "</script>" or "<!--" in it
@@ -51,7 +74,7 @@ def render(stryker_report: Mapping[str, Any], report: Mapping[str, Any]) -> str:
         f"<!-- mutation-testing-elements {ELEMENTS_VERSION} (Apache-2.0), inlined so that this page works offline -->",
         f"<script>{script}</script>",
         f'<script id="elenchus-mutation-report" type="application/json">{data}</script>',
-        "<script>",
+        f"<script>{_NO_SCORE}",
         "const app = document.querySelector('mutation-test-report-app');",
         "app.report = JSON.parse(document.getElementById('elenchus-mutation-report').textContent);",
         "function paint() { document.body.style.backgroundColor = app.themeBackgroundColor; }",
@@ -100,7 +123,8 @@ def _summary(report: Mapping[str, Any]) -> str:
         + (f"{skipped} mutant(s) are shown as Ignored: beyond the budget or rejected before running, or run and "
            "survived with no input that tells them apart (likely equivalent); each one's reason says which. "
            if skipped else "")
-        + "Timeouts and runs that could not tell are shown as Timeout and RuntimeError; neither counts as caught.</p>",
+        + "A run that timed out is shown as Survived (a timeout is not a catch) and one that could not tell as "
+          "RuntimeError; neither counts as detected, and each one's reason says which.</p>",
         "</header>",
     ]
     return "\n".join(lines)

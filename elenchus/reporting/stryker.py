@@ -20,7 +20,9 @@ _STATUS = {
     "killed": "Killed",
     "survived": "Survived",
     "not-covered": "NoCoverage",
-    "timeout": "Timeout",
+    # A timeout is never a behavioural kill (the report calls it inconclusive, not caught), and the
+    # format's "Timeout" counts as detected: it is shown as survived, its reason saying it timed out.
+    "timeout": "Survived",
     "caught-at-import": "RuntimeError",  # the format's word for a mutant that crashes before any test checks
     "not-comparable": "RuntimeError",
     "inconclusive": "RuntimeError",
@@ -113,7 +115,8 @@ def _status_reason(mutation: Mapping[str, Any], comparison: Mapping[str, Any] | 
         kind = (mutation.get("kill") or {}).get("kind", "a failure")
         return f"Caught by {killers[0]} ({kind})" + (f" and {len(killers) - 1} more" if len(killers) > 1 else "")
     reasons = [mutation.get("reason"), comparison.get("reason") if comparison else None]
-    return "; ".join(r for r in reasons if r) or mutation["result"]
+    said = "; ".join(r for r in reasons if r) or mutation["result"]
+    return f"Timed out, which is not counted as caught: {said}" if mutation["result"] == "timeout" else said
 
 
 def _description(mutation: Mapping[str, Any], comparison: Mapping[str, Any] | None) -> str:

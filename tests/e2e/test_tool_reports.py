@@ -52,7 +52,7 @@ def test_the_mutation_testing_report_is_valid_and_matches_the_json_report(evalua
     core = document["files"]["src/batching/core.py"]
     assert core["source"] == (repo / "src/batching/core.py").read_text()
     mutants = {m["id"]: m for entry in document["files"].values() for m in entry["mutants"]}
-    expected = {"killed": "Killed", "survived": "Survived", "not-covered": "NoCoverage", "timeout": "Timeout"}
+    expected = {"killed": "Killed", "survived": "Survived", "not-covered": "NoCoverage", "timeout": "Survived"}
     for mutation in report["mutations"]:
         mutant = mutants[mutation["id"]]
         assert mutant["status"] == expected.get(mutation["result"], mutant["status"])
@@ -201,3 +201,57 @@ def test_the_html_report_renders_offline_in_a_real_browser(evaluated, request):
     assert str(total) in text  # the component's mutant count
     assert all(url.startswith(("file:", "data:", "about:")) for url in requested), requested
     assert shot.stat().st_size > 10_000
+
+
+#: An evaluation whose mutants include endless loops: their runs time out, which is never a catch.
+TIMEOUTS = ("endless-loop", "--scope", "current-change", "--budget", "30", "--jobs", "2", "--fresh", "--no-witnesses",
+            "--timeout-factor", "1", "--timeout-constant", "1")
+#: The viewer's classes for a mutation score above, between and below its thresholds.
+THRESHOLD_COLOURS = {"bg-red-600", "bg-yellow-400", "bg-green-600", "text-red-700", "text-yellow-600", "text-green-700"}
+
+
+def test_a_timed_out_mutant_is_undetected_in_the_mutation_testing_report_with_its_reason(shared_evaluation):
+    done = shared_evaluation(*TIMEOUTS)
+    assert done.returncode == 0, done.stderr
+    timeouts = [m for m in done.report["mutations"] if m["result"] == "timeout"]
+    assert timeouts, "no mutant timed out"
+    document = json.loads((done.run_dir / "mutation-testing-report.json").read_text())
+    assert external_problem("mutation-testing-report", document) is None
+    mutants = {m["id"]: m for entry in document["files"].values() for m in entry["mutants"]}
+    for mutation in timeouts:  # the text calls it inconclusive, never caught: "Timeout" would count as detected
+        mutant = mutants[mutation["id"]]
+        assert mutant["status"] == "Survived"
+        assert mutant["statusReason"].startswith("Timed out, which is not counted as caught: ")
+        assert mutation["reason"] in mutant["statusReason"]
+
+
+@pytest.mark.skipif(browser.find() is None, reason="needs Chromium (.ci/run installs Debian's chromium package)")
+def test_the_html_report_shows_counts_and_source_but_no_score_and_no_timeout_as_detected(shared_evaluation):
+    done = shared_evaluation(*TIMEOUTS)
+    report = done.report
+    results = [m["result"] for m in report["mutations"]]
+    assert "timeout" in results, "no mutant timed out"
+    page = done.run_dir / "report.html"
+    chromium = browser.Browser(browser.find())
+    try:
+        chromium.open(page.as_uri())
+        overview = chromium.wait_for_text("All files", "Detected")
+        seen = chromium.evaluate(browser.TABLES)
+        chromium.open(page.as_uri() + "#mutant/search.py")  # (the viewer names files below their common folder)
+        in_file = chromium.wait_for_text("def first_at_least", "Detected")
+        seen_in_file = chromium.evaluate(browser.TABLES)
+    finally:
+        chromium.close()
+    assert "def first_at_least" in in_file, in_file[:3000]  # the source view is kept
+    for text, found in ((overview, seen), (in_file, seen_in_file)):
+        assert "score" not in text.lower() and "Of covered" not in text, text[:3000]
+        table = found["tables"][0]
+        assert not any("score" in header.lower() or header in ("Of total", "Of covered")
+                       for header in table["headers"]), table["headers"]
+        assert not THRESHOLD_COLOURS & set(found["classes"])
+        assert found["progressbars"] == 0
+        cells = dict(zip(table["headers"], table["rows"][0]))  # the first row: all files, or the file shown
+        assert cells["Detected"] == str(results.count("killed"))  # the timeouts are not detected
+        assert cells["Timeout"] == "0"
+        assert cells["Undetected"] == str(sum(results.count(r) for r in ("survived", "not-covered", "timeout")))
+        assert cells["Killed"] == str(results.count("killed"))

@@ -218,3 +218,25 @@ def test_junit_xml_that_breaks_the_published_schema_is_caught():
     stray = text.replace("<system-out>", "<stdout>", 1).replace("</system-out>", "</stdout>", 1)
     assert "stdout" in external_problem("junit", stray)
     assert external_problem("junit", text[:-40]).startswith("not well-formed XML")
+
+
+def test_a_timed_out_mutant_is_survived_with_its_reason_so_the_viewer_never_counts_it_as_detected():
+    report = json.loads(json.dumps(REPORT))
+    report["mutations"][0].update(result="timeout", reason="no result within 2 s, nor within 4 s when run again")
+    report["comparisons"][0].update(assessment="inconclusive",
+                                    reason="the run timed out; a timeout is not a behavioural kill")
+    document = stryker.build(report, SOURCES)
+    assert external_problem("mutation-testing-report", document) is None
+    mutant = next(m for m in document["files"]["pkg/core.py"]["mutants"] if m["id"] == "m-boundary")
+    assert mutant["status"] == "Survived"  # the format's "Timeout" counts as detected
+    assert mutant["statusReason"] == ("Timed out, which is not counted as caught: no result within 2 s, nor within "
+                                      "4 s when run again; the run timed out; a timeout is not a behavioural kill")
+
+
+def test_the_html_page_hides_the_viewers_score_and_says_timeouts_are_not_detected():
+    page = render(stryker.build(REPORT, SOURCES), REPORT)
+    binding = page.rsplit("<script>", 1)[1]  # runs after the component is defined, before it gets the report
+    assert binding.index("customElements.get('mte-metrics-table')") < binding.index("app.report =")
+    assert "column.category !== 'percentage'" in binding
+    assert "customElements.get('mte-result-status-bar')" in binding and "render = () => null" in binding
+    assert "A run that timed out is shown as Survived" in page
