@@ -249,6 +249,7 @@ def evaluate(**params) -> int:
     params, settings, _ = _configured(params)
     cluster_from_file = any(s.key == "cluster" and s.origin != "command line" and s.origin != "default"
                             for s in settings)
+    scope_from_file = any(s.key == "scope" and s.origin not in ("command line", "default") for s in settings)
     (repo, base, head, scope, target, budget, jobs, timeout_factor, timeout_constant, search_budget, witness_time,
      witnesses, contract, change_id, intent, save, json_path, html_path, sarif_path, junit_path, resume, fail_on,
      allow_commands, exhaustive, fresh, demo, runner, test_selection, cluster) = (params.pop(name) for name in (
@@ -276,7 +277,7 @@ def evaluate(**params) -> int:
         fail_on=wanted, demo=demo,
         allow_commands=tuple(allow_commands), fresh=fresh, exhaustive=exhaustive,
         interactive=sys.stdin.isatty() and sys.stdout.isatty(), runner=runner, test_selection=test_selection,
-        cluster=cluster_address(cluster), cluster_from_file=cluster_from_file,
+        cluster=cluster_address(cluster), cluster_from_file=cluster_from_file, scope_from_file=scope_from_file,
     )
     for option, path in (("json", json_path), ("html", html_path), ("sarif", sarif_path), ("junit", junit_path)):
         _output(option, path)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import configparser
 import fnmatch
+import json
 import tomllib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -46,14 +47,14 @@ class Settings:
         return "production"
 
 
-def _strings(table: dict, key: str, default: tuple[str, ...]) -> tuple[str, ...]:
+def _strings(table: dict, key: str, default: tuple[str, ...], bad: list[str]) -> tuple[str, ...]:
+    """The list of strings at ``key``; a bad value is added to ``bad`` (every one is reported at once)."""
     value = table.get(key)
     if value is None:
         return default
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ElenchusError(
-            f"[tool.elenchus] {key} must be a list of strings, got {value!r}; fix pyproject.toml"
-        )
+        bad.append(f"{key} = {json.dumps(value, default=str)}: must be a list of strings, e.g. [\"a\", \"b\"]")
+        return default
     return tuple(value)
 
 
@@ -64,13 +65,17 @@ def load_settings(pyproject_text: str | None) -> Settings:
         table = tomllib.loads(pyproject_text).get("tool", {}).get("elenchus", {})
     except tomllib.TOMLDecodeError as error:
         raise ElenchusError(f"pyproject.toml is not valid TOML ({error}); fix it or remove it") from None
-    return Settings(
-        test_patterns=_strings(table, "test-patterns", DEFAULT_TEST_PATTERNS),
-        test_dirs=_strings(table, "test-dirs", DEFAULT_TEST_DIRS),
-        infrastructure=_strings(table, "infrastructure", DEFAULT_INFRASTRUCTURE),
-        exclude=_strings(table, "exclude", DEFAULT_EXCLUDE),
-        source_roots=_strings(table, "source-roots", ()),
+    bad: list[str] = []
+    settings = Settings(
+        test_patterns=_strings(table, "test-patterns", DEFAULT_TEST_PATTERNS, bad),
+        test_dirs=_strings(table, "test-dirs", DEFAULT_TEST_DIRS, bad),
+        infrastructure=_strings(table, "infrastructure", DEFAULT_INFRASTRUCTURE, bad),
+        exclude=_strings(table, "exclude", DEFAULT_EXCLUDE, bad),
+        source_roots=_strings(table, "source-roots", (), bad),
     )
+    if bad:
+        raise ElenchusError(f"[tool.elenchus] in pyproject.toml has {len(bad)} setting(s) to fix: {'; '.join(bad)}")
+    return settings
 
 
 # -- pytest's own settings, read as data (never run) -------------------------------------------

@@ -105,9 +105,9 @@ def _read_validated(path: Path, source: str) -> Contract:
     except json.JSONDecodeError as error:
         raise ContractError(f"contract {path} is not valid JSON ({error}); fix the file") from None
     try:
-        schemas.validate("intent-contract", document)
+        schemas.validate("intent-contract", document, source=str(path))
     except ElenchusError as error:
-        raise ContractError(f"contract {path} was refused: {error.message}") from None
+        raise ContractError(f"contract refused: {error.message}") from None
     return contract_from_json(document, source, str(path))
 
 

@@ -14,6 +14,7 @@ object database: it opens files under ``.git/objects`` and writes nothing.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -130,15 +131,31 @@ class Repository:
                         check=False)
         if done.returncode != 0:
             if self.shallow:
-                raise SnapshotUnavailable(
-                    f"snapshot unavailable: {rev} is not in the local object store; "
-                    "fetching it would need a network call"
-                )
+                ancestor = re.match(r"(.+?)[~^]", rev)  # HEAD~3, main^: an ancestor of a commit that is here
+                raise self.unavailable(rev, certain=bool(ancestor and self.try_resolve(ancestor.group(1))))
             raise UnknownRevision(
                 f"unknown revision '{rev}': git cannot resolve it to a commit in {self.root}; "
                 "check the name with `git log --oneline` or pass a full SHA"
             )
         return done.stdout.decode().strip()
+
+    def unavailable(self, rev: str, certain: bool = True) -> SnapshotUnavailable:
+        """The error for a revision whose objects are not here, with the cause and the fix when it is
+        that this is a shallow clone (common in CI, where a checkout fetches one commit by default).
+        ``certain``: ``rev`` surely exists upstream (an ancestor of a commit that is here), rather than a
+        name that may be misspelled."""
+        message = f"snapshot unavailable: {rev} is not in the local object store; fetching it would need a network call"
+        if not self.shallow:
+            return SnapshotUnavailable(message)
+        missing = f"{rev} is not among them" if certain else (
+            f"{rev} is not among them (or is not a name git knows: check it with `git log --oneline --all`)")
+        return SnapshotUnavailable(
+            f"{message}, and Elenchus never fetches. The cause: {self.root} is a shallow clone, which holds only "
+            f"the most recent commits of its history (`git rev-parse --is-shallow-repository` says true), and "
+            f"{missing}. The fix: fetch more history, then rerun: `git fetch --deepen N` (N more commits, enough "
+            "to reach it) or `git fetch --unshallow` (all of it); in GitHub Actions, give actions/checkout "
+            "`fetch-depth: 0`."
+        )
 
     def try_resolve(self, rev: str) -> str | None:
         done = self.run("rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}",
@@ -160,10 +177,7 @@ class Repository:
         try:
             stream = self._objects().stream(bytes.fromhex(sha))
         except (BadObject, BadName, ValueError, OSError):
-            raise SnapshotUnavailable(
-                f"snapshot unavailable: {rev_for_errors or sha} is not in the local object store; "
-                "fetching it would need a network call"
-            ) from None
+            raise self.unavailable(rev_for_errors or sha) from None
         kind = stream.type.decode() if isinstance(stream.type, bytes) else stream.type
         return kind, stream.read()
 

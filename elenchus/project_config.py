@@ -44,6 +44,9 @@ OPTIONS: dict[str, str] = {
     "max-processes": "max_processes", "max-file-size": "max_file_size", "cluster": "cluster",
 }
 
+# options that only mean something with scope = "target"
+SCOPE_TARGET_ONLY = ("target", "exhaustive")
+
 # what applies when neither the command line nor the file sets an option
 DEFAULTS: dict[str, Any] = {
     "scope": "asked in a terminal (current-change recommended); required elsewhere",
@@ -85,13 +88,16 @@ def read_table(repo: str | Path) -> tuple[dict[str, Any], Path | None]:
         raise InputGuardError(TABLE, f"{path}: tool.elenchus must be a table; fix pyproject.toml (nothing was run)")
     if not table:
         return table, path
-    from elenchus.schemas import config_problem  # jsonschema loads its metaschemas: only for a table to check
+    from elenchus.schemas import config_problems  # jsonschema loads its metaschemas: only for a table to check
 
-    problem = config_problem(table)
-    if problem is not None:
-        key, detail = problem
+    problems = config_problems(table)
+    if len(problems) == 1:
+        [(key, detail)] = problems
         raise InputGuardError(f"{TABLE} {key}" if key else TABLE,
                               f"{path}: {detail.rstrip('.')}; fix pyproject.toml (nothing was run)")
+    if problems:  # every one at once: a fix-and-rerun loop per key wastes the user's time
+        lines = "".join(f"\n  - {detail.rstrip('.')}" for _, detail in problems)
+        raise InputGuardError(TABLE, f"{path} has {len(problems)} settings to fix (nothing was run):{lines}")
     return table, path
 
 
@@ -101,9 +107,15 @@ def merge(params: Mapping[str, Any], given: Callable[[str], bool], table: Mappin
     from ``table``; and each setting with its origin."""
     merged = dict(params)
     settings = []
+    # A scope chosen on the command line replaces the file's: the file's target (and exhaustive) belong to
+    # the file's scope = "target" and would otherwise make the command line's scope fail its guards.
+    other_scope = params.get("scope") if given("scope") and params.get("scope") != "target" else None
     for key, name in OPTIONS.items():
         if given(name):
             settings.append(Setting(key, params.get(name), "command line"))
+        elif key in table and other_scope and key in SCOPE_TARGET_ONLY:
+            settings.append(Setting(key, DEFAULTS[key], f"default (the file's {key} applies to scope \"target\" "
+                                                        f"only, and --scope {other_scope} was given)"))
         elif key in table:
             merged[name] = _as_option(table[key])
             settings.append(Setting(key, table[key], f"{FILE} {TABLE}"))

@@ -83,18 +83,18 @@ def resolve_revisions(repo: Repository, base: str | None = None, head: str | Non
             base = "HEAD"
             base_line = f"Base: HEAD ({_short(base_sha)}), the last commit under the uncommitted changes."
         else:
-            base, base_sha, base_line = _committed_base(repo, head_sha)
+            base, base_sha, base_line = _committed_base(repo, head_sha, head_rev)
     except SnapshotUnavailable as error:
         if not missing_base_ok:
             raise
         base = base or "HEAD~1"
         base_sha = None
-        base_line = (f"Base: {base} is unavailable ({error.message}); every file counts as changed and the "
-                     "incremental comparison is blocked.")
+        base_line = (f"Base: {base} is unavailable ({error.message.rstrip('.')}); every file counts as changed and "
+                     "the incremental comparison is blocked.")
     return Revisions(base, base_sha, head_rev, head_sha, (base_line, head_line))
 
 
-def _committed_base(repo: Repository, head_sha: str) -> tuple[str, str, str]:
+def _committed_base(repo: Repository, head_sha: str, head_rev: str) -> tuple[str, str, str]:
     branch = _default_branch(repo)
     if branch is not None:
         done = repo.run("merge-base", head_sha, branch, check=False)
@@ -104,8 +104,8 @@ def _committed_base(repo: Repository, head_sha: str) -> tuple[str, str, str]:
                 f"Base: {_short(merge_base)}, the merge-base of HEAD with the default branch '{branch}'.")
     parent = repo.try_resolve(f"{head_sha}~1")
     if parent is None:
-        if repo.shallow:
-            repo.resolve(f"{head_sha}~1")  # raises "snapshot unavailable"
+        if repo.shallow:  # the parent was not fetched: the cause and the fix, not "first commit"
+            raise repo.unavailable(f"{head_rev}~1")
         raise EmptyDiff(
             "nothing to compare: HEAD is the repository's first commit and the working tree is clean; "
             "pass --base REV, or use `--scope target`"

@@ -3,11 +3,14 @@
 This is the only module that imports jsonschema (and xmlschema, for the XML formats Elenchus
 writes for other tools). Each kind has a draft 2020-12
 schema in the top-level ``schemas/`` directory; a failure names the JSON path
-that failed (``$.mutations[0].location.line``) so the fix is obvious.
+that failed (``$.mutations[0].location.line``) so the fix is obvious, and the
+schema by its published name (title and ``$id``): where Elenchus is installed is
+no business of the user whose document failed.
 """
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from functools import lru_cache
@@ -35,6 +38,8 @@ EXTERNAL_XML: dict[str, str] = {
 }
 
 _MESSAGE_LIMIT = 240
+#: Problems of one document spelled out in a message; the rest are counted.
+_SHOWN_PROBLEMS = 5
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
@@ -103,23 +108,38 @@ def _describe(error: ValidationError) -> str:
     return message
 
 
+def published_name(schema: dict[str, Any]) -> str:
+    """A schema as a user can look it up: its title and ``$id``, never a file inside Elenchus's install."""
+    title = str(schema.get("title") or "Elenchus")
+    identifier = schema.get("$id")
+    name = title if title.lower().endswith("schema") else f"{title} schema"
+    return f"the {name}" + (f" ({identifier})" if identifier else "")
+
+
+def problems(kind: str, document: Any) -> list[str]:
+    """Every place ``document`` breaks the schema of ``kind`` (``at $.path: what``), shallowest first;
+    empty when it is valid."""
+    _check_kind(kind)
+    errors = sorted(_validator(kind).iter_errors(document), key=_path_key)
+    return [f"at {json_path(error.absolute_path)}: {_describe(error)}" for error in errors]
+
+
 def validate(kind: str, document: Any, *, source: str | None = None) -> None:
-    """Raise SchemaViolation naming the failing JSON path unless ``document`` is a valid ``kind``.
+    """Raise SchemaViolation naming the failing JSON paths unless ``document`` is a valid ``kind``.
 
     ``source`` (usually the file name) is named at the start of the message.
     """
-    _check_kind(kind)
-    errors = list(_validator(kind).iter_errors(document))
-    if not errors:
+    found = problems(kind, document)
+    if not found:
         return
-    error = min(errors, key=_path_key)
     what = f"{source} is not a valid {kind} document" if source else f"not a valid {kind} document"
-    more = len(errors) - 1
-    tail = f" ({more} further problem{'s' if more > 1 else ''} not shown)" if more else ""
-    raise SchemaViolation(
-        f"{what}: at {json_path(error.absolute_path)}: {_describe(error)}{tail}; "
-        f"see schemas/{kind}.schema.json"
-    )
+    what += f", as {published_name(_validator(kind).schema)} defines it"
+    if len(found) == 1:
+        raise SchemaViolation(f"{what}: {found[0]}")
+    shown = found[:_SHOWN_PROBLEMS]
+    more = len(found) - len(shown)
+    tail = f"\n  - and {more} further problem{'s' if more > 1 else ''}" if more else ""
+    raise SchemaViolation(f"{what}; {len(found)} problems:" + "".join(f"\n  - {p}" for p in shown) + tail)
 
 
 @lru_cache(maxsize=None)
@@ -172,22 +192,68 @@ def _config_validator() -> Draft202012Validator:
 
 def config_problem(table: Any) -> tuple[str, str] | None:
     """The first key of a ``[tool.elenchus]`` table that breaks its schema, and what is wrong, or None."""
-    errors = list(_config_validator().iter_errors(table))
-    if not errors:
-        return None
-    error = min(errors, key=_path_key)
-    if error.validator == "additionalProperties":
-        properties = _config_validator().schema["properties"]
-        known = sorted(key for key, rule in properties.items() if "not" not in rule)
-        unknown = sorted(set(table) - set(properties))
-        return unknown[0], f"unknown key {unknown[0]!r}; the keys are: {', '.join(known)}"
-    key = str(error.absolute_path[0]) if error.absolute_path else ""
-    description = error.schema.get("description") if isinstance(error.schema, dict) else None
-    if error.validator == "not" and description:  # a key that is only accepted on the command line
-        return key, description
-    where = json_path(list(error.absolute_path)[1:]).replace("$", key, 1)
-    wanted = _config_validator().schema["properties"].get(key, {}).get("description")
-    return key, f"{where}: {_describe(error)}" + (f" (expected: {wanted})" if wanted else "")
+    found = config_problems(table)
+    return found[0] if found else None
+
+
+def config_problems(table: Any) -> list[tuple[str, str]]:
+    """Every key of a ``[tool.elenchus]`` table that breaks its schema, each with the value seen and what
+    is accepted (a near spelling for an unknown key), in the order of the file's keys; empty when valid."""
+    properties = _config_validator().schema["properties"]
+    known = sorted(key for key, rule in properties.items() if "not" not in rule)
+    order = {key: index for index, key in enumerate(table)} if isinstance(table, dict) else {}
+    found: list[tuple[tuple[int, str], str, str]] = []
+    for error in sorted(_config_validator().iter_errors(table), key=_path_key):
+        if error.validator == "additionalProperties" and not error.absolute_path:
+            for key in (key for key in table if key not in properties):
+                near = difflib.get_close_matches(key, known, n=2, cutoff=0.6)
+                hint = f"did you mean {' or '.join(repr(n) for n in near)}? The" if near else "the"
+                found.append(((order.get(key, -1), ""), key, f"unknown key {key!r} (set to {_toml(table[key])}); "
+                              f"{hint} keys are: {', '.join(known)}"))
+            continue
+        path = list(error.absolute_path)
+        key = str(path[0]) if path else ""
+        where = json_path(path[1:]).replace("$", key, 1)
+        rule = properties.get(key, {})
+        if error.validator == "not" and rule.get("description"):  # a key accepted only on the command line
+            detail = f"{key} = {_toml(error.instance)}: {rule['description']}"
+        else:
+            wanted = rule.get("description")
+            detail = (f"{where} = {_toml(error.instance)}: {_wrong(error)}"
+                      + (f"; accepted: {wanted.rstrip('.')}" if wanted else ""))
+        found.append(((order.get(key, -1), where), key, detail))
+    found.sort(key=lambda item: item[0])
+    return [(key, detail) for _, key, detail in found]
+
+
+def _toml(value: Any) -> str:
+    """A value as it reads in pyproject.toml (JSON spells strings, numbers, booleans and arrays alike)."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _wrong(error: ValidationError) -> str:
+    """What is wrong with a setting's value, in a setting's words (the value itself is shown beside it)."""
+    rule = error.validator_value
+    if error.validator == "type":
+        kinds = rule if isinstance(rule, list) else [rule]
+        words = {"integer": "a whole number", "number": "a number", "string": "a string", "boolean":
+                 "true or false", "array": "a list, e.g. [\"a\", \"b\"]", "object": "a table"}
+        return "must be " + " or ".join(words.get(k, k) for k in kinds)
+    if error.validator == "enum":
+        near = difflib.get_close_matches(error.instance, [str(v) for v in rule], n=1) \
+            if isinstance(error.instance, str) else []
+        hint = f" (did you mean {near[0]!r}?)" if near else ""
+        return f"must be one of {', '.join(_toml(v) for v in rule)}{hint}"
+    bounds = {"minimum": "at least", "maximum": "at most", "exclusiveMinimum": "above", "exclusiveMaximum": "below"}
+    if error.validator in bounds:
+        return f"must be {bounds[error.validator]} {rule}"
+    if error.validator == "minLength":
+        return "must not be empty"
+    if error.validator == "uniqueItems":
+        return "names a value more than once"
+    if error.validator == "pattern":
+        return "does not have the expected form"
+    return _describe(error)
 
 
 def validate_file(kind: str, path: str | Path) -> Any:

@@ -67,9 +67,15 @@ def question_text(choices: tuple[ScopeOption, ...]) -> str:
     return "\n".join(lines)
 
 
+#: Where a scope set in the project's settings comes from, as the narration and the report name it.
+FROM_FILE = "[tool.elenchus] in pyproject.toml"
+
+
 def resolve_scope(scope: str | None, target: str | None, change: ChangeSet, budget: int, interactive: bool,
-                  ask: Callable[[str, str], str], echo: Callable[[str], None]) -> ScopeAnswer:
-    """The user's answer: from ``--scope``, from the terminal, or a stop with exit 3."""
+                  ask: Callable[[str, str], str], echo: Callable[[str], None],
+                  from_file: bool = False) -> ScopeAnswer:
+    """The user's answer: from ``--scope`` (or, ``from_file``, the project's settings), from the terminal,
+    or a stop with exit 3."""
     choices = options(change, budget)
     recommended = ("Recommended: it covers both the existing protection around the changed code "
                    "and what the test changes add or remove.")
@@ -80,8 +86,9 @@ def resolve_scope(scope: str | None, target: str | None, change: ChangeSet, budg
             raise InputGuardError("scope", f"expected one of {', '.join(SCOPES)}, got {scope!r}")
         if scope == "target" and not target:
             raise InputGuardError("target", "--scope target needs --target PATH (use . for the whole repository)")
+        chosen = f"Taken from {FROM_FILE} (scope = \"{scope}\")." if from_file else "Chosen with --scope."
         return ScopeAnswer(scope, target if scope == "target" else None,
-                           "Chosen with --scope." + ("" if scope != "current-change" else f" {recommended}"), False)
+                           chosen + ("" if scope != "current-change" else f" {recommended}"), False)
     if not interactive:
         echo(question_text(choices))
         raise DecisionNeeded("the evaluation scope must be chosen before any mutant is generated; "

@@ -96,11 +96,12 @@ def configure(repo_root: Path | str) -> None:
         table = tomllib.loads(path.read_text(encoding="utf-8")).get("tool", {}).get("elenchus", {})
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return  # an unreadable file is reported where the settings are read
-    added = {}
+    added, bad = {}, []
     for key, field in (("secret-files", "files"), ("secret-variables", "variables")):
         value = table.get(key, [])
         if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-            raise ElenchusError(f"[tool.elenchus] {key} must be a list of glob patterns (strings), got "
-                                f"{value!r}; fix pyproject.toml")
+            bad.append(f"{key} must be a list of glob patterns (strings), got {value!r}")
         added[field] = value
+    if bad:  # both at once
+        raise ElenchusError(f"[tool.elenchus] {'; '.join(bad)}; fix pyproject.toml")
     os.environ[ENV] = json.dumps(added)

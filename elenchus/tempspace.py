@@ -3,7 +3,9 @@
 Every snapshot, workspace and run artifact an Elenchus process creates lands under one
 directory it holds a lock on (``tempfile`` is pointed there, and so are worker
 processes through ``TMPDIR``). A normal exit removes it; a run killed with SIGKILL
-cannot, so the next start removes every such directory whose lock nobody holds.
+cannot, so the next start removes every such directory whose lock nobody holds and that belongs
+to the user running it: on a shared machine another user's leftovers are theirs to remove (and
+to hear about), never ours.
 """
 
 from __future__ import annotations
@@ -27,19 +29,22 @@ _held: dict[str, object] = {}
 
 
 def sweep(base: Path) -> int:
-    """Remove the session directories under ``base`` whose process is gone; how many were removed."""
+    """Remove this user's session directories under ``base`` whose process is gone; how many were removed."""
     removed = 0
     for candidate in base.glob(PREFIX + "*"):
         lock_path = candidate / _LOCK
         if not candidate.is_dir() or candidate.is_symlink() or str(candidate) in _held:
             continue
         try:
-            if time.time() - candidate.stat().st_mtime < SETTLE_SECONDS:
+            status = candidate.lstat()
+            if status.st_uid != os.getuid():  # another user's run (root included): not ours to remove or report
+                continue
+            if time.time() - status.st_mtime < SETTLE_SECONDS:
                 continue
             with open(lock_path, "a") as handle:
                 fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)  # held by a live run: leave it
                 shutil.rmtree(candidate, ignore_errors=True)
-                removed += 1
+                removed += not candidate.exists()  # counted only when it is really gone
         except OSError:
             continue
     return removed

@@ -40,7 +40,7 @@ from elenchus.reporting import outputs
 from elenchus.mutate import Mutant
 from elenchus.guards import SEARCH_BUDGET_DEFAULT, WITNESS_TIME_DEFAULT
 from elenchus.run import Execution, Outcome, RunResult, TestOutcome, Verdict, judge, timeout_for
-from elenchus.scope import CONFIRMED_INTENT, ScopeAnswer, resolve_scope
+from elenchus.scope import CONFIRMED_INTENT, FROM_FILE, ScopeAnswer, resolve_scope
 from elenchus.select import Plan, Planned, names_by_test, plan as plan_mutants, risk_score
 from elenchus.session import Session, open_session
 from elenchus.workspace import scratch_root
@@ -97,6 +97,7 @@ class Options:
     harden: bool = False  # challenge the confirmed contract items' code; survivors get proposed tests
     cluster: str | None = None  # tcp://HOST:PORT of a Dask scheduler: mutant runs become its tasks
     cluster_from_file: bool = False  # the address came from [tool.elenchus], not the command line
+    scope_from_file: bool = False  # the scope came from [tool.elenchus], not the command line
 
 
 @dataclass(frozen=True, slots=True)
@@ -285,6 +286,7 @@ class Evaluation:
         self.reran: dict[str, int] = {}  # why stored runs were measured again, and how many each reason
         self.again: list[str] = []  # why stored baselines were
         self.base_unavailable: str | None = None
+        self.shallow = False  # the repository is a shallow clone (what an unavailable Base usually means)
         self.report: dict | None = None
         self.cache = ResultCache(reuse=not options.fresh)  # (a fresh measurement is kept for the next run)
         self.layout = SourceLayout((ROOT,), ())
@@ -330,6 +332,7 @@ class Evaluation:
     def _evaluate(self, session: Session) -> ExitCode:
         options = self.options
         self.base_unavailable = session.base_unavailable
+        self.shallow = session.repo.shallow
         for line in session.revisions.narration:
             self.echo(line)
         if options.harden:  # before any mutant: only confirmed intent is hardened
@@ -338,7 +341,7 @@ class Evaluation:
                 "Hardening challenges the functions and methods the confirmed contract items anchor."), False)
         else:
             answer = resolve_scope(options.scope, options.target, session.change, options.budget,
-                                   options.interactive, self.ask, self.echo)
+                                   options.interactive, self.ask, self.echo, from_file=options.scope_from_file)
             reason = options.hosted_scope_reason or options.scope_reason
             if reason is not None:
                 answer = ScopeAnswer(answer.option, answer.target, reason, False)
@@ -355,7 +358,8 @@ class Evaluation:
             return self._reused(stored, session)
         plan = plan_mutants(answer.option, session.change, session.base, session.head, contract,
                             options.budget, answer.target, options.exhaustive, store=self.cache)
-        self.echo(f"Scope: {answer.option}{' ' + answer.target if answer.target else ''}; "
+        origin = f" (from {FROM_FILE})" if options.scope_from_file and not options.harden else ""
+        self.echo(f"Scope: {answer.option}{' ' + answer.target if answer.target else ''}{origin}; "
                   f"{len(plan.challenged)} mutant(s) to challenge, {len(plan.not_challenged)} beyond the budget, "
                   f"{len(plan.rejected)} rejected before running.")
         mutated_files = tuple(sorted({path for path, _ in plan.spans} | {p.mutant.path for p in plan.challenged}))
@@ -564,9 +568,11 @@ class Evaluation:
         for name in ("modified", "existing"):
             cohort = cohorts[name]
             if name == "existing" and self.base_unavailable:
-                baselines[name] = Baseline(name, "blocked", (), (), None, None,
-                                           "the Base revision is not in the local object store (a shallow "
-                                           "clone?), so the pre-change tests are unavailable")
+                baselines[name] = Baseline(name, "blocked", (), (), None, None, (
+                    "the Base revision is not in this shallow clone, so the pre-change tests are unavailable; "
+                    "fetch more history (`git fetch --deepen N` or `git fetch --unshallow`; in GitHub Actions, "
+                    "`fetch-depth: 0` on actions/checkout) and rerun" if self.shallow else
+                    "the Base revision is not in the local object store, so the pre-change tests are unavailable"))
                 self.echo("Baseline, existing: blocked (the Base is unavailable)")
                 continue
             if cohort.same_as:

@@ -306,6 +306,9 @@ def test_evaluate_in_a_shallow_clone_blocks_the_incremental_comparison_and_still
     validate("mutation-report", report)
     assert report["snapshots"]["base"]["sha"] is None
     assert report["baseline"]["existing"]["status"] == "blocked"
+    reason = report["baseline"]["existing"]["reason"]
+    assert reason.startswith("the Base revision is not in this shallow clone") and "`git fetch --deepen N`" in reason
+    assert "shallow clone, which holds only the most recent commits" in done.stderr  # the cause, said up front
     assert {c["assessment"] for c in report["comparisons"]} == {"blocked"}
     assert {m["result"] for m in report["mutations"]} & {"killed", "survived"}
 

@@ -74,3 +74,41 @@ def test_a_bad_or_unknown_key_stops_with_exit_2_naming_it_and_changes_nothing(tm
     assert f"input guard '{guard}' fired" in done.stderr and "pyproject.toml" in done.stderr
     assert report is None  # nothing ran
     assert fingerprint.compare(before, fingerprint.take(Repository(repo))) == ()
+
+
+def test_every_bad_value_is_reported_at_once_with_the_value_seen_what_is_accepted_and_a_near_key(tmp_path):
+    repo = _demo_with(tmp_path, '[tool.elenchus]\nbudgett = 4\njobs = "two"\nrunner = "hot"\n'
+                                'fail-on = ["unprotectd"]\nallow-network = true\n')
+    before = fingerprint.take(Repository(repo))
+    done, report = _evaluate(repo, tmp_path / "runs")
+    assert done.returncode == 2, done.stderr
+    assert report is None  # nothing ran
+    assert fingerprint.compare(before, fingerprint.take(Repository(repo))) == ()
+    assert "input guard '[tool.elenchus]' fired" in done.stderr and "has 5 settings to fix" in done.stderr
+    problems = [line.removeprefix("  - ") for line in done.stderr.splitlines() if line.startswith("  - ")]
+    assert len(problems) == 5, done.stderr
+    unknown, jobs, runner, fail_on, network = problems  # in the file's order
+    assert unknown.startswith("unknown key 'budgett' (set to 4); did you mean 'budget'")
+    assert jobs.startswith('jobs = "two": must be a whole number; accepted: Mutant runs in parallel, 1..64')
+    assert runner.startswith('runner = "hot": must be one of "collected", "warm", "fresh"')
+    assert fail_on.startswith('fail-on[0] = "unprotectd": must be one of ') and "did you mean 'unprotected'?" in fail_on
+    assert network.startswith("allow-network = true: Not accepted here") and "--allow-network" in network
+
+
+def test_a_scope_from_the_file_is_reported_as_the_files_and_a_scope_given_on_the_command_line_replaces_it(
+        tmp_path):
+    repo = _demo_with(tmp_path, '[tool.elenchus]\nscope = "current-change"\nrunner = "fresh"\n')
+    done, report = _evaluate(repo, tmp_path / "runs-file", "--budget", "1", "--no-witnesses")
+    assert done.returncode == 0, done.stderr
+    assert "Scope: current-change (from [tool.elenchus] in pyproject.toml); 1 mutant(s)" in done.stderr
+    assert report["scope"]["reason"].startswith('Taken from [tool.elenchus] in pyproject.toml '
+                                                '(scope = "current-change").')
+    assert "--scope" not in report["scope"]["reason"]
+    # the file's target goes with the file's scope: a scope given on the command line runs without it
+    repo = _demo_with(tmp_path / "target", '[tool.elenchus]\nscope = "target"\ntarget = "src"\nrunner = "fresh"\n')
+    done, report = _evaluate(repo, tmp_path / "runs-cli", "--scope", "current-change", "--budget", "1",
+                             "--no-witnesses")
+    assert done.returncode == 0, done.stderr
+    assert report["scope"]["option"] == "current-change" and report["scope"]["target"] is None
+    assert report["scope"]["reason"].startswith("Chosen with --scope.")
+    assert "Scope: current-change; 1 mutant(s)" in done.stderr

@@ -249,6 +249,30 @@ def test_leftovers_of_a_killed_run_are_removed_at_the_next_start(tmp_path):
     assert tempspace.sweep(base) == 1 and not held.exists()
 
 
+@pytest.mark.skipif(os.getuid() != 0, reason="a directory owned by another user can only be made as root here")
+def test_the_sweep_neither_removes_nor_mentions_another_users_leftovers(tmp_path):
+    base = tmp_path / "tmp"
+    base.mkdir()
+    old = time.time() - 2 * tempspace.SETTLE_SECONDS
+    leftovers = {}
+    for owner, uid in (("theirs", 4242), ("mine", os.getuid())):
+        leftover = base / f"{tempspace.PREFIX}{owner}"
+        (leftover / "ws-1").mkdir(parents=True)
+        (leftover / ".lock").write_text("")
+        for path in (leftover / "ws-1", leftover / ".lock", leftover):
+            os.chown(path, uid, uid)
+        os.utime(leftover, (old, old))
+        leftovers[owner] = leftover
+    done = run_cli("--version", env={"TMPDIR": str(base)})  # every start sweeps: the first run on a machine too
+    assert done.returncode == 0, done.stderr
+    assert "Removed 1 temporary directory left behind by an earlier run" in done.stderr  # ours, and only ours
+    assert not leftovers["mine"].exists()
+    assert leftovers["theirs"].is_dir() and (leftovers["theirs"] / "ws-1").is_dir()  # another user's: untouched
+    assert tempspace.sweep(base) == 0 and leftovers["theirs"].is_dir()  # and never counted
+    again = run_cli("--version", env={"TMPDIR": str(base)})
+    assert again.returncode == 0 and "Removed" not in again.stderr, again.stderr
+
+
 def test_sigterm_ends_a_run_like_ctrl_c_and_leaves_no_temporary_directory(tmp_path):
     repo = write_tree(tmp_path / "repo", {"calc.py": "def add(a, b):\n    return a + b\n"})
     git(repo, "init", "-q", "-b", "main")

@@ -46,6 +46,27 @@ def test_explicit_contract_failing_the_schema_is_refused_with_the_json_path(buil
     assert "$.items[0].status" in done.stderr and "refused" in done.stderr
 
 
+def test_a_contract_failing_the_schema_names_the_users_file_and_the_published_schema_with_every_problem(
+        build_scenario, tmp_path):
+    from elenchus.resources import data_dir
+
+    repo = build_scenario("demo")
+    (tmp_path / "work").mkdir()
+    (tmp_path / "work" / "contract.json").write_text(json.dumps(
+        {"change_id": None, "source": "explicit",
+         "items": [{**VALID_ITEM, "status": "maybe", "risk": "huge"}]}))
+    done = run_cli("mutants", "--repo", str(repo), "--contract", "contract.json", cwd=tmp_path / "work")
+    assert done.returncode == 2, done.stderr
+    assert ("elenchus: contract refused: contract.json is not a valid intent-contract document, as the Elenchus "
+            "intent contract schema (urn:elenchus:schema:intent-contract) defines it; 2 problems:") in done.stderr
+    assert "  - at $.items[0].risk: 'huge' is not one of" in done.stderr
+    assert "  - at $.items[0].status: 'maybe' is not one of" in done.stderr
+    # nothing of where Elenchus is installed: the user cannot open, and need not know, our files
+    schemas_dir = data_dir("schemas")
+    for inside in (str(schemas_dir), str(schemas_dir.parent), "schemas/", ".schema.json", "site-packages"):
+        assert inside not in done.stderr
+
+
 def test_contract_for_another_change_falls_back_to_the_change_id_file(tmp_path):
     socratic = tmp_path / ".socratic"
     (socratic / "contracts").mkdir(parents=True)

@@ -1,5 +1,7 @@
 import json
 
+import pytest
+
 from elenchus import project_config, schemas
 from elenchus.cli import cli
 from elenchus.resources import data_dir
@@ -42,3 +44,50 @@ def test_config_problems_name_the_key():
     assert key == "allow-network" and "--allow-network on the command line" in detail
     assert schemas.config_problem({"cluster": "tcp://scheduler.internal:8786"}) is None
     assert schemas.config_problem({"cluster": "scheduler.internal:8786"})[0] == "cluster"
+
+
+def test_config_problems_name_every_bad_key_with_its_value_and_what_is_accepted():
+    table = {"witness": True, "budget": 0, "timeout-factor": "3", "scope": "current", "exclude": ["docs/*", ""]}
+    problems = dict(schemas.config_problems(table))
+    assert list(problems) == ["witness", "budget", "timeout-factor", "scope", "exclude"]  # the file's order
+    assert problems["witness"].startswith("unknown key 'witness' (set to true); did you mean 'witnesses'")
+    assert problems["budget"] == "budget = 0: must be at least 1; accepted: Mutants to challenge, 1..16384 (default 16)"
+    assert problems["timeout-factor"].startswith('timeout-factor = "3": must be a number; accepted: ')
+    assert problems["scope"].startswith('scope = "current": must be one of "current-change", "changed-tests", '
+                                        '"target" (did you mean \'current-change\'?)')
+    assert problems["exclude"].startswith('exclude[1] = "": must not be empty')
+    assert schemas.config_problems({"budget": 8}) == []
+
+
+def test_the_project_settings_read_from_head_report_every_bad_list_at_once():
+    from elenchus.config import load_settings
+    from elenchus.errors import ElenchusError
+
+    with pytest.raises(ElenchusError) as stopped:
+        load_settings('[tool.elenchus]\ntest-dirs = "tests"\nexclude = [1]\nsource-roots = ["src"]\n')
+    assert "has 2 setting(s) to fix" in stopped.value.message
+    assert 'test-dirs = "tests": must be a list of strings' in stopped.value.message
+    assert "exclude = [1]: must be a list of strings" in stopped.value.message
+
+
+def test_a_scope_given_on_the_command_line_leaves_the_files_target_and_exhaustive_out():
+    params = {name: None for name in project_config.OPTIONS.values()} | {"scope": "changed-tests", "exhaustive": False}
+    table = {"scope": "target", "target": "src", "exhaustive": True, "budget": 4}
+    merged, settings = project_config.merge(params, lambda name: name == "scope", table)
+    assert merged["scope"] == "changed-tests" and merged["target"] is None and merged["exhaustive"] is False
+    assert merged["budget"] == "4"
+    origins = {s.key: s.origin for s in settings}
+    assert origins["target"].startswith("default (the file's target applies to scope \"target\" only")
+    merged, _ = project_config.merge({**params, "scope": "target"}, lambda name: name == "scope", table)
+    assert merged["target"] == "src" and merged["exhaustive"] is True  # the same scope: the file's target applies
+
+
+def test_the_secret_settings_report_both_bad_values_at_once(tmp_path):
+    from elenchus import secrecy
+    from elenchus.errors import ElenchusError
+
+    (tmp_path / "pyproject.toml").write_text('[tool.elenchus]\nsecret-files = ".env"\nsecret-variables = [""]\n')
+    with pytest.raises(ElenchusError) as stopped:
+        secrecy.configure(tmp_path)
+    assert "secret-files must be a list of glob patterns (strings), got '.env'" in stopped.value.message
+    assert "secret-variables must be a list of glob patterns (strings), got ['']" in stopped.value.message

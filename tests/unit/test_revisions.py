@@ -53,3 +53,43 @@ def test_revisions_refuse_a_repository_with_a_single_clean_commit(tmp_path):
     git(path, "commit", "-qm", "only")
     with pytest.raises(EmptyDiff, match="first commit"):
         resolve_revisions(Repository(path))
+
+
+def test_a_base_missing_from_a_shallow_clone_names_the_cause_and_the_fix_and_the_fix_works(tmp_path):
+    import subprocess
+
+    from tests.conftest import REAL_GIT, run_cli, write_tree
+
+    origin = write_tree(tmp_path / "origin", {"calc.py": "def add(a, b):\n    return a + b\n"})
+    git(origin, "init", "-q", "-b", "main")
+    git(origin, "add", "-A")
+    git(origin, "commit", "-q", "-m", "one")
+    write_tree(origin, {"calc.py": "def add(a, b):\n    return b + a\n"})
+    git(origin, "commit", "-q", "-am", "two")
+    clone = tmp_path / "clone"
+    subprocess.run([REAL_GIT, "clone", "-q", "--depth", "1", f"file://{origin}", str(clone)], check=True)
+    assert Repository(clone).shallow
+
+    done = run_cli("changes", "--repo", str(clone))
+    assert done.returncode == 4, done.stderr  # blocked: nothing to compare with until the history is fetched
+    message = done.stderr
+    assert message.startswith("elenchus: snapshot unavailable: HEAD~1 is not in the local object store")
+    assert f"The cause: {clone} is a shallow clone" in message and "HEAD~1 is not among them." in message
+    for fix in ("`git fetch --deepen N`", "`git fetch --unshallow`", "actions/checkout `fetch-depth: 0`"):
+        assert fix in message
+    assert git(clone, "rev-parse", "HEAD").strip() not in message  # the revision by its name, not a bare SHA
+
+    unknown = run_cli("changes", "--repo", str(clone), "--base", "no-such-branch")
+    assert unknown.returncode == 4 and "shallow clone" in unknown.stderr
+    assert "or is not a name git knows" in unknown.stderr  # a name that may be misspelled is not called missing
+
+    git(clone, "fetch", "-q", "--deepen", "1")  # the fix the message gives (the test fetches; Elenchus never does)
+    done = run_cli("changes", "--repo", str(clone))
+    assert done.returncode == 0, done.stderr
+    assert "calc.py" in done.stdout
+
+
+def test_a_revision_missing_from_a_full_clone_says_nothing_about_shallow_clones(build_scenario):
+    repo = Repository(build_scenario("demo"))
+    assert not repo.shallow
+    assert "shallow" not in repo.unavailable("HEAD~1").message

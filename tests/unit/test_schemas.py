@@ -269,6 +269,26 @@ def test_validate_file_on_schema_failure_names_the_file_and_json_path(tmp_path):
     assert "$.mutations[0].location.line" in caught.value.message
 
 
+def test_validate_file_names_the_schema_by_its_published_name_and_lists_every_problem(tmp_path):
+    report = example("mutation-report")
+    for index, mutation in enumerate(report["mutations"]):
+        mutation["location"]["line"] = f"line {index}"
+        del mutation["incident"]
+    report["score"] = 1
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps(report), encoding="utf-8")
+    with pytest.raises(SchemaViolation) as caught:
+        schemas.validate_file("mutation-report", path)
+    message = caught.value.message
+    problems = schemas.problems("mutation-report", report)
+    assert len(problems) > 5 and problems[0].startswith("at $: ")  # the shallowest first: the stray score
+    assert message.startswith(f"{path} is not a valid mutation-report document, as the Elenchus mutation report "
+                              f"schema (urn:elenchus:schema:mutation-report) defines it; {len(problems)} problems:")
+    assert message.splitlines()[1:] == [f"  - {p}" for p in problems[:5]] + [
+        f"  - and {len(problems) - 5} further problems"]
+    assert "schemas/" not in message and str(data_dir("schemas")) not in message
+
+
 def test_validate_command_prints_confirmation_for_the_report_example():
     printed: list[str] = []
     path = str(DOCUMENTS / "mutation-report.example.json")
