@@ -1145,13 +1145,17 @@ class Evaluation:
                 if stored is not None:
                     self.witnesses[mutant.id] = stored[1]
             survivors = [m for m in survivors if m.id not in self.witnesses]
-            reused = f" ({len(self.witnesses)} more reused from an earlier run on the same content)" \
+            kept = sum(1 for w in self.witnesses.values() if isinstance(w, Witness))
+            none = len(self.witnesses) - kept
+            searched = f"{none} search(es) that tried every kind of input and found none, reused too" if none else ""
+            reused = f" ({kept} more reused from an earlier run on the same content{'; ' + searched if none else ''})" \
                 if self.witnesses else ""
             if survivors:
                 self.echo(f"Witnesses: looking for a call that tells each of {len(survivors)} surviving mutant(s) "
                           f"apart from the code (up to {self.options.witness_time:g} s each){reused}...")
             else:
-                self.echo(f"Witnesses: {len(self.witnesses)} reused from an earlier run on the same content.")
+                self.echo(f"Witnesses: {kept} reused from an earlier run on the same content." +
+                          (f" {searched[0].upper()}{searched[1:]}." if none else ""))
             found = witness_survivors(survivors, cohorts["modified"], session.head, self.layout,
                                       self.options.witness_time, self.options.jobs, root,
                                       placed=self.options.harden, executor=self.executor,

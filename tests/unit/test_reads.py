@@ -119,3 +119,19 @@ def test_a_run_depends_on_the_tests_it_ran_what_they_read_and_the_import_of_the_
             "pyproject.toml"} <= set(entries)
     # not what the tests it did not run read, nor a test file it did not collect, nor the mutated file
     assert not {"d.txt", "tests/test_d.py", "tests/test_b.py", "tests/test_b.py#module", "src/shop.py"} & set(entries)
+
+
+def test_a_stored_search_is_reused_only_when_it_tried_every_kind_of_input():
+    import pytest
+
+    from elenchus.modes.evaluate import _witness_from_record
+
+    done = {"searched": True, "reason": "likely equivalent: no input told it apart (tried `f`: 200 input(s))",
+            "inputs": 200, "seconds": 1.0}
+    assert _witness_from_record({"no_witness": done}).reason.startswith("likely equivalent")
+    proven = {**done, "reason": "equivalent (proven): the module holds the same data"}
+    assert _witness_from_record({"no_witness": proven}).searched
+    for unfinished in ({**done, "reason": "no witness was found, so it stays a gap: `f`: the search ran out"},
+                       {**done, "searched": False}):
+        with pytest.raises(ValueError):  # a search that ran out of time runs again, and may get further
+            _witness_from_record({"no_witness": unfinished})
