@@ -122,7 +122,7 @@ def main() -> int:
     try:
         built = speed.build_isodate(work / "isodate", downloads)
         repo = Path(built["path"])
-        from elenchus.cluster import archive
+        from elenchus.execution.cluster import archive
 
         tree = work / "tree"  # what a cohort holds: the tracked files, without .git
         shutil.copytree(repo, tree, ignore=shutil.ignore_patterns(".git"))

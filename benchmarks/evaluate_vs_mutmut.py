@@ -11,7 +11,7 @@ whose second commit is release N+1 (the real change), and then:
     in a copy of the Head tree (3 times, median) for the per-run ratio. To show where a run's
     time goes it also times the same tests (3 times each) as Elenchus runs them (fresh copy,
     no bytecode cache, no pytest cache), two bare runs at once (as ``--jobs 2`` does), and
-    through ``elenchus.run.run_pytest`` on its own (the recorder plugin, sequential);
+    through ``elenchus.execution.run.run_pytest`` on its own (the recorder plugin, sequential);
 
 (b) runs ``mutmut run`` (mutmut 3) in a separate copy of the Head tree, restricted by
     ``[tool.mutmut]`` to the changed production files (``only_mutate``), to the same
@@ -132,7 +132,7 @@ def build_repository(name: str, base: str, head: str, scratch: Path, downloads: 
 
 def discover_change(repo: Path) -> dict:
     """Changed production files and functions, as Elenchus's own discovery sees them."""
-    from elenchus.session import open_session
+    from elenchus.repo.session import open_session
 
     with open_session(repo, None, None) as session:
         change = session.change
@@ -288,7 +288,7 @@ def _section(lines: list[str], heading: str) -> list[str]:
 def _elenchus_disabled_plugins(tree: Path, tests: list[str]) -> tuple[str, ...]:
     """The autoloaded pytest plugins Elenchus's cohorts switch off for these tests (if it does)."""
     try:
-        from elenchus.cohorts import unneeded_plugins
+        from elenchus.execution.cohorts import unneeded_plugins
     except ImportError:
         return ()
     return tuple(unneeded_plugins(tree, tuple(tests)))
@@ -350,7 +350,7 @@ def bare_runs(repo: Path, scratch: Path, tests: list[str]) -> dict:
                                              "median_seconds": common.rounded(common.median(times))}
 
     # 4. Elenchus's own runner (bootstrap + recorder plugin), one at a time, fresh copies
-    from elenchus.run import run_pytest
+    from elenchus.execution.run import run_pytest
 
     times = []
     for number in range(BARE_REPEAT):
@@ -604,7 +604,7 @@ def print_tables(projects: list[dict]) -> None:
             ["bare like Elenchus, two at once (as --jobs 2)",
              (b.get("bare_like_elenchus_two_at_once") or {}).get("median_seconds"),
              r["elenchus_mean_run_to_bare_like_elenchus_two_at_once"]],
-            ["elenchus.run.run_pytest alone", (b.get("elenchus_runner_sequential") or {}).get("median_seconds"),
+            ["elenchus.execution.run.run_pytest alone", (b.get("elenchus_runner_sequential") or {}).get("median_seconds"),
              r["elenchus_mean_run_to_elenchus_runner_sequential"]],
         ]))
         print(f"\nelenchus phases (s): {e.get('phases_seconds')}; planning alone: {e.get('planning_alone')}; "

@@ -30,9 +30,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _common as common  # noqa: E402
 
-from elenchus import fingerprint  # noqa: E402
-from elenchus.git import Repository  # noqa: E402
-from elenchus.snapshot import materialize_commit, materialize_worktree  # noqa: E402
+from elenchus.repo import fingerprint  # noqa: E402
+from elenchus.repo.git import Repository  # noqa: E402
+from elenchus.repo.snapshot import materialize_commit, materialize_worktree  # noqa: E402
 
 NAME = "snapshot_speed"
 

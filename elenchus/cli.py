@@ -11,7 +11,8 @@ from pathlib import Path
 
 import click
 
-from elenchus import __version__, tempspace, workspace
+from elenchus import __version__, tempspace
+from elenchus.execution import workspace
 from elenchus.errors import ElenchusError
 from elenchus.exit_codes import ExitCode
 
@@ -135,7 +136,8 @@ def _output(option: str, path: str | None, directory: bool = False) -> None:
 def _isolate(repos: list[str], isolation: str | None, require_isolation: bool, allow_network: bool,
              max_memory: str | None, max_processes: str | None, max_file_size: str | None) -> None:
     """Choose the sandbox once, before anything runs; bad values stop here with their option."""
-    from elenchus import guards, sandbox, secrecy
+    from elenchus import guards, secrecy
+    from elenchus.execution import sandbox
 
     limits = sandbox.Limits(
         guards.integer_in_range("max-memory", max_memory, sandbox.MEMORY_MB_DEFAULT, 64, 1 << 22),
@@ -242,7 +244,7 @@ def evaluate(**params) -> int:
     import os
 
     from elenchus import guards
-    from elenchus.cluster import address as cluster_address
+    from elenchus.execution.cluster import address as cluster_address
     from elenchus.commands import evaluate as command
     from elenchus.errors import InputGuardError
 
@@ -354,7 +356,7 @@ def score(repo, base, head, command_, success_line, attempts, replx_report, case
     from elenchus import guards
     from elenchus.commands import replx as command
     from elenchus.errors import InputGuardError
-    from elenchus.scoring import STATUSES
+    from elenchus.modes.scoring import STATUSES
 
     wanted = tuple(v.strip() for v in (fail_on or "").split(",") if v.strip())
     unknown = [v for v in wanted if v not in STATUSES]

@@ -29,7 +29,7 @@ from elenchus.guards import (
     TIMEOUT_FACTOR_DEFAULT,
     WITNESS_TIME_DEFAULT,
 )
-from elenchus.sandbox import FILE_SIZE_MB_DEFAULT, MEMORY_MB_DEFAULT, PROCESSES_DEFAULT
+from elenchus.execution.sandbox import FILE_SIZE_MB_DEFAULT, MEMORY_MB_DEFAULT, PROCESSES_DEFAULT
 
 FILE = "pyproject.toml"
 TABLE = "[tool.elenchus]"

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from elenchus import __version__
 from elenchus.exit_codes import ExitCode
-from elenchus.fingerprint import post_flight_sentence
-from elenchus.session import Session, open_session
+from elenchus.repo.fingerprint import post_flight_sentence
+from elenchus.repo.session import Session, open_session
 
 
 def _ranges(lines: tuple[int, ...]) -> str:

@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from elenchus import sandbox
+from elenchus.execution import sandbox
 from elenchus.guards import BUDGET_DEFAULT
 from elenchus.exit_codes import ExitCode
-from elenchus.host import ScaffoldError, canonical_blocks, fill, host_scope, read_scaffold, write_answer
+from elenchus.modes.host import ScaffoldError, canonical_blocks, fill, host_scope, read_scaffold, write_answer
 
 
 def run(scaffold_path: str, out: str | None, echo: Callable[[str], None]) -> ExitCode:
@@ -86,7 +86,7 @@ def _budget(settings) -> dict:
 def _repository(scaffold_path: str, repo: str | None) -> None:
     """The repository the scaffold names, checked first, and its error told in the scaffold's terms: a
     hosted run has no ``--repo`` to fix."""
-    from elenchus.git import NotAGitRepository, Repository
+    from elenchus.repo.git import NotAGitRepository, Repository
 
     try:
         Repository(repo or ".")

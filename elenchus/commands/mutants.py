@@ -7,13 +7,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 from elenchus.commands.changes import document as change_document
-from elenchus.contract import Contract, derive_provisional, load_contract
+from elenchus.mutation.contract import Contract, derive_provisional, load_contract
 from elenchus.errors import InputGuardError
 from elenchus.exit_codes import ExitCode
-from elenchus.fingerprint import post_flight_sentence
-from elenchus.scope import SCOPES
-from elenchus.select import Plan, Planned, plan
-from elenchus.session import Session, open_session
+from elenchus.repo.fingerprint import post_flight_sentence
+from elenchus.mutation.scope import SCOPES
+from elenchus.mutation.select import Plan, Planned, plan
+from elenchus.repo.session import Session, open_session
 
 
 def run(repo: str, base: str | None, head: str | None, scope: str, target: str | None, budget: int,

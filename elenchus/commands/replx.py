@@ -9,8 +9,8 @@ from pathlib import Path
 
 from elenchus.errors import ElenchusError, InputGuardError
 from elenchus.exit_codes import ExitCode
-from elenchus.repairlog import RepairInputError, read_attempts, read_replx_report
-from elenchus.scoring import CaseInput, Score, leaderboard, render, score
+from elenchus.modes.repairlog import RepairInputError, read_attempts, read_replx_report
+from elenchus.modes.scoring import CaseInput, Score, leaderboard, render, score
 
 CASE_FILES = ("case.toml", "case.json")
 CASE_FIELDS = ("repo", "base", "head", "command")

@@ -9,16 +9,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from elenchus import __version__, capture, fingerprint
-from elenchus import probes as probe_engine
-from elenchus.contract import contract_from_json, load_contract, require_for_capture
-from elenchus.discover import discover
+from elenchus import __version__
+from elenchus.analysis import capture
+from elenchus.repo import fingerprint
+from elenchus.analysis import probes as probe_engine
+from elenchus.mutation.contract import contract_from_json, load_contract, require_for_capture
+from elenchus.repo.discover import discover
 from elenchus.errors import ElenchusError
 from elenchus.exit_codes import ExitCode
-from elenchus.git import Repository
-from elenchus.patching import apply as apply_patch
+from elenchus.repo.git import Repository
+from elenchus.repo.patching import apply as apply_patch
 from elenchus.records import RunDirectory
-from elenchus.snapshot import Snapshot, materialize_commit, new_snapshot_dir
+from elenchus.repo.snapshot import Snapshot, materialize_commit, new_snapshot_dir
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,38 +18,40 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from elenchus import __version__, quality, sandbox
-from elenchus.baseline import BASELINE_TIMEOUT_SECONDS, Baseline, establish, run_once
-from elenchus.cohorts import Cohort, build_cohorts, relevant_tests, selected_tests
-from elenchus.dependencies import Digests, Manifest, Reads, baseline_entries, conftests_in, imported_tests, \
+from elenchus import __version__
+from elenchus.analysis import quality
+from elenchus.execution import sandbox
+from elenchus.execution.baseline import BASELINE_TIMEOUT_SECONDS, Baseline, establish, run_once
+from elenchus.execution.cohorts import Cohort, build_cohorts, relevant_tests, selected_tests
+from elenchus.execution.dependencies import Digests, Manifest, Reads, baseline_entries, conftests_in, imported_tests, \
     run_entries
 from elenchus.console import Progress
-from elenchus.coverage_map import CoverageMap, Selection
-from elenchus.discover import ChangeSet, parse_failure
-from elenchus.executor import Executor, FreshProcess, RunRequest, WarmRunner
-from elenchus.contract import Contract, contract_from_json, derive_provisional, load_contract, \
+from elenchus.execution.coverage_map import CoverageMap, Selection
+from elenchus.repo.discover import ChangeSet, parse_failure
+from elenchus.execution.executor import Executor, FreshProcess, RunRequest, WarmRunner
+from elenchus.mutation.contract import Contract, contract_from_json, derive_provisional, load_contract, \
     require_for_hardening
 from elenchus.errors import Blocked, ElenchusError, InputGuardError
-from elenchus.inspection import inspect_tree, uncleared
-from elenchus.layout import ROOT, SourceLayout, detect_layout
+from elenchus.execution.inspection import inspect_tree, uncleared
+from elenchus.repo.layout import ROOT, SourceLayout, detect_layout
 from elenchus.exit_codes import ExitCode
-from elenchus.matrix import assess
+from elenchus.analysis.matrix import assess
 from elenchus.records import ResultCache, RunDirectory, resume_mismatch
-from elenchus.report import render_markdown
+from elenchus.reporting.report import render_markdown
 from elenchus.reporting import outputs
-from elenchus.mutate import Mutant
+from elenchus.mutation.mutate import Mutant
 from elenchus.guards import SEARCH_BUDGET_DEFAULT, WITNESS_TIME_DEFAULT
-from elenchus.run import Execution, Outcome, RunResult, TestOutcome, Verdict, judge, timeout_for
-from elenchus.scope import CONFIRMED_INTENT, FROM_FILE, ScopeAnswer, resolve_scope
-from elenchus.select import Plan, Planned, names_by_test, plan as plan_mutants, risk_score
-from elenchus.session import Session, open_session
-from elenchus.workspace import scratch_root
+from elenchus.execution.run import Execution, Outcome, RunResult, TestOutcome, Verdict, judge, timeout_for
+from elenchus.mutation.scope import CONFIRMED_INTENT, FROM_FILE, ScopeAnswer, resolve_scope
+from elenchus.mutation.select import Plan, Planned, names_by_test, plan as plan_mutants, risk_score
+from elenchus.repo.session import Session, open_session
+from elenchus.execution.workspace import scratch_root
 
 if TYPE_CHECKING:  # the regression search and the witnesses load only when a run needs them (an unchanged
     # rerun reuses its report without them)
-    from elenchus.cluster import ClusterExecutor
-    from elenchus.regression import WeakenedCheck
-    from elenchus.witness import NoWitness, Witness
+    from elenchus.execution.cluster import ClusterExecutor
+    from elenchus.analysis.regression import WeakenedCheck
+    from elenchus.analysis.witness import NoWitness, Witness
 
 FAIL_ON_CHOICES = ("protection-regression", "unprotected", "not-comparable", "inconclusive")
 RUNNERS = ("collected", "warm", "fresh")
@@ -176,7 +178,7 @@ def _run_record(run_id: str, mutant_id: str, cohort: str, result, verdict: Verdi
 
 
 def _verdict_from_record(record: dict) -> Verdict:
-    from elenchus.run import FailureKind, Kill
+    from elenchus.execution.run import FailureKind, Kill
 
     kill = None
     if record.get("killing_test"):
@@ -187,7 +189,7 @@ def _verdict_from_record(record: dict) -> Verdict:
 
 def _witness_from_record(record: dict) -> object:
     """A stored witness, or a stored search that found none in every kind of input; raises when neither."""
-    from elenchus.witness import NoWitness, Witness
+    from elenchus.analysis.witness import NoWitness, Witness
 
     if "no_witness" in record:
         found = NoWitness(**record["no_witness"])
@@ -364,7 +366,7 @@ class Evaluation:
                   f"{len(plan.rejected)} rejected before running.")
         mutated_files = tuple(sorted({path for path, _ in plan.spans} | {p.mutant.path for p in plan.challenged}))
         tests = selected_tests(session.change, session.head, mutated_files)
-        from elenchus.regression import weakened_checks
+        from elenchus.analysis.regression import weakened_checks
 
         self.checks = () if self.base_unavailable else weakened_checks(session.change, session.base, session.head)
         self.sites = _production_sites(session.change, plan, session.head)  # reads Head: before it goes
@@ -698,7 +700,7 @@ class Evaluation:
         """The cluster of ``--cluster``, connected and its workers checked before any baseline."""
         if self.options.cluster is None:
             return None
-        from elenchus.cluster import ClusterExecutor, unconfirmed_address
+        from elenchus.execution.cluster import ClusterExecutor, unconfirmed_address
 
         if self.options.cluster_from_file:
             unconfirmed_address(self.options.cluster, session.base.read("pyproject.toml") if session.base else None)
@@ -851,7 +853,7 @@ class Evaluation:
 
     def _parallelism(self) -> int:
         """Runs in flight at once: the job slots here, or every worker thread of the cluster."""
-        from elenchus.cluster import ClusterExecutor
+        from elenchus.execution.cluster import ClusterExecutor
 
         if isinstance(self.executor, ClusterExecutor):
             return self.executor.parallelism
@@ -922,7 +924,7 @@ class Evaluation:
         production lines each executes; the candidates on those lines that they kill then
         meet the whole Head relevant set in the modified cohort.
         """
-        from elenchus.regression import KEEP_PER_CHECK, candidate_pool, lines_by_check
+        from elenchus.analysis.regression import KEEP_PER_CHECK, candidate_pool, lines_by_check
 
         existing, modified = cohorts["existing"], cohorts["modified"]
         checks = [c for c in self.checks if (existing.template / c.path).is_file()]
@@ -1116,7 +1118,7 @@ class Evaluation:
                    coverage: CoverageMap | None) -> None:
         """Look for a call that tells each survivor apart from the code (a mutant that the old
         tests caught but the current ones miss needs none: the old test is its witness)."""
-        from elenchus.witness import NoWitness, Witness, witness_survivors
+        from elenchus.analysis.witness import NoWitness, Witness, witness_survivors
 
         survivors = []
         for mutant in [p.mutant for p in plan.challenged] + [m for m, _ in self.found]:
@@ -1178,7 +1180,7 @@ class Evaluation:
     def _report(self, session: Session, answer: ScopeAnswer, contract: Contract, plan: Plan,
                 baselines: dict[str, Baseline], tests: tuple[str, ...], concerns: list[dict],
                 changes: tuple[str, ...], run_dir: RunDirectory) -> dict:
-        from elenchus.witness import NoWitness, Witness
+        from elenchus.analysis.witness import NoWitness, Witness
 
         change = session.change
         same = self.cohorts_same
@@ -1307,7 +1309,7 @@ class Evaluation:
         return report
 
     def _runner_text(self) -> str:
-        from elenchus.cluster import ClusterExecutor
+        from elenchus.execution.cluster import ClusterExecutor
 
         if isinstance(self.executor, (WarmRunner, ClusterExecutor)):
             return self.executor.describe()

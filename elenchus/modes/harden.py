@@ -19,11 +19,11 @@ import json
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
-from elenchus import fingerprint
-from elenchus.contract import SOURCE_WORDS
+from elenchus.repo import fingerprint
+from elenchus.mutation.contract import SOURCE_WORDS
 from elenchus.errors import Blocked, ElenchusError
 from elenchus.exit_codes import ExitCode
-from elenchus.git import Repository
+from elenchus.repo.git import Repository
 from elenchus.modes.evaluate import Evaluation, Options
 from elenchus.records import RunDirectory
 
@@ -174,10 +174,10 @@ def render(report: dict, handoff: dict, handoff_path: Path) -> str:
 
 def apply(repo_path: str, handoff_path: str, echo: Callable[[str], None]) -> ExitCode:
     """Write exactly the handoff's tests, once Head is shown unmoved and each test passes on it."""
-    from elenchus.layout import detect_layout
-    from elenchus.probes import passes_on
+    from elenchus.repo.layout import detect_layout
+    from elenchus.analysis.probes import passes_on
     from elenchus.schemas import validate
-    from elenchus.session import open_session
+    from elenchus.repo.session import open_session
 
     path = Path(handoff_path)
     try:

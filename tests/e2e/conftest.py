@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from elenchus import fingerprint, scratch
-from elenchus.git import Repository
+from elenchus.repo import fingerprint
+from elenchus import scratch
+from elenchus.repo.git import Repository
 
 from tests.conftest import run_cli
 

@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from elenchus import fingerprint
-from elenchus.git import Repository
+from elenchus.repo import fingerprint
+from elenchus.repo.git import Repository
 from elenchus.schemas import validate
 
 from tests.conftest import git, run_cli

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from elenchus import sandbox
+from elenchus.execution import sandbox
 from elenchus.schemas import validate
 
 from tests.conftest import run_cli

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from elenchus import fingerprint
-from elenchus.git import Repository
-from elenchus.patching import apply as apply_patch
+from elenchus.repo import fingerprint
+from elenchus.repo.git import Repository
+from elenchus.repo.patching import apply as apply_patch
 from elenchus.resources import data_dir
 from elenchus.schemas import validate
 

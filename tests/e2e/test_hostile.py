@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from elenchus import sandbox
-from elenchus.run import Execution, TestOutcome, run_pytest
+from elenchus.execution import sandbox
+from elenchus.execution.run import Execution, TestOutcome, run_pytest
 
 from tests.conftest import FAST_ENV, git, run_cli, write_tree
 
@@ -125,9 +125,9 @@ def test_secrets_are_out_of_reach(kind, tmp_path, outside, monkeypatch):
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_no_process_a_warm_run_can_see_holds_a_secret_of_the_callers_environment(kind, tmp_path, monkeypatch):
-    from elenchus.cohorts import Cohort
-    from elenchus.executor import RunRequest, WarmRunner
-    from elenchus.workspace import tree_digest
+    from elenchus.execution.cohorts import Cohort
+    from elenchus.execution.executor import RunRequest, WarmRunner
+    from elenchus.execution.workspace import tree_digest
 
     monkeypatch.setenv("DEPLOY_TOKEN", "hunter2-variable")
     template = write_tree(tmp_path / "template", {"pkg/__init__.py": "", "tests/test_attack.py": """

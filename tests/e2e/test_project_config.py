@@ -4,8 +4,9 @@ import json
 
 import pytest
 
-from elenchus import fingerprint, scratch
-from elenchus.git import Repository
+from elenchus.repo import fingerprint
+from elenchus import scratch
+from elenchus.repo.git import Repository
 
 from tests.conftest import git, run_cli
 

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from elenchus import fingerprint, scratch
-from elenchus.git import Repository
+from elenchus.repo import fingerprint
+from elenchus import scratch
+from elenchus.repo.git import Repository
 
 from tests.conftest import git, run_cli, write_tree
 

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from elenchus import plugin, sandbox
-from elenchus.layout import SourceLayout
-from elenchus.run import FailureKind, Outcome, judge, run_pytest
+from elenchus.execution import plugin, sandbox
+from elenchus.repo.layout import SourceLayout
+from elenchus.execution.run import FailureKind, Outcome, judge, run_pytest
 
 from tests.conftest import FAST_ENV, write_tree
 
@@ -301,9 +301,9 @@ def test_isolate_imports_drops_foreign_path_entries_and_import_hooks_of_the_proj
 
 
 def test_a_baseline_whose_tests_import_the_project_from_elsewhere_is_blocked_before_any_mutant(tmp_path):
-    from elenchus.baseline import establish
-    from elenchus.cohorts import Cohort
-    from elenchus.workspace import tree_digest
+    from elenchus.execution.baseline import establish
+    from elenchus.execution.cohorts import Cohort
+    from elenchus.execution.workspace import tree_digest
 
     outside = write_tree(tmp_path / "checkout", {"pkg/__init__.py": "", "pkg/mod.py": "def one():\n    return 1\n"})
     template = write_tree(tmp_path / "template", {

@@ -8,9 +8,9 @@ import tarfile
 
 import pytest
 
-from elenchus import cluster
+from elenchus.execution import cluster
 from elenchus.errors import InputGuardError
-from elenchus.workspace import tree_digest
+from elenchus.execution.workspace import tree_digest
 
 
 @pytest.mark.parametrize("value", ["tcp://127.0.0.1:8786", "tcp://[::1]:8786", "tcp://dask-0.internal:1",

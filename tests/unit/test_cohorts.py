@@ -1,8 +1,8 @@
 import pytest
 
-from elenchus.cohorts import build_cohorts, selected_tests, unneeded_plugins
-from elenchus.run import Execution, run_pytest
-from elenchus.session import open_session
+from elenchus.execution.cohorts import build_cohorts, selected_tests, unneeded_plugins
+from elenchus.execution.run import Execution, run_pytest
+from elenchus.repo.session import open_session
 
 from tests.conftest import write_tree
 

@@ -3,10 +3,10 @@ from dataclasses import replace
 
 import pytest
 
-from elenchus.contract import (Contract, derive_provisional, load_contract, require_for_capture,
+from elenchus.mutation.contract import (Contract, derive_provisional, load_contract, require_for_capture,
                                require_for_hardening)
 from elenchus.errors import ContractError, IntentUnconfirmed
-from elenchus.session import open_session
+from elenchus.repo.session import open_session
 
 from tests.conftest import run_cli
 
@@ -105,8 +105,8 @@ def test_hardening_requires_confirmed_items_and_capture_requires_both_revisions(
 
 
 def test_a_contract_item_quotes_the_docstrings_first_sentence_whole_even_when_it_wraps():
-    from elenchus.contract import _behaviour
-    from elenchus.discover import ChangedFunction
+    from elenchus.mutation.contract import _behaviour
+    from elenchus.repo.discover import ChangedFunction
 
     wrapped = ChangedFunction("src/shop/core.py", "discount", 4, 8, (6,), "modified", True,
                               "Return ``total`` with ``percent`` per cent taken off,\n    rounded to cents. Raises "

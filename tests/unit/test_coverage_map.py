@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from elenchus.coverage_map import CoverageMap
-from elenchus.mutate import Mutant
-from elenchus.run import Execution, TestOutcome, run_pytest
+from elenchus.execution.coverage_map import CoverageMap
+from elenchus.mutation.mutate import Mutant
+from elenchus.execution.run import Execution, TestOutcome, run_pytest
 
 SOURCE = '''LIMIT = 10
 
@@ -181,10 +181,10 @@ def test_stop_ends_the_run_at_the_first_failed_check(workspace, tmp_path):
 
 
 def test_a_run_of_selected_tests_gets_a_limit_from_their_own_baseline_time():
-    from elenchus.baseline import Baseline
-    from elenchus.coverage_map import CoverageMap
+    from elenchus.execution.baseline import Baseline
+    from elenchus.execution.coverage_map import CoverageMap
     from elenchus.modes.evaluate import Evaluation, Options
-    from elenchus.run import TestOutcome, TestRecord
+    from elenchus.execution.run import TestOutcome, TestRecord
 
     def record(name: str, seconds: float) -> TestRecord:
         return TestRecord(f"tests/test_a.py::{name}", TestOutcome.PASSED, seconds, None, (), None, None)

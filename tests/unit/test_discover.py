@@ -2,8 +2,8 @@ import pytest
 
 from elenchus import scratch
 from elenchus.config import Settings, load_settings
-from elenchus.discover import _functions_of, _statements_of, changed_lines, function_spans, module_names
-from elenchus.session import open_session
+from elenchus.repo.discover import _functions_of, _statements_of, changed_lines, function_spans, module_names
+from elenchus.repo.session import open_session
 
 
 @pytest.mark.parametrize("name", scratch.scenario_names())

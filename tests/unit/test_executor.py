@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from elenchus import sandbox
-from elenchus.cohorts import Cohort
-from elenchus.executor import FreshProcess, RunRequest, WarmRunner
-from elenchus.mutate import Mutant
-from elenchus.run import Execution, Outcome, TestOutcome, judge
-from elenchus.workspace import tree_digest
+from elenchus.execution import sandbox
+from elenchus.execution.cohorts import Cohort
+from elenchus.execution.executor import FreshProcess, RunRequest, WarmRunner
+from elenchus.mutation.mutate import Mutant
+from elenchus.execution.run import Execution, Outcome, TestOutcome, judge
+from elenchus.execution.workspace import tree_digest
 
 SOURCE = "def add(a, b):\n    return a + b\n"
 TESTS = '''import os

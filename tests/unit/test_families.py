@@ -8,8 +8,8 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper
 
-from elenchus.families import FAMILIES, Example, Family, SourceView
-from elenchus.mutate import _apply, generate
+from elenchus.mutation.families import FAMILIES, Example, Family, SourceView
+from elenchus.mutation.mutate import _apply, generate
 
 OPERATOR_VOCABULARY = re.compile(
     r"\b(ROR|AOR|COR|LCR|SDL|UOI|ABS|operators?|mutation operators?)\b", re.IGNORECASE)

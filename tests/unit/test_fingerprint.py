@@ -1,7 +1,7 @@
 import pytest
 
-from elenchus import fingerprint
-from elenchus.git import Repository
+from elenchus.repo import fingerprint
+from elenchus.repo.git import Repository
 
 from tests.conftest import git
 

@@ -1,11 +1,11 @@
 import pytest
 
-from elenchus import fingerprint
-from elenchus.discover import discover
+from elenchus.repo import fingerprint
+from elenchus.repo.discover import discover
 from elenchus.errors import GitCallRefused
-from elenchus.git import ALLOWED_SUBCOMMANDS, Repository, git_argv
-from elenchus.revisions import resolve_revisions
-from elenchus.snapshot import materialize
+from elenchus.repo.git import ALLOWED_SUBCOMMANDS, Repository, git_argv
+from elenchus.repo.revisions import resolve_revisions
+from elenchus.repo.snapshot import materialize
 
 GLOBAL_OPTIONS_WITH_VALUES = {"-c"}
 

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from elenchus import host, schemas
-from elenchus.host import EvidenceError, ScaffoldError
+from elenchus.modes import host
+from elenchus import schemas
+from elenchus.modes.host import EvidenceError, ScaffoldError
 
 ROOT = Path(__file__).resolve().parents[2]
 SCAFFOLD = ROOT / "fixtures" / "host" / "scaffold.example.json"
@@ -557,7 +558,7 @@ def test_hosted_mode_opens_no_schema_file_and_imports_no_schema_module(tmp_path)
 import sys
 opened = []
 sys.addaudithook(lambda event, args: opened.append(str(args[0])) if event == "open" else None)
-from elenchus import host
+from elenchus.modes import host
 import json
 scaffold = host.read_scaffold({str(SCAFFOLD)!r})
 report = json.load(open({str(REPORT)!r}))

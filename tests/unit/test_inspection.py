@@ -1,4 +1,4 @@
-from elenchus.inspection import inspect_tree, scan_source
+from elenchus.execution.inspection import inspect_tree, scan_source
 
 
 def concerns(source, path="tests/test_x.py"):
@@ -36,7 +36,7 @@ def test_inspection_reads_conftest_files_of_the_whole_tree(tmp_path):
 
 
 def test_without_a_sandbox_only_tests_that_reach_no_file_process_or_network_are_cleared(tmp_path):
-    from elenchus.inspection import uncleared
+    from elenchus.execution.inspection import uncleared
 
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_plain.py").write_text(

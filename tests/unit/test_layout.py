@@ -8,8 +8,8 @@ import pytest
 
 from elenchus.config import Settings, load_settings
 from elenchus.errors import ElenchusError
-from elenchus.layout import SourceLayout, detect_layout
-from elenchus.snapshot import Snapshot
+from elenchus.repo.layout import SourceLayout, detect_layout
+from elenchus.repo.snapshot import Snapshot
 
 
 def snapshot(root: Path, files: dict[str, str]) -> Snapshot:

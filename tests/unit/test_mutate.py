@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from elenchus.mutate import FunctionSpan, Mutant, Rejected, generate, generate_exhaustive
+from elenchus.mutation.mutate import FunctionSpan, Mutant, Rejected, generate, generate_exhaustive
 
 OPERATOR_VOCABULARY = re.compile(
     r"\b(ROR|AOR|COR|LCR|SDL|UOI|operators?|mutation operators?)\b", re.IGNORECASE)
@@ -410,7 +410,7 @@ def test_a_bound_that_changes_a_result_at_equality_stays_a_mutant(source):
 
 
 def test_a_dropped_statement_is_watched_at_the_nearest_lines_that_run_in_its_own_function():
-    from elenchus.mutate import edited_lines
+    from elenchus.mutation.mutate import edited_lines
 
     before = ('def f(value):\n    """Doc."""\n    if value is None:\n        return None\n\n    return value + 1\n'
               '\n\ndef g():\n    return 2\n')

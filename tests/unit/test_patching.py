@@ -2,7 +2,7 @@ import difflib
 
 import pytest
 
-from elenchus.patching import PatchError, apply
+from elenchus.repo.patching import PatchError, apply
 
 
 def unified(path, old, new):

@@ -128,7 +128,7 @@ PROJECT = {
 def run_recorded(project: Path, record: Path | None, *args: str) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
     env.pop("PYTEST_ADDOPTS", None)
-    command = [sys.executable, "-m", "pytest", "-p", "elenchus.plugin", "-q", "-p", "no:cacheprovider"]
+    command = [sys.executable, "-m", "pytest", "-p", "elenchus.execution.plugin", "-q", "-p", "no:cacheprovider"]
     if record is not None:
         command += ["--elenchus-record", str(record)]
     return subprocess.run(
@@ -320,7 +320,7 @@ def test_hypothesis_is_imported_by_a_recorded_run_only_when_a_test_used_it(tmp_p
     env.pop("PYTEST_ADDOPTS", None)
 
     def state(*args: str) -> str:
-        command = [sys.executable, "-m", "pytest", "-p", "elenchus.plugin", "-q", "-p", "no:cacheprovider",
+        command = [sys.executable, "-m", "pytest", "-p", "elenchus.execution.plugin", "-q", "-p", "no:cacheprovider",
                    "-p", "no:xdist", *args]
         done = subprocess.run(command, cwd=project, env=env, capture_output=True, text=True, timeout=120)
         assert done.returncode == 0, done.stdout + done.stderr

@@ -19,7 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from elenchus import callrecord, mutate, probes, witness
+from elenchus.execution import callrecord
+from elenchus.mutation import mutate
+from elenchus.analysis import probes, witness
 
 CART = textwrap.dedent(
     """\
@@ -123,8 +125,8 @@ def test_record_calls_keeps_the_literal_arguments_the_reference_tests_passed(car
 
 
 def test_capture_runs_its_probes_without_the_plugins_the_suite_never_names(cart, tmp_path):
-    from elenchus import capture
-    from elenchus.snapshot import Snapshot
+    from elenchus.analysis import capture
+    from elenchus.repo.snapshot import Snapshot
 
     proposed = Path(shutil.copytree(cart["root"], tmp_path / "proposed"))
     # (spelled so that the suite names neither plugin: loading one is what this conftest sees)
@@ -906,7 +908,7 @@ def test_the_commands_import_hypothesis_only_where_a_search_generates_inputs():
     import sys
 
     # 0.3 s of CPU in every evaluation's own process, which never generates an input itself
-    code = "import sys, elenchus.witness, elenchus.modes.evaluate; print('hypothesis' in sys.modules)"
+    code = "import sys, elenchus.analysis.witness, elenchus.modes.evaluate; print('hypothesis' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
 
@@ -1036,7 +1038,7 @@ def test_callrecord_plugin_records_keyword_arguments_when_loaded_by_name(tmp_pat
     root = make_project(tmp_path / "greet", "greet", source, tests)
     out = tmp_path / "calls.jsonl"
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "elenchus.callrecord",
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "elenchus.execution.callrecord",
          callrecord.CALLS_OPTION, str(out), callrecord.TARGET_OPTION, "shop.greet:greet"],
         cwd=root, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stdout + done.stderr

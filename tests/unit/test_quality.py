@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from elenchus.quality import (
+from elenchus.analysis.quality import (
     Concern,
     ConcernKind,
     TestFile,

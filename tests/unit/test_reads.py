@@ -4,8 +4,8 @@ therefore depends on."""
 import textwrap
 from pathlib import Path
 
-from elenchus.dependencies import Digests, Manifest, imported_tests, run_entries
-from elenchus.run import run_pytest
+from elenchus.execution.dependencies import Digests, Manifest, imported_tests, run_entries
+from elenchus.execution.run import run_pytest
 from tests.conftest import write_tree
 
 

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from elenchus import recode
+from elenchus.execution import recode
 
 ORIGINAL = '''import functools
 

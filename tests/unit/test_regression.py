@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from elenchus.config import Settings
-from elenchus.discover import discover
-from elenchus.regression import IMPORT_CONTEXT, WeakenedCheck, candidate_pool, lines_by_check, weakened_checks
-from elenchus.snapshot import Snapshot
+from elenchus.repo.discover import discover
+from elenchus.analysis.regression import IMPORT_CONTEXT, WeakenedCheck, candidate_pool, lines_by_check, weakened_checks
+from elenchus.repo.snapshot import Snapshot
 
 from tests.conftest import write_tree
 

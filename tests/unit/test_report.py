@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 import json
 
-from elenchus.report import nothing_ran, render_markdown
+from elenchus.reporting.report import nothing_ran, render_markdown
 from elenchus.resources import data_dir
 
 

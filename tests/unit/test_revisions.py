@@ -1,8 +1,8 @@
 import pytest
 
 from elenchus.errors import EmptyDiff, UnknownRevision
-from elenchus.git import Repository
-from elenchus.revisions import resolve_revisions
+from elenchus.repo.git import Repository
+from elenchus.repo.revisions import resolve_revisions
 
 from tests.conftest import git
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from elenchus.errors import InputGuardError
-from elenchus.run import (
+from elenchus.execution.run import (
     Execution,
     FailureKind,
     Kill,
@@ -25,7 +25,7 @@ from elenchus.run import (
     timeout_for,
     validate_timeout_factor,
 )
-from elenchus.workspace import tree_digest
+from elenchus.execution.workspace import tree_digest
 
 from tests.conftest import FAST_ENV, write_tree
 
@@ -396,7 +396,7 @@ def test_run_environment_is_scrubbed_of_secrets_in_the_subprocess(project):
 def test_run_a_workspace_with_its_own_elenchus_package_does_not_shadow_the_plugin(tmp_path):
     workspace = write_tree(tmp_path / "ws", {
         "elenchus/__init__.py": "",
-        "elenchus/plugin.py": "raise RuntimeError('the workspace copy must not be loaded')\n",
+        "elenchus/execution/plugin.py": "raise RuntimeError('the workspace copy must not be loaded')\n",
         "test_self.py": """
             import elenchus
 
@@ -460,7 +460,7 @@ def test_the_evaluating_process_reads_records_without_importing_pytest():
     import sys
 
     # pytest is the runs' own business: importing it cost every command 0.17 s of start-up
-    code = ("import sys, elenchus.run, elenchus.modes.evaluate, elenchus.modes.capture, elenchus.commands.replx\n"
+    code = ("import sys, elenchus.execution.run, elenchus.modes.evaluate, elenchus.modes.capture, elenchus.commands.replx\n"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pytest', '_pytest')))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"

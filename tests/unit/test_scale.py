@@ -10,11 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from elenchus import discover, mutate, select
-from elenchus.contract import Anchor, Contract, ContractItem
-from elenchus.families import FAMILIES, code_features, may_apply
-from elenchus.mutate import FileMutator, FunctionSpan
-from elenchus.snapshot import Snapshot
+from elenchus.repo import discover
+from elenchus.mutation import mutate, select
+from elenchus.mutation.contract import Anchor, Contract, ContractItem
+from elenchus.mutation.families import FAMILIES, code_features, may_apply
+from elenchus.mutation.mutate import FileMutator, FunctionSpan
+from elenchus.repo.snapshot import Snapshot
 
 
 def generated_function(n: int) -> str:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from elenchus.scoring import Finding, HeldOut, _static_findings
-from elenchus.weakening import ChangedFile, find_weakening
+from elenchus.modes.scoring import Finding, HeldOut, _static_findings
+from elenchus.analysis.weakening import ChangedFile, find_weakening
 
 from tests.unit.test_weakening import case_evidence, case_trees
 

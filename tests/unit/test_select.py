@@ -1,8 +1,8 @@
 import pytest
 
-from elenchus.contract import derive_provisional
-from elenchus.select import plan
-from elenchus.session import open_session
+from elenchus.mutation.contract import derive_provisional
+from elenchus.mutation.select import plan
+from elenchus.repo.session import open_session
 
 from tests.conftest import run_cli
 
@@ -78,9 +78,9 @@ def test_select_exhaustive_target_scope_adds_mutmut_candidates_labelled_as_incid
 def test_hardening_mutates_what_the_confirmed_items_anchor_changed_or_not(build_scenario):
     from dataclasses import replace
 
-    from elenchus.contract import Anchor, Contract, ContractItem
+    from elenchus.mutation.contract import Anchor, Contract, ContractItem
     from elenchus.errors import ElenchusError
-    from elenchus.scope import CONFIRMED_INTENT
+    from elenchus.mutation.scope import CONFIRMED_INTENT
 
     item = ContractItem("C1", "clamp keeps values in range", (Anchor("src/batching/core.py", "clamp", (1, 1)),),
                         "high", "confirmed")

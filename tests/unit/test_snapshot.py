@@ -4,10 +4,10 @@ import subprocess
 
 import pytest
 
-from elenchus import fingerprint
+from elenchus.repo import fingerprint
 from elenchus.errors import SnapshotUnavailable
-from elenchus.git import Repository
-from elenchus.snapshot import WORKTREE, materialize, materialize_commit, materialize_worktree
+from elenchus.repo.git import Repository
+from elenchus.repo.snapshot import WORKTREE, materialize, materialize_commit, materialize_worktree
 
 from tests.conftest import REAL_GIT, git
 

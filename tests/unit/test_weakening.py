@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from elenchus import weakening
+from elenchus.analysis import weakening
 from elenchus.config import Settings
-from elenchus.weakening import CLASSES, ChangedFile, Evidence, find_weakening
+from elenchus.analysis.weakening import CLASSES, ChangedFile, Evidence, find_weakening
 
 from tests.conftest import FAST_ENV
 

@@ -7,11 +7,11 @@ from dataclasses import replace
 
 import pytest
 
-from elenchus.discover import function_spans
-from elenchus.mutate import FunctionSpan, generate
-from elenchus import probes
-from elenchus.probes import Distinction
-from elenchus.witness import Witness, data_for, misfit, targets_for
+from elenchus.repo.discover import function_spans
+from elenchus.mutation.mutate import FunctionSpan, generate
+from elenchus.analysis import probes
+from elenchus.analysis.probes import Distinction
+from elenchus.analysis.witness import Witness, data_for, misfit, targets_for
 
 SOURCE = textwrap.dedent("""
     LIMIT = 3
@@ -202,8 +202,8 @@ def test_an_incident_about_a_silent_failure_does_not_fit_a_witness_where_the_mut
 
 
 def test_a_search_that_breaks_leaves_the_survivor_a_gap_saying_why(tmp_path):
-    from elenchus.layout import SourceLayout
-    from elenchus.witness import NoWitness, _searched
+    from elenchus.repo.layout import SourceLayout
+    from elenchus.analysis.witness import NoWitness, _searched
 
     missing = _mutant("dropped-guard")  # its file `m.py` does not exist under tmp_path
     found = _searched(tmp_path, missing, {}, (), SourceLayout((".",), ("m",)), 1.0, tmp_path, ())
@@ -213,9 +213,9 @@ def test_a_search_that_breaks_leaves_the_survivor_a_gap_saying_why(tmp_path):
 
 
 def test_a_search_that_never_tried_the_kind_of_input_the_tests_use_claims_no_equivalence(tmp_path):
-    from elenchus.layout import SourceLayout
-    from elenchus.mutate import Mutant
-    from elenchus.witness import NoWitness, find_witness
+    from elenchus.repo.layout import SourceLayout
+    from elenchus.mutation.mutate import Mutant
+    from elenchus.analysis.witness import NoWitness, find_witness
 
     source = "def describe(x):\n    kind = 'aware' if getattr(x, 'tzinfo', None) is not None else 'plain'\n" \
              "    return kind\n"
@@ -238,8 +238,8 @@ def test_a_search_that_never_tried_the_kind_of_input_the_tests_use_claims_no_equ
 
 
 def test_a_proposed_test_goes_beside_the_test_file_named_after_its_module_in_that_files_style():
-    from elenchus.mutate import Mutant
-    from elenchus.witness import placement_for
+    from elenchus.mutation.mutate import Mutant
+    from elenchus.analysis.witness import placement_for
 
     files = {
         "tests/test_misc.py": "from shop.cart import total\n\ndef test_total():\n    assert total([]) == 0\n",
@@ -260,9 +260,9 @@ RATIO = "def ratio(part, whole):\n    if whole == 0:\n        return 0.0\n    re
 
 
 def _ratio_cohort(tmp_path):
-    from elenchus.cohorts import Cohort
-    from elenchus.layout import SourceLayout
-    from elenchus.workspace import tree_digest
+    from elenchus.execution.cohorts import Cohort
+    from elenchus.repo.layout import SourceLayout
+    from elenchus.execution.workspace import tree_digest
 
     template = tmp_path / "template"
     (template / "shop").mkdir(parents=True)
@@ -276,7 +276,7 @@ def _ratio_cohort(tmp_path):
 
 
 def _guard_dropped():
-    from elenchus.mutate import Mutant
+    from elenchus.mutation.mutate import Mutant
 
     mutated = RATIO.replace("    if whole == 0:\n        return 0.0\n", "")
     return Mutant(id="d" * 12, path="shop/calc.py", symbol="ratio", line=2, end_line=3, col=5, family="dropped-guard",
@@ -286,8 +286,8 @@ def _guard_dropped():
 
 @pytest.mark.parametrize("runner", ["warm", "fresh"])
 def test_a_witness_verified_through_the_evaluations_runs_is_the_one_verified_in_fresh_interpreters(tmp_path, runner):
-    from elenchus.executor import FreshProcess, WarmRunner
-    from elenchus.witness import Candidate, NoWitness, find_witness, search_witness, settle, verifier
+    from elenchus.execution.executor import FreshProcess, WarmRunner
+    from elenchus.analysis.witness import Candidate, NoWitness, find_witness, search_witness, settle, verifier
 
     cohort, layout = _ratio_cohort(tmp_path)
     scratch = tmp_path / "scratch"
@@ -323,9 +323,9 @@ def test_a_witness_verified_through_the_evaluations_runs_is_the_one_verified_in_
 
 
 def test_calls_are_recorded_from_the_fastest_tests_that_run_the_functions_a_witness_will_call(tmp_path):
-    from elenchus.cohorts import Cohort
-    from elenchus.coverage_map import CoverageMap
-    from elenchus.witness import CALLERS_PER_FUNCTION, _callers, _lines_of
+    from elenchus.execution.cohorts import Cohort
+    from elenchus.execution.coverage_map import CoverageMap
+    from elenchus.analysis.witness import CALLERS_PER_FUNCTION, _callers, _lines_of
 
     source = "def total(items):\n    return sum(items)\n\n\ndef ratio(part, whole):\n    return part / whole\n"
     assert _lines_of(source, ["ratio"]) == {6}  # its body: the `def` line runs at import, not when called
@@ -348,7 +348,7 @@ def test_calls_are_recorded_from_the_fastest_tests_that_run_the_functions_a_witn
 def test_search_processes_fork_from_a_server_that_imported_the_search_code_once():
     import multiprocessing
 
-    from elenchus.witness import _search_processes
+    from elenchus.analysis.witness import _search_processes
 
     context = _search_processes()
     if "forkserver" not in multiprocessing.get_all_start_methods():
@@ -359,12 +359,12 @@ def test_search_processes_fork_from_a_server_that_imported_the_search_code_once(
 
     with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
         # Asked before anything of this test reaches the child: the search code is there already.
-        question = "'elenchus.witness' in __import__('sys').modules"
+        question = "'elenchus.analysis.witness' in __import__('sys').modules"
         assert pool.submit(eval, question).result(timeout=60) is True
 
 
 def test_only_plain_data_left_by_the_import_can_prove_a_mutant_equivalent():
-    from elenchus.mutate import Mutant
+    from elenchus.mutation.mutate import Mutant
 
     source = textwrap.dedent("""
         import random
@@ -407,9 +407,9 @@ def test_only_plain_data_left_by_the_import_can_prove_a_mutant_equivalent():
 
 
 def test_a_widened_handler_no_input_told_apart_stays_a_gap_never_likely_equivalent(tmp_path):
-    from elenchus.layout import SourceLayout
-    from elenchus.mutate import Mutant
-    from elenchus.witness import NoWitness, find_witness
+    from elenchus.repo.layout import SourceLayout
+    from elenchus.mutation.mutate import Mutant
+    from elenchus.analysis.witness import NoWitness, find_witness
 
     source = "TABLE = {'a': 1}\n\n\ndef lookup(key):\n    try:\n        return TABLE[key]\n    except KeyError:\n" \
              "        return None\n"
@@ -432,9 +432,9 @@ def test_a_widened_handler_no_input_told_apart_stays_a_gap_never_likely_equivale
 
 
 def test_a_dropped_copy_no_input_told_apart_stays_a_gap_never_likely_equivalent(tmp_path):
-    from elenchus.layout import SourceLayout
-    from elenchus.mutate import Mutant
-    from elenchus.witness import NoWitness, find_witness
+    from elenchus.repo.layout import SourceLayout
+    from elenchus.mutation.mutate import Mutant
+    from elenchus.analysis.witness import NoWitness, find_witness
 
     source = "DEFAULTS = {'all': False}\n\n\ndef settings():\n    return DEFAULTS.copy()\n"
     project, scratch = tmp_path / "project", tmp_path / "scratch"
@@ -458,9 +458,9 @@ def test_a_dropped_copy_no_input_told_apart_stays_a_gap_never_likely_equivalent(
                                       "from pkg._impl import *  # noqa: F403\n",
                                       "import os\n"], ids=["named", "star", "not-exported"])
 def test_a_function_of_a_private_module_is_called_from_the_public_package_that_re_exports_it(tmp_path, exported):
-    from elenchus.layout import SourceLayout
-    from elenchus.mutate import Mutant
-    from elenchus.witness import Witness, find_witness
+    from elenchus.repo.layout import SourceLayout
+    from elenchus.mutation.mutate import Mutant
+    from elenchus.analysis.witness import Witness, find_witness
 
     source = "__all__ = ['scale']\n\n\ndef scale(x):\n    return x * 2\n\n\ndef _helper():\n    return 0\n"
     project, scratch = tmp_path / "project", tmp_path / "scratch"
@@ -505,8 +505,8 @@ LOCALES = textwrap.dedent("""
 
 
 def test_an_entry_seen_only_after_a_set_up_call_is_told_apart_by_making_that_call_first(tmp_path):
-    from elenchus.layout import SourceLayout
-    from elenchus.witness import Candidate, search_witness, setups_for
+    from elenchus.repo.layout import SourceLayout
+    from elenchus.analysis.witness import Candidate, search_witness, setups_for
 
     assert setups_for(LOCALES) == ["activate", "deactivate"]  # they change what the module does afterwards
     project, scratch = tmp_path / "project", tmp_path / "scratch"
@@ -533,8 +533,8 @@ def test_an_entry_seen_only_after_a_set_up_call_is_told_apart_by_making_that_cal
 
 
 def test_a_set_up_call_that_fails_here_leaves_the_survivor_a_gap_never_likely_equivalent(tmp_path):
-    from elenchus.layout import SourceLayout
-    from elenchus.witness import NoWitness, search_witness
+    from elenchus.repo.layout import SourceLayout
+    from elenchus.analysis.witness import NoWitness, search_witness
 
     # Its catalogs are build output no snapshot holds (git ignores them): activating fails in the workspace.
     source = LOCALES.replace('def activate(locale):\n', 'def activate(locale):\n'

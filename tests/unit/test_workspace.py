@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from elenchus.errors import Blocked, ElenchusError
-from elenchus.workspace import (
+from elenchus.execution.workspace import (
     TemplateChanged,
     WorkspaceError,
     WorkspacePool,
@@ -216,7 +216,7 @@ def test_scratch_root_is_removed_when_the_process_receives_sigterm(template, tmp
     script = textwrap.dedent(f"""
         import os, signal, sys, time
         from pathlib import Path
-        from elenchus.workspace import fresh_copy, scratch_root
+        from elenchus.execution.workspace import fresh_copy, scratch_root
         try:
             with scratch_root() as root:
                 fresh_copy(Path({str(template)!r}), root)
@@ -236,7 +236,7 @@ def test_scratch_root_is_removed_when_the_process_receives_sigterm(template, tmp
 
 def test_a_ctrl_c_during_the_removal_is_held_until_it_is_done_never_dropped(template, monkeypatch):
     """Cleanup is not cut short, and the interrupt still ends the run afterwards."""
-    from elenchus import workspace
+    from elenchus.execution import workspace
 
     removed = []
 

@@ -37,10 +37,10 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from elenchus import sandbox
+from elenchus.execution import sandbox
 from elenchus.errors import Blocked, InputGuardError
-from elenchus.executor import Executor, FreshProcess, RunRequest, WarmRunner
-from elenchus.run import KILL_GRACE_SECONDS, RunResult
+from elenchus.execution.executor import Executor, FreshProcess, RunRequest, WarmRunner
+from elenchus.execution.run import KILL_GRACE_SECONDS, RunResult
 
 CONNECT_SECONDS = 20.0  # to reach the scheduler
 WORKERS_SECONDS = 60.0  # for at least one worker to be there
@@ -180,7 +180,7 @@ def _members(tar: tarfile.TarFile) -> list[tarfile.TarInfo]:
 def unpack(data: bytes, destination: Path, digest: str) -> Path:
     """The archive's tree at ``destination``, verified to have ``digest`` (the client's template digest);
     nothing is left there when it cannot be."""
-    from elenchus.workspace import remove_tree, tree_digest
+    from elenchus.execution.workspace import remove_tree, tree_digest
 
     destination.mkdir(parents=True)
     try:

@@ -26,12 +26,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from elenchus import sandbox
-from elenchus.cohorts import Cohort
-from elenchus.mutate import Mutant
-from elenchus.run import (FRESH, KILL_GRACE_SECONDS, WARM_MODULE, Execution, Launch, Launcher, RunResult,
+from elenchus.execution import sandbox
+from elenchus.execution.cohorts import Cohort
+from elenchus.mutation.mutate import Mutant
+from elenchus.execution.run import (FRESH, KILL_GRACE_SECONDS, WARM_MODULE, Execution, Launch, Launcher, RunResult,
                           module_loader, pytest_command, run_environment, run_pytest, scrub_environment)
-from elenchus.workspace import fresh_copy, place_test, remove_tree, verify_unchanged, write_mutant
+from elenchus.execution.workspace import fresh_copy, place_test, remove_tree, verify_unchanged, write_mutant
 
 READY_SECONDS = 120.0  # a worker that has not preloaded by then is given up for fresh interpreters
 REPLY_MARGIN_SECONDS = 30.0  # beyond a run's own timeout and grace, before the worker counts as hung
@@ -306,7 +306,7 @@ class _Worker:
             raise WorkerUnavailable(f"the warm worker did not end a collected session ({self._log_tail()})")
 
     def close(self) -> None:
-        from elenchus.run import _stop
+        from elenchus.execution.run import _stop
 
         if self.session is not None:
             try:

@@ -1,7 +1,7 @@
 """The Elenchus pytest plugin: one JSON line per test, with the kind of each failure.
 
-Loaded with ``-p elenchus.plugin`` and active only when ``--elenchus-record PATH`` is
-given. ``elenchus.run`` loads this same file under a private module name so that a
+Loaded with ``-p elenchus.execution.plugin`` and active only when ``--elenchus-record PATH`` is
+given. ``elenchus.execution.run`` loads this same file under a private module name so that a
 workspace holding its own ``elenchus`` package (Elenchus mutating itself) cannot
 shadow it: keep this module self-contained (standard library and pytest only).
 

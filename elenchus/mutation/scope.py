@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from elenchus.discover import ChangeSet
+from elenchus.repo.discover import ChangeSet
 from elenchus.errors import DecisionNeeded, InputGuardError
 
 SCOPES = ("current-change", "changed-tests", "target")

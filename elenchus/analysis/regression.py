@@ -3,7 +3,7 @@
 A generic, budgeted mutant set rarely holds the one mutant a deleted test uniquely
 killed, so protection regressions are searched for. When the change deletes, skips,
 xfails, loosens or swallows a check (the static weakening evidence of
-``elenchus.weakening``), the evaluation runs the Base form of those tests alone,
+``elenchus.analysis.weakening``), the evaluation runs the Base form of those tests alone,
 recording which production lines each of them executes at Head; this module turns
 that into a candidate pool (mutants on those lines, functions the test calls by name
 first, each weakened check taking turns), bounded by ``--search-budget``. The
@@ -18,12 +18,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from elenchus.contract import Contract
-from elenchus.discover import ChangeSet, function_spans, outer_statements
-from elenchus.mutate import FunctionSpan, Mutant, generate
-from elenchus.select import names_by_test, risk_score
-from elenchus.snapshot import Snapshot
-from elenchus.weakening import ChangedFile, find_weakening
+from elenchus.mutation.contract import Contract
+from elenchus.repo.discover import ChangeSet, function_spans, outer_statements
+from elenchus.mutation.mutate import FunctionSpan, Mutant, generate
+from elenchus.mutation.select import names_by_test, risk_score
+from elenchus.repo.snapshot import Snapshot
+from elenchus.analysis.weakening import ChangedFile, find_weakening
 
 #: Weakening classes that take a check away from a test that still exists at Base.
 TEST_WEAKENINGS = ("deleted-test", "skipped-test", "xfail-marker", "loosened-assertion", "swallowed-error")

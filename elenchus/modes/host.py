@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from elenchus.errors import ElenchusError
-from elenchus.fingerprint import POST_FLIGHT_SENTENCE
+from elenchus.repo.fingerprint import POST_FLIGHT_SENTENCE
 from elenchus.guards import BUDGET_RANGE
 
 BLOCKS: tuple[str, ...] = ("evidence", "protection", "risks", "decisions")

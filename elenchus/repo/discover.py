@@ -32,7 +32,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from elenchus.config import Settings, load_settings
-from elenchus.snapshot import Snapshot
+from elenchus.repo.snapshot import Snapshot
 
 
 @dataclass(frozen=True, slots=True)

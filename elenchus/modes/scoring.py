@@ -19,17 +19,18 @@ from pathlib import Path
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from elenchus import fingerprint, sandbox
-from elenchus.cohorts import build_cohorts, unneeded_plugins
-from elenchus.discover import discover
+from elenchus.repo import fingerprint
+from elenchus.execution import sandbox
+from elenchus.execution.cohorts import build_cohorts, unneeded_plugins
+from elenchus.repo.discover import discover
 from elenchus.errors import Blocked, ElenchusError
-from elenchus.git import Repository
-from elenchus.inspection import DANGEROUS_SHELL, inspect_tree
-from elenchus.repairlog import Attempt, LoopFacts, ReplxReport, loop_facts
-from elenchus.run import Execution, FailureKind, run_command, run_pytest
-from elenchus.snapshot import Snapshot, materialize_commit
-from elenchus.weakening import ChangedFile, Evidence, callers, find_weakening, test_calls
-from elenchus.workspace import fresh_copy, remove_tree, scratch_root
+from elenchus.repo.git import Repository
+from elenchus.execution.inspection import DANGEROUS_SHELL, inspect_tree
+from elenchus.modes.repairlog import Attempt, LoopFacts, ReplxReport, loop_facts
+from elenchus.execution.run import Execution, FailureKind, run_command, run_pytest
+from elenchus.repo.snapshot import Snapshot, materialize_commit
+from elenchus.analysis.weakening import ChangedFile, Evidence, callers, find_weakening, test_calls
+from elenchus.execution.workspace import fresh_copy, remove_tree, scratch_root
 
 STATUSES = ("solved", "bad_success", "unsolved", "invalid-case", "inconclusive")
 COMMAND_TIMEOUT_SECONDS = 600.0
@@ -252,7 +253,7 @@ def _first_line(text: str | None) -> str | None:
 def _place_heldout(workspace: Path, files: list[tuple[str, str]], patches: list[str]) -> list[str]:
     """Put the held-out tests into a fresh copy (beside the project's tests, so their conftest applies);
     returns the test files to run."""
-    from elenchus.patching import apply as apply_patch
+    from elenchus.repo.patching import apply as apply_patch
 
     folder = "tests" if (workspace / "tests").is_dir() else "."
     placed = []

@@ -19,8 +19,8 @@ import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from elenchus.mutate import Mutant
-from elenchus.run import RunResult, TestOutcome
+from elenchus.mutation.mutate import Mutant
+from elenchus.execution.run import RunResult, TestOutcome
 
 IMPORT = "<import>"
 FIXTURE = "<fixture>"

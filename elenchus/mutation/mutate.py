@@ -1,6 +1,6 @@
 """Mutant generation: one minimal libcst edit per site, rejected before running when pointless.
 
-``generate`` parses a file once, asks every family in ``elenchus.families.FAMILIES``
+``generate`` parses a file once, asks every family in ``elenchus.mutation.families.FAMILIES``
 for its sites inside the requested function spans, applies each site as exactly one
 node-level edit (everything outside the edited node stays byte-identical), and
 sorts the result into:
@@ -18,7 +18,7 @@ A file longer than ``WINDOW_LINES`` is mutated one top-level statement at a time
 megabytes parses, compiles and diffs only the statements it asks about (``FileMutator``).
 ``Draft`` is a mutant whose mutated file is not built yet, for planners that rank many.
 
-libcst is used here and in ``elenchus.families`` only.
+libcst is used here and in ``elenchus.mutation.families`` only.
 """
 
 from __future__ import annotations
@@ -37,8 +37,8 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
-from elenchus.discover import outline
-from elenchus.families import FAMILIES, REMOVE, RegexSlip, Site, SourceView
+from elenchus.repo.discover import outline
+from elenchus.mutation.families import FAMILIES, REMOVE, RegexSlip, Site, SourceView
 
 __all__ = [
     "Draft",

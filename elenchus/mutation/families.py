@@ -13,7 +13,7 @@ code. A site inside a module- or class-level assignment is named after what it a
 ("`MAX_RETRIES`", "`Config.retries`"), see ``SourceView.who``.
 
 Families never apply their edits and never decide whether a site is worth running:
-``elenchus.mutate`` applies exactly one site at a time and rejects arid or
+``elenchus.mutation.mutate`` applies exactly one site at a time and rejects arid or
 equivalent mutants. No user-facing text here names an operator class.
 
 Every family satisfies the ``Family`` protocol and is listed in ``FAMILIES``, an
@@ -1939,7 +1939,7 @@ class RegexSlip:
 
     def find_sites(self, wrapper: MetadataWrapper) -> Iterator[Site]:
         view = SourceView(wrapper)
-        # A window of a large file (see elenchus.mutate) carries the uses found in the whole file.
+        # A window of a large file (see elenchus.mutation.mutate) carries the uses found in the whole file.
         named_uses: dict[str, set[str]] | None = getattr(wrapper, "regex_uses", None)
         if named_uses is None:
             named_uses = {}

@@ -18,7 +18,7 @@ from pathlib import Path, PurePosixPath
 from elenchus.encoding import decode_python, why_undecodable
 from elenchus.errors import ElenchusError
 from elenchus.secrecy import is_secret_file
-from elenchus.git import Repository, zsplit
+from elenchus.repo.git import Repository, zsplit
 
 WORKTREE = "WORKTREE"
 

@@ -2,7 +2,7 @@
 
 A run must import the mutated copy, never the user's own source tree: every run puts
 the workspace's source roots first on the import path and keeps other copies of the
-project's top-level packages out of it (``elenchus.plugin.isolate_imports``). The
+project's top-level packages out of it (``elenchus.execution.plugin.isolate_imports``). The
 roots come, in order, from ``[tool.elenchus] source-roots``, pytest's ``pythonpath``
 setting, the setuptools/hatch package directories, a ``src/`` directory that holds
 production code, and the repository root last.
@@ -18,7 +18,7 @@ from pathlib import PurePosixPath
 
 from elenchus.config import Settings
 from elenchus.errors import ElenchusError
-from elenchus.snapshot import Snapshot
+from elenchus.repo.snapshot import Snapshot
 
 ROOT = "."
 

@@ -15,9 +15,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from elenchus.discover import ChangedFunction, ChangeSet
+from elenchus.repo.discover import ChangedFunction, ChangeSet
 from elenchus.errors import ContractError, ElenchusError, IntentUnconfirmed
-from elenchus.snapshot import Snapshot
+from elenchus.repo.snapshot import Snapshot
 
 FLAT_CONTRACT = Path(".socratic/intent-contract.json")
 CONTRACTS_DIR = Path(".socratic/contracts")

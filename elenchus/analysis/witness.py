@@ -25,15 +25,16 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from elenchus import callrecord, probes
-from elenchus.cohorts import Cohort
-from elenchus.coverage_map import CoverageMap
+from elenchus.execution import callrecord
+from elenchus.analysis import probes
+from elenchus.execution.cohorts import Cohort
+from elenchus.execution.coverage_map import CoverageMap
 from elenchus.encoding import read_python
-from elenchus.executor import Executor
-from elenchus.layout import SourceLayout
-from elenchus.mutate import Mutant
-from elenchus.run import RunResult
-from elenchus.snapshot import Snapshot
+from elenchus.execution.executor import Executor
+from elenchus.repo.layout import SourceLayout
+from elenchus.mutation.mutate import Mutant
+from elenchus.execution.run import RunResult
+from elenchus.repo.snapshot import Snapshot
 
 _ORIGINS = {"recorded": "calls the tests made", "boundary": "the mutated constants and their neighbours",
             "designed": "inputs designed for the mutant (what its patterns and the tables it reads match)",
@@ -649,7 +650,7 @@ def verifier(cohort: Cohort, executor: Executor) -> Verify:
     """Verification through an evaluation's own runs: each test runs in a fresh copy of ``cohort``
     (with the mutant, or without), the way that evaluation runs its mutants (a warm worker's fork,
     a fresh interpreter, a cluster's worker)."""
-    from elenchus.executor import RunRequest
+    from elenchus.execution.executor import RunRequest
 
     def run(path: str, source: str, changed: Mutant | None, limit: float) -> RunResult:
         return executor.run(RunRequest(cohort, (path,), limit, changed, extra=((path, source),)))
@@ -739,7 +740,7 @@ def _search_processes() -> multiprocessing.context.BaseContext:
 
     if "forkserver" in multiprocessing.get_all_start_methods():
         context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(["elenchus.witness", "hypothesis"])  # (Hypothesis: imported on first use)
+        context.set_forkserver_preload(["elenchus.analysis.witness", "hypothesis"])  # (Hypothesis: imported on first use)
         try:
             forkserver.ensure_running()
             return context

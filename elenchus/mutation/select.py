@@ -29,11 +29,11 @@ from pathlib import PurePosixPath
 
 import libcst as cst
 
-from elenchus.contract import Contract, ContractItem
-from elenchus.discover import ChangeSet, function_spans
+from elenchus.mutation.contract import Contract, ContractItem
+from elenchus.repo.discover import ChangeSet, function_spans
 from elenchus.errors import ElenchusError
-from elenchus.families import FAMILIES, code_features, may_apply
-from elenchus.mutate import (
+from elenchus.mutation.families import FAMILIES, code_features, may_apply
+from elenchus.mutation.mutate import (
     Draft,
     FileMutator,
     FunctionSpan,
@@ -41,8 +41,8 @@ from elenchus.mutate import (
     Rejected,
     drafts_and_exhaustive,
 )
-from elenchus.scope import CONFIRMED_INTENT, SCOPES
-from elenchus.snapshot import Snapshot
+from elenchus.mutation.scope import CONFIRMED_INTENT, SCOPES
+from elenchus.repo.snapshot import Snapshot
 
 RISKY_NAME_WORDS = ("valid", "check", "auth", "permission", "verify", "save", "write", "store", "persist",
                     "delete", "remove", "pay", "charge", "price", "lock", "commit", "limit", "bound")
@@ -378,7 +378,7 @@ EXPANSION_LIMIT = 2_048
 #: A lazy plan lists at most this many candidates beyond the budget.
 LISTED_BEYOND_BUDGET = 64
 #: A lazy plan mutates files longer than this one top-level statement at a time (see
-#: ``elenchus.mutate.WINDOW_LINES``), so it can generate a few functions' candidates without the rest.
+#: ``elenchus.mutation.mutate.WINDOW_LINES``), so it can generate a few functions' candidates without the rest.
 LAZY_WINDOW_LINES = 1_000
 
 

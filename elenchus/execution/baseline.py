@@ -15,11 +15,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from elenchus.cohorts import Cohort
-from elenchus.coverage_map import CoverageMap
-from elenchus.executor import Executor, FreshProcess, RunRequest
-from elenchus.mutate import Mutant
-from elenchus.run import Execution, FailureKind, RunResult, TestRecord, foreign_modules, import_advice
+from elenchus.execution.cohorts import Cohort
+from elenchus.execution.coverage_map import CoverageMap
+from elenchus.execution.executor import Executor, FreshProcess, RunRequest
+from elenchus.mutation.mutate import Mutant
+from elenchus.execution.run import Execution, FailureKind, RunResult, TestRecord, foreign_modules, import_advice
 
 BASELINE_TIMEOUT_SECONDS = 900.0
 

@@ -11,12 +11,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from elenchus import fingerprint
-from elenchus.discover import ChangeSet, discover
+from elenchus.repo import fingerprint
+from elenchus.repo.discover import ChangeSet, discover
 from elenchus.errors import EmptyDiff, SnapshotUnavailable
-from elenchus.git import Repository
-from elenchus.revisions import Revisions, resolve_revisions
-from elenchus.snapshot import Snapshot, materialize, new_snapshot_dir
+from elenchus.repo.git import Repository
+from elenchus.repo.revisions import Revisions, resolve_revisions
+from elenchus.repo.snapshot import Snapshot, materialize, new_snapshot_dir
 
 
 @dataclass

@@ -38,10 +38,11 @@ from enum import StrEnum
 from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
 
-from elenchus import record_protocol as _protocol
-from elenchus import sandbox, secrecy
+from elenchus.execution import record_protocol as _protocol
+from elenchus.execution import sandbox
+from elenchus import secrecy
 from elenchus.errors import InputGuardError
-from elenchus.layout import ROOT, SourceLayout
+from elenchus.repo.layout import ROOT, SourceLayout
 
 MAX_TIMEOUT_FACTOR = 100.0
 DEFAULT_TIMEOUT_CONSTANT = 5.0

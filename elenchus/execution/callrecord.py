@@ -2,7 +2,7 @@
 
 Two halves share one rule for what counts as a literal (``is_literal``):
 
-**The recorder** is a pytest plugin, loaded with ``-p elenchus.callrecord`` and active
+**The recorder** is a pytest plugin, loaded with ``-p elenchus.execution.callrecord`` and active
 only when ``--elenchus-calls PATH`` is given with at least one
 ``--elenchus-calls-target MODULE:QUALNAME`` (repeatable). While the session runs it
 notes the arguments each call of a target function actually received, keeps only
@@ -56,9 +56,9 @@ literal ``repr``, or a constructor ``repr`` with the imports it needs such as
 made first (``"setup": {"name": ..., "args_repr": [...], "kwargs_repr": {...}}``: activating a
 locale). A request ``{"equal": [A, B], "imports": [...]}``
 asks whether two constructor reprs build equal values. The
-Elenchus process never imports user code; ``elenchus.probes`` starts drivers.
+Elenchus process never imports user code; ``elenchus.analysis.probes`` starts drivers.
 
-This module is loaded from its file under a private name by ``elenchus.probes`` (so a
+This module is loaded from its file under a private name by ``elenchus.analysis.probes`` (so a
 workspace that contains its own ``elenchus`` package cannot shadow it): keep it
 self-contained, standard library only at import time (pytest is only needed by the
 hooks, which receive its objects).
@@ -657,7 +657,7 @@ def split_arguments(code: Any, values: dict[str, Any]) -> tuple[list[Any], dict[
 
 
 # ---------------------------------------------------------------------------
-# the driver (run in its own process by elenchus.probes)
+# the driver (run in its own process by elenchus.analysis.probes)
 
 
 class _CallTimeout(BaseException):

@@ -22,10 +22,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from elenchus.config import DEFAULT_TEST_PATTERNS, collected, pytest_file_patterns
-from elenchus.discover import ChangeSet, related_tests
-from elenchus.layout import ROOT, SourceLayout
-from elenchus.snapshot import Snapshot
-from elenchus.workspace import tree_digest
+from elenchus.repo.discover import ChangeSet, related_tests
+from elenchus.repo.layout import ROOT, SourceLayout
+from elenchus.repo.snapshot import Snapshot
+from elenchus.execution.workspace import tree_digest
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,8 +18,8 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from elenchus.git import Repository
-from elenchus.snapshot import worktree_paths
+from elenchus.repo.git import Repository
+from elenchus.repo.snapshot import worktree_paths
 
 POST_FLIGHT_SENTENCE = "The working tree was not modified during this Review-only run."
 

@@ -3,7 +3,7 @@
 The engine has five steps, each a function that returns a frozen record:
 
 1. ``record_calls`` runs the reference tests once, in a fresh copy, with the
-   ``elenchus.callrecord`` plugin, and returns the literal arguments each target
+   ``elenchus.execution.callrecord`` plugin, and returns the literal arguments each target
    function actually received (``CallSample``).
 2. ``find_distinguishing_input`` looks for an input on which a mutant of a
    module-level function observably differs from the reference: first the recorded
@@ -74,11 +74,12 @@ from typing import Any
 
 import libcst as cst
 
-from elenchus import callrecord, records, sandbox
+from elenchus.execution import callrecord, sandbox
+from elenchus import records
 from elenchus.encoding import read_python
-from elenchus.layout import SourceLayout
-from elenchus.mutate import Mutant
-from elenchus.run import (
+from elenchus.repo.layout import SourceLayout
+from elenchus.mutation.mutate import Mutant
+from elenchus.execution.run import (
     Execution,
     FailureKind,
     RunResult,
@@ -89,7 +90,7 @@ from elenchus.run import (
     run_pytest,
     scrub_environment,
 )
-from elenchus.workspace import fresh_copy, place_test, remove_tree, scratch_root, write_mutant
+from elenchus.execution.workspace import fresh_copy, place_test, remove_tree, scratch_root, write_mutant
 
 
 @functools.cache

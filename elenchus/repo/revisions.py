@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from elenchus.errors import EmptyDiff, SnapshotUnavailable
-from elenchus.git import Repository, zsplit
-from elenchus.snapshot import WORKTREE
+from elenchus.repo.git import Repository, zsplit
+from elenchus.repo.snapshot import WORKTREE
 
 
 @dataclass(frozen=True, slots=True)

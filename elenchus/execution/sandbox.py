@@ -241,7 +241,7 @@ def _exposed(python: str, hidden: tuple[str, ...]) -> tuple[str, ...]:
         except (OSError, subprocess.SubprocessError, ValueError):
             prefixes, entries = [], []
     entries = [e for e in entries if e and not any(_under(str(Path(e).resolve()), h) for h in hidden)]
-    paths = [*prefixes, *entries, str(Path(python).parent), str(Path(__file__).resolve().parent)]
+    paths = [*prefixes, *entries, str(Path(python).parent), str(Path(__file__).resolve().parents[1])]
     found = sorted({str(Path(p).resolve()) for p in paths if p and Path(p).exists()}, key=len)
     kept: list[str] = []
     for path in found:

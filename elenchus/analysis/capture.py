@@ -15,13 +15,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from elenchus import probes as probe_engine
-from elenchus.cohorts import unneeded_plugins
-from elenchus.contract import Contract, derive_provisional
-from elenchus.discover import ChangeSet, discover, function_spans, related_tests
-from elenchus.mutate import FunctionSpan, Mutant, Rejected, generate
-from elenchus.select import risk_score
-from elenchus.snapshot import Snapshot
+from elenchus.analysis import probes as probe_engine
+from elenchus.execution.cohorts import unneeded_plugins
+from elenchus.mutation.contract import Contract, derive_provisional
+from elenchus.repo.discover import ChangeSet, discover, function_spans, related_tests
+from elenchus.mutation.mutate import FunctionSpan, Mutant, Rejected, generate
+from elenchus.mutation.select import risk_score
+from elenchus.repo.snapshot import Snapshot
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,7 +143,7 @@ def _through(reference: Snapshot, mutant: Mutant) -> tuple[list[str], tuple[list
     """For a mutant outside any function (module-level data): the public functions that reach it, nearest
     first, and what the search needs to read the data (``witness.data_for``); for a function's mutant, nothing:
     it is called itself."""
-    from elenchus import witness
+    from elenchus.analysis import witness
 
     if mutant.symbol in {span.qualname for span in function_spans(reference.read(mutant.path) or "")}:
         return [], ([], [], [])
@@ -244,8 +244,8 @@ _WORKSPACE_PATH = re.compile(r"/[^\s'\"()]*?/ws-[^/\s'\"()]+/")
 def baselines(reference: Snapshot, proposed: Snapshot, tests: Sequence[str]) -> dict[str, dict]:
     """The related tests run once on each revision, no mutant in sight: what a probe's verdict stands beside
     (a proposal that already fails the project's own tests says so before any probe does)."""
-    from elenchus.run import run_pytest
-    from elenchus.workspace import fresh_copy, remove_tree, scratch_root
+    from elenchus.execution.run import run_pytest
+    from elenchus.execution.workspace import fresh_copy, remove_tree, scratch_root
 
     found: dict[str, dict] = {}
     with scratch_root() as root:

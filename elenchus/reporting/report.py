@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from elenchus.contract import SOURCE_WORDS
-from elenchus.fingerprint import POST_FLIGHT_SENTENCE
+from elenchus.mutation.contract import SOURCE_WORDS
+from elenchus.repo.fingerprint import POST_FLIGHT_SENTENCE
 from elenchus.guards import BUDGET_RANGE
 
 SCOPE_LABELS = {

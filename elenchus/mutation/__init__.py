@@ -1,0 +1,1 @@
+"""What to challenge: the contract, the scope question, the mutation families, candidate mutants and the plan."""
