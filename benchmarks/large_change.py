@@ -25,6 +25,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -113,8 +114,54 @@ def build(root: Path, functions: int) -> Path:
     return repo
 
 
+def _descendants(root: int) -> list[int]:
+    """``root`` and every process below it (sandboxed runs start sessions of their own)."""
+    parents: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parents.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    found, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo += parents.get(pid, [])
+    return found
+
+
+def _tree_pss_mb(root: int) -> float | None:
+    """The proportional set size of the whole process tree: shared pages (forked workers) counted once."""
+    total, seen = 0, False
+    for pid in _descendants(root):
+        try:
+            text = Path(f"/proc/{pid}/smaps_rollup").read_text()
+        except OSError:
+            continue
+        match = re.search(r"^Pss:\s+(\d+) kB", text, re.M)
+        if match:
+            total, seen = total + int(match.group(1)), True
+    return round(total / 1024, 1) if seen else None
+
+
+class _TreeMemory(threading.Thread):
+    """Samples the process tree's PSS every quarter second; ``peak`` is the largest sum seen."""
+
+    def __init__(self, root: int) -> None:
+        super().__init__(daemon=True)
+        self.root, self.peak, self.done = root, None, threading.Event()
+
+    def run(self) -> None:
+        while not self.done.wait(0.25):
+            now = _tree_pss_mb(self.root)
+            if now is not None and (self.peak is None or now > self.peak):
+                self.peak = now
+
+
 def measured(command: list[str], env: dict[str, str], timeout: float) -> dict:
-    """Run ``command`` under /usr/bin/time -v when present: wall seconds, peak RSS (MB), exit code.
+    """Run ``command`` under /usr/bin/time -v when present: wall seconds, peak RSS (MB) of the largest single
+    process, the peak of the whole process tree's PSS (sampled; null when /proc has no smaps_rollup), exit code.
 
     On timeout the whole process group is killed and the peak RSS is unknown (null)."""
     timer = shutil.which("time") or ("/usr/bin/time" if Path("/usr/bin/time").exists() else None)
@@ -123,6 +170,8 @@ def measured(command: list[str], env: dict[str, str], timeout: float) -> dict:
         started = time.monotonic()
         process = subprocess.Popen(full, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
                                    start_new_session=True)
+        sampler = _TreeMemory(process.pid)
+        sampler.start()
         try:
             out, err = process.communicate(timeout=timeout)
             code: int | None = process.returncode
@@ -131,6 +180,8 @@ def measured(command: list[str], env: dict[str, str], timeout: float) -> dict:
             out, err = process.communicate()
             code = None
         wall = time.monotonic() - started
+        sampler.done.set()
+        sampler.join()
         text = stats.read() if timer and code is not None else ""
     peak = re.search(r"Maximum resident set size \(kbytes\): (\d+)", text)
     return {
@@ -139,6 +190,7 @@ def measured(command: list[str], env: dict[str, str], timeout: float) -> dict:
         "timed_out": code is None,
         "wall_seconds": round(wall, 2),
         "peak_rss_mb": round(int(peak.group(1)) / 1024, 1) if peak else None,
+        "peak_tree_pss_mb": sampler.peak if code is not None else None,
         "stdout_head": out.splitlines()[:12],
         "stderr_head": err.splitlines()[:12],
         "stdout_tail": out.splitlines()[-6:],
@@ -213,8 +265,9 @@ def main() -> None:
                 r = result[name]
                 if r is not None:
                     rows.append([result["label"], name, r["exit_code"], r["timed_out"], r["wall_seconds"],
-                                 r["peak_rss_mb"]])
-        print(common.table(["tree", "command", "exit", "timed out", "wall s", "peak RSS MB"], rows))
+                                 r["peak_rss_mb"], r["peak_tree_pss_mb"]])
+        print(common.table(["tree", "command", "exit", "timed out", "wall s", "peak RSS MB (one process)",
+                            "peak PSS MB (all processes)"], rows))
         if args.out:
             args.out.write_text(json.dumps(summary, indent=2) + "\n")
             print(f"written to {args.out}")

@@ -14,6 +14,7 @@ from elenchus.repo.fingerprint import post_flight_sentence
 from elenchus.mutation.scope import SCOPES
 from elenchus.mutation.select import Plan, Planned, plan
 from elenchus.repo.session import Session, open_session
+from elenchus.reporting.report import shown_contract_items
 
 
 def run(repo: str, base: str | None, head: str | None, scope: str, target: str | None, budget: int,
@@ -37,9 +38,14 @@ def run(repo: str, base: str | None, head: str | None, scope: str, target: str |
         planned = plan(scope, session.change, session.base, session.head, contract, budget, target, exhaustive,
                        progress=progress)
         echo(f"Contract: {contract.source}" + (" (provisional)" if contract.provisional else ""))
-        for item in contract.items:
-            echo(f"  {item.id} [{item.status}, {item.risk} risk] {item.behaviour}")
+        shown, more = shown_contract_items([{"id": i.id, "status": i.status, "risk": i.risk, "behaviour": i.behaviour}
+                                            for i in contract.items], {p.contract_id for p in planned.challenged})
+        for item in shown:
+            echo(f"  {item['id']} [{item['status']}, {item['risk']} risk] {item['behaviour']}")
+        if more:
+            echo(f"  ...{more} (every item: --json PATH)")
         echo(f"Planned mutants ({len(planned.challenged)} of budget {budget}):")
+        echo(f"  How they were chosen: {planned.how_chosen()}")
         for number, p in enumerate(planned.challenged, start=1):
             m = p.mutant
             tags = [f"rank {p.rank}"]

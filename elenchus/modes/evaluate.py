@@ -364,6 +364,7 @@ class Evaluation:
         self.echo(f"Scope: {answer.option}{' ' + answer.target if answer.target else ''}{origin}; "
                   f"{len(plan.challenged)} mutant(s) to challenge, {len(plan.not_challenged)} beyond the budget, "
                   f"{len(plan.rejected)} rejected before running.")
+        self.echo(f"Plan: {plan.how_chosen()}")
         mutated_files = tuple(sorted({path for path, _ in plan.spans} | {p.mutant.path for p in plan.challenged}))
         tests = selected_tests(session.change, session.head, mutated_files)
         from elenchus.analysis.regression import weakened_checks
@@ -1278,7 +1279,8 @@ class Evaluation:
             "contract": {"source": contract.source, "provisional": contract.provisional, "path": contract.path,
                          "change_id": contract.change_id, "items": contract.to_json()["items"]},
             "baseline": {name: _baseline_json(b, self.untraced.get(name)) for name, b in baselines.items()},
-            "budget": {"limit": self.options.budget, "source": "explicit" if self.options.budget_explicit else "default"},
+            "budget": {"limit": self.options.budget, "source": "explicit" if self.options.budget_explicit else "default",
+                       "how_chosen": plan.how_chosen(), "not_listed": plan.unlisted, "not_expanded": plan.unexpanded},
             "execution": {"test_command": "pytest " + " ".join(tests) + " (with the Elenchus recorder plugin)",
                           "isolation": "a fresh copy of the cohort snapshot per run, outside the working tree; "
                                        "the project is imported from that copy's source roots",

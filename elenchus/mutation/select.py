@@ -69,6 +69,27 @@ class Plan:
     unexpanded: int = 0  # spans (of a large change) whose candidates were never generated: ranked below
     unlisted: int = 0  # generated candidates beyond the budget left out of ``not_challenged``
 
+    def how_chosen(self) -> str:
+        """How the challenged mutants were picked, in one sentence: a plan of a few mutants out of a
+        change of 60,000 functions must say why those and what became of the rest."""
+        whole = sum(1 for _, spans in self.spans if not spans)
+        spans = sum(len(spans) for _, spans in self.spans)
+        generated = len(self.challenged) + len(self.not_challenged) + self.unlisted
+        where = " and ".join(part for part in (
+            f"{spans:,} changed function(s) and statement(s)" if spans else "",
+            f"{whole:,} whole file(s)" if whole else "") if part) or "no code"
+        ranking = ("ranked by risk (a changed line first, then the family's weight, a risky name, public before "
+                   "private, a high-risk contract item)")
+        text = f"{generated:,} candidate(s) over {where}, {ranking}; the {len(self.challenged)} riskiest within the " \
+               f"budget of {self.budget} are challenged"
+        if self.unexpanded:
+            text += (f". {self.unexpanded:,} of the functions and statements were never expanded into candidates: "
+                     "too many to generate them all, they were ranked first by the most risk their code can hold "
+                     "(the families whose cues appear in it), and none of them could outrank the challenged ones")
+        if self.unlisted:
+            text += f". {self.unlisted:,} generated candidate(s) ranked below the listed ones are counted, not listed"
+        return text + "."
+
 
 # -- what the tests exercise (static) ------------------------------------------------
 

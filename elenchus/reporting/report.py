@@ -190,6 +190,22 @@ def _told_apart(mutations: list[dict]) -> dict[str, dict]:
 
 #: Files listed with one reason before the rest are counted (every one stays in report.json).
 EXCLUDED_SHOWN = 5
+#: Contract items listed before the rest are counted (every one stays in report.json).
+CONTRACT_ITEMS_SHOWN = 24
+
+
+def shown_contract_items(items: list[dict], held: set[str | None]) -> tuple[list[dict], str | None]:
+    """The items a challenged mutant holds to, then the first others, in the contract's order, and a count of
+    the rest (None when every item is shown): a generated module of 60,000 functions derives as many
+    provisional items, and listing them all buried the findings under a 5 MB report.md."""
+    order = {item["id"]: number for number, item in enumerate(items)}
+    chosen = set(sorted((i for i in held if i in order), key=order.__getitem__)[:CONTRACT_ITEMS_SHOWN])
+    chosen |= set([i["id"] for i in items if i["id"] not in chosen][:CONTRACT_ITEMS_SHOWN - len(chosen)])
+    rest = [item for item in items if item["id"] not in chosen]
+    kinds = Counter(f"{item['status']}, {item['risk']} risk" for item in rest)
+    more = (f"and {len(rest):,} more item(s): " + "; ".join(f"{count:,} {kind}" for kind, count in sorted(kinds.items()))
+            if rest else None)
+    return [item for item in items if item["id"] in chosen], more
 
 
 def _excluded_shown(excluded: list[str]) -> list[str]:
@@ -239,8 +255,12 @@ def render_markdown(report: dict) -> str:
         if contract["source"] == "provisional-derived" \
         else f"{SOURCE_WORDS.get(contract['source'], contract['source'])} ({contract['path'] or 'from the host'})"
     lines.append(f"- Intent contract: {kind}")
-    for item in contract["items"]:
-        lines.append(f"  - {item['id']} ({item['status']}, {item['risk']} risk): {item['behaviour']}")
+    shown, more = shown_contract_items(contract["items"], {m.get("contract_id") for m in report["mutations"]})
+    lines += [f"  - {item['id']} ({item['status']}, {item['risk']} risk): {item['behaviour']}" for item in shown]
+    if more:
+        lines.append(f"  - {more} (every item is in report.json)")
+    if budget_plan := report.get("budget", {}).get("how_chosen"):
+        lines.append(f"- How the mutants were chosen: {budget_plan}")
     budget = report.get("budget", {})
     # (the counts stderr gave: those that ran, the likely equivalent ones included; the regression search's own)
     ran_equivalent = sum(1 for r in report["rejected"] if r.get("incident"))

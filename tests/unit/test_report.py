@@ -159,3 +159,31 @@ def test_a_long_list_of_files_excluded_for_one_reason_is_shown_as_its_first_few_
                     "src/.mypy_cache/3.7/m2.data.json, src/.mypy_cache/3.7/m3.data.json and 296 more (all in "
                     "report.json): not Python production code; id_rsa: secret-looking file; pkg/link.py: symlink "
                     "(not followed)")
+
+
+def test_a_contract_of_thousands_of_items_shows_a_few_dozen_and_counts_the_rest():
+    report = example()
+    held = report["mutations"][0]
+    items = [{"id": f"C{n}", "status": "provisional", "risk": "high" if n % 7 == 0 else "medium",
+              "behaviour": f"`f_{n:05d}` does what its name says", "anchors": []} for n in range(1, 5_001)]
+    report["contract"]["items"] = items
+    held["contract_id"] = "C4000"  # a challenged mutant's item is shown even far down the list
+    report["budget"]["how_chosen"] = "3 candidate(s) over 5,005 changed function(s) and statement(s), ranked by risk"
+    text = render_markdown(report)
+    shown = [line for line in text.splitlines() if line.startswith("  - C")]
+    assert len(shown) == 24 and "  - C4000 (provisional, medium risk)" in text
+    assert "  - C1 (provisional, medium risk)" in text and "  - C3000 " not in text
+    more, high = 5_000 - 24, 714 - sum("high risk" in line for line in shown)  # C7, C14, C21 are shown
+    assert (f"  - and {more:,} more item(s): {high} provisional, high risk; {more - high:,} provisional, medium risk "
+            "(every item is in report.json)") in text
+    assert "- How the mutants were chosen: 3 candidate(s) over 5,005 changed function(s)" in text
+    assert len(text) < 20_000
+
+
+def test_a_contract_of_a_few_dozen_items_is_listed_whole():
+    report = example()
+    report["contract"]["items"] = [{"id": f"C{n}", "status": "provisional", "risk": "medium", "behaviour": "b",
+                                    "anchors": []} for n in range(1, 25)]
+    text = render_markdown(report)
+    assert sum(line.startswith("  - C") for line in text.splitlines()) == 24
+    assert "more item(s)" not in text

@@ -105,6 +105,21 @@ def test_plan_with_a_budget_of_three_generates_candidates_for_few_of_five_thousa
         assert mutated[:line - 1] == source.splitlines()[:line - 1] and abs(len(mutated) - source.count("\n")) < 5
         assert f"@@ -{line - 2}," in p.mutant.diff or f"@@ -{line - 1}," in p.mutant.diff
     assert notes and notes[0].startswith("Ranking 5,005 changed functions and statements")
+    told = plan.how_chosen()  # stderr and the report say why these three of 5,005
+    assert told.startswith(f"{3 + len(plan.not_challenged) + plan.unlisted:,} candidate(s) over 5,005 changed "
+                           "function(s) and statement(s), ranked by risk")
+    assert "the 3 riskiest within the budget of 3 are challenged" in told
+    assert f"{plan.unexpanded:,} of the functions and statements were never expanded into candidates" in told
+
+
+def test_a_small_plan_says_how_it_ranked_and_never_mentions_unexpanded_code(tmp_path):
+    files = {"pkg/__init__.py": "", "pkg/core.py": "def one(x):\n    if x > 1:\n        return x\n    return 0\n"}
+    base = snapshot(tmp_path / "base", "base", {"pkg/__init__.py": ""})
+    head = snapshot(tmp_path / "head", "head", files)
+    plan = select.plan("current-change", discover.discover(base, head), base, head, None, 1)
+    told = plan.how_chosen()
+    assert told.startswith(f"{1 + len(plan.not_challenged):,} candidate(s) over 1 changed function(s)")
+    assert "the 1 riskiest within the budget of 1" in told and "never expanded" not in told
 
 
 def test_lazy_plan_challenges_what_the_eager_plan_challenges_with_the_same_ranks(tmp_path, monkeypatch):
