@@ -1,0 +1,414 @@
+"""Boundary candidates: the calls tried before any search, one argument replaced at a time.
+
+The constants of the mutated lines and their neighbours, the same numbers inside what the
+tests passed, the literals the related tests write (``literals_in``) and the empty, zero,
+negative, huge and None values of each argument's type, each put into a recorded call (or a
+default call) where it fits the types seen for that argument (``_boundary_calls``); and
+``_smaller``, which writes a huge integer that told the two apart as a small one.
+"""
+
+from __future__ import annotations
+
+import ast
+import datetime
+import decimal
+import fractions
+import itertools
+import json
+import math
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+from elenchus.execution import callrecord
+from elenchus.mutation.mutate import Mutant
+from elenchus.analysis.probes.common import CallSample, Distinction, _module_tree
+from elenchus.analysis.probes.compare import _Comparer
+from elenchus.analysis.probes.shapes import _BUILT_KINDS, _Signature, _resolve
+
+
+TEST_LITERALS = 50  # distinct literals taken from the related test files
+
+_NONE = type(None)
+#: An integer no float can hold: ``float()`` of it raises OverflowError. Tried last for an int argument.
+_HUGE_INT = 10**400
+#: Stand-ins tried for an integer argument longer than ``_LONG_DIGITS`` digits once it told the two apart.
+_SMALL_INTS = (1, 2, 10, 100, 1000)
+_LONG_DIGITS = 12
+#: Empty, zero, negative and huge values tried for an argument of each type, before None.
+_EDGE_VALUES: dict[type, tuple[Any, ...]] = {
+    int: (0, -1), float: (0.0, -1.0), str: ("",), bytes: (b"",), list: ([],), dict: ({},), tuple: ((),),
+    set: (set(),), datetime.timedelta: (datetime.timedelta(0),), decimal.Decimal: (decimal.Decimal(0),),
+    fractions.Fraction: (fractions.Fraction(0),),
+}
+
+
+def _smaller(found: Distinction, comparer: _Comparer) -> Distinction:
+    """``found`` with each huge integer argument replaced by the smallest stand-in that still tells the two
+    apart (one past another integer of the call, or a small power of ten), so that a witness reads
+    ``clamp(15, 11, 10)``, not ``clamp(15, 10**400, 10)``. A huge value no small one can replace stays."""
+    args, kwargs = list(found.args_repr), dict(found.kwargs_repr)
+
+    def number(text: str) -> int | None:
+        return int(text) if re.fullmatch(r"-?\d+", text) else None
+
+    for slot in [*range(len(args)), *kwargs]:
+        text = args[slot] if isinstance(slot, int) else kwargs[slot]
+        value = number(text)
+        if value is None or len(text.lstrip("-")) <= _LONG_DIGITS:
+            continue
+        sign = -1 if value < 0 else 1
+        others = [n for n in map(number, [*args, *kwargs.values()]) if n is not None and n != value]
+        for stand_in in sorted(_unique([*(n + sign for n in others), *(sign * n for n in _SMALL_INTS)]), key=abs):
+            trial_args, trial_kwargs = list(args), dict(kwargs)
+            if isinstance(slot, int):
+                trial_args[slot] = repr(stand_in)
+            else:
+                trial_kwargs[slot] = repr(stand_in)
+            smaller = comparer.check(trial_args, trial_kwargs, found.origin)
+            if smaller is not None:
+                found, args, kwargs = smaller, trial_args, trial_kwargs
+                break
+    return found
+
+
+def _literal_nodes(tree: ast.AST) -> list[tuple[ast.expr, Any]]:
+    """The scalar literals in ``tree`` with their nodes, in source order: numbers (a
+    leading minus included), strings and bytes; not docstrings, booleans or None."""
+    docstrings: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                docstrings.add(id(first.value))
+    found: list[tuple[ast.expr, Any]] = []
+    signed: set[int] = set()
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd))
+                and isinstance(node.operand, ast.Constant) and type(node.operand.value) in (int, float)):
+            value = node.operand.value
+            found.append((node, -value if isinstance(node.op, ast.USub) else value))
+            signed.add(id(node.operand))
+        elif (isinstance(node, ast.Constant) and type(node.value) in (int, float, str, bytes)
+              and id(node) not in docstrings):
+            found.append((node, node.value))
+    found = [(node, value) for node, value in found if id(node) not in signed]
+    return sorted(found, key=lambda pair: (pair[0].lineno, pair[0].col_offset))
+
+
+def _unique(values: Iterable[Any]) -> list[Any]:
+    """``values`` without repeats; ``1``, ``1.0`` and ``True`` are different values here."""
+    seen: set[str] = set()
+    kept = []
+    for value in values:
+        key = f"{type(value).__name__}:{value!r}"
+        if key not in seen:
+            seen.add(key)
+            kept.append(value)
+    return kept
+
+
+def _constants_on(source: str, first: int, last: int, mutated: bool = False) -> list[Any]:
+    """``mutated``: a mutant's source, asked once (parsed outside the cache that keeps the code's)."""
+    if mutated:
+        try:
+            tree: ast.Module | None = ast.parse(source)
+        except SyntaxError:
+            tree = None
+    else:
+        tree = _module_tree(source)
+    if tree is None:
+        return []
+    return [value for node, value in _literal_nodes(tree)
+            if node.lineno <= last and (node.end_lineno or node.lineno) >= first]
+
+
+def mutated_constants(source: str, mutant: Mutant) -> list[Any]:
+    """The constants on the mutant's lines: those the mutation changed first, then the
+    others of the reference, then the mutant's own."""
+    shift = len(mutant.mutated_source.splitlines()) - len(source.splitlines())
+    before = _constants_on(source, mutant.line, mutant.end_line)
+    after = _constants_on(mutant.mutated_source, mutant.line, mutant.end_line + shift, mutated=True)
+
+    def count(values: list[Any], value: Any) -> int:
+        return sum(1 for v in values if type(v) is type(value) and v == value)
+
+    changed = [v for v in (*before, *after) if count(before, v) != count(after, v)]
+    return _unique([*changed, *before, *after])
+
+
+def _neighbours(value: Any) -> tuple[Any, ...]:
+    """A constant and the values around it a boundary mistake would show on."""
+    if type(value) is int:
+        # A small integer may be an exponent (``if exponent >= 33``): the magnitude it stands for too.
+        powers = (10**value, 10.0**value) if 2 <= value <= 308 else ()
+        return value - 1, value, value + 1, *powers
+    if type(value) is float:
+        return (value, value - 1.0, value + 1.0, math.nextafter(value, -math.inf),
+                math.nextafter(value, math.inf))
+    if type(value) is str:
+        return value, ""
+    if type(value) is bytes:
+        return value, b""
+    return (value,)
+
+
+#: Numbers of the mutated lines written into the tests' texts (``'50%'`` -> ``'0.0%'``), at most.
+_RENUMBERED = 8
+#: Calls with the mutated line's constants inside the tuples and texts the tests passed, at most.
+_INSIDE = 40
+_NUMBER_TEXT = re.compile(r"\d+(?:\.\d+)?")
+
+
+def _holding(container: Any, value: Any) -> list[Any]:
+    """``container`` (a tuple or list of one kind of scalar, as a test passed it) holding ``value`` in every
+    place, then in its first: what reaches a table entry or bound the elements are looked up in."""
+    if type(container) not in (tuple, list) or not container or type(value) not in (int, float, str, bytes) \
+            or not all(type(item) is type(value) for item in container):
+        return []
+    return [type(container)([value] * len(container)), type(container)([value, *container[1:]])]
+
+
+def _renumbered(held: Any, numbers: Sequence[Any]) -> list[Any]:
+    """The texts the tests passed (alone, or each element of a tuple or list of them) with their first number
+    written as each of ``numbers`` in the same place, an integer also as a float (``'50%'`` -> ``'0%'``,
+    ``'0.0%'``): a bound the code compares a parsed number with, reached the way the tests reach it."""
+    def written(text: str, form: str) -> str:
+        found = _NUMBER_TEXT.search(text)
+        return text if found is None else text[:found.start()] + form + text[found.end():]
+
+    texts = [held] if type(held) is str else list(held) if type(held) in (tuple, list) and held and all(
+        type(item) is str for item in held) else []
+    if not any(_NUMBER_TEXT.search(text) for text in texts):
+        return []
+    found: list[Any] = []
+    for number in numbers:
+        for form in [str(number)] + ([f"{float(number)}"] if type(number) is int else []):
+            if type(held) is str:
+                found.append(written(held, form))
+            else:  # in every element, then in the first
+                found += [type(held)(written(text, form) for text in held),
+                          type(held)([written(held[0], form), *held[1:]])]
+    return _unique(found)
+
+
+def literals_in(sources: Sequence[str]) -> tuple[Any, ...]:
+    """The literal values test ``sources`` write, in order of appearance and without
+    repeats: numbers, strings, bytes, and list/tuple/set/dict displays made of literals, and the dates,
+    durations and numbers they build from literals (``date(2000, 2, 1)``).
+    Docstrings, booleans and None are left out; a source that does not parse adds nothing."""
+    found: list[Any] = []
+    for source in sources:
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            continue
+        displays: list[tuple[ast.expr, Any]] = []
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.List, ast.Tuple, ast.Set, ast.Dict)):
+                try:
+                    value = ast.literal_eval(node)
+                except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                    continue
+                displays.append((node, value))
+        nodes = sorted([*_literal_nodes(tree), *displays, *_built_nodes(tree)],
+                       key=lambda pair: (pair[0].lineno, pair[0].col_offset))
+        found += [value for _, value in nodes if callrecord.argument_repr(value) is not None]
+    return tuple(_unique(found))
+
+
+#: How a test names the standard constructors of dates, durations and numbers, as ``argument_value`` reads them.
+_CONSTRUCTORS = {"date": "datetime.date", "datetime": "datetime.datetime", "time": "datetime.time",
+                 "timedelta": "datetime.timedelta", "Decimal": "Decimal", "Fraction": "Fraction"}
+
+
+def _built_nodes(tree: ast.AST) -> list[tuple[ast.expr, Any]]:
+    """The dates, times, durations, Decimals and Fractions a test builds from literals (``date(2000, 2, 1)``,
+    ``datetime.timedelta(days=10)``, ``Decimal('1.5')``), read with ``argument_value`` (nothing is run)."""
+    found: list[tuple[ast.expr, Any]] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        name = node.func.id if isinstance(node.func, ast.Name) else \
+            node.func.attr if isinstance(node.func, ast.Attribute) else None
+        if name not in _CONSTRUCTORS:
+            continue
+        call = ast.Call(ast.parse(_CONSTRUCTORS[name], mode="eval").body, node.args, node.keywords)
+        try:
+            found.append((node, callrecord.argument_value(ast.unparse(call))))
+        except ValueError:
+            continue
+    return found
+
+
+def _kinds(annotation: ast.expr | None) -> list[type]:
+    """The builtin types an annotation names (``Optional[int]`` -> int, NoneType)."""
+    import types
+    import typing
+
+    def flatten(resolved: Any) -> list[type]:
+        origin = typing.get_origin(resolved)
+        if origin is typing.Union or origin is types.UnionType:
+            return [kind for member in typing.get_args(resolved) for kind in flatten(member)]
+        if origin is not None:
+            return [origin] if isinstance(origin, type) else []
+        return [resolved] if isinstance(resolved, type) else []
+
+    resolved = _resolve(annotation)
+    return [] if resolved is None else flatten(resolved)
+
+
+def _fits(value: Any, kinds: Sequence[type]) -> bool:
+    """May ``value`` stand for an argument seen with ``kinds``? (ints and floats mix;
+    any value fits an argument of unknown type, or one seen only as None)"""
+    known = {kind for kind in kinds if kind is not _NONE}
+    if not known:
+        return True
+    if type(value) in (int, float):
+        return bool(known & {int, float})
+    return type(value) in known
+
+
+def _boundary_calls(signature: _Signature, samples: Sequence[CallSample], constants: Sequence[Any],
+                    test_literals: Sequence[Any], budget: int, designed: Sequence[Any] = (),
+                    related: Sequence[Sequence[str]] = ()) -> Iterator[tuple[list[str], dict[str, str], str]]:
+    """Up to ``budget`` distinct calls, each a base call with one argument replaced.
+
+    The base calls are the recorded ``samples``; with none, one default call: each
+    required parameter gets the first edge value of its annotated type (0 when the type
+    is unknown), and positional parameters with a literal default are passed it. In
+    order: the ``constants`` of the mutated lines and their neighbours ("boundary"), the
+    ``designed`` inputs (strings the mutated patterns and tables match, characters at code-point
+    bounds: "designed"; before everything, each two words of a ``related`` group in two text
+    arguments of the first base call), the first base call's empty, zero, negative, huge and None
+    values ("edge-value"), the ``test_literals`` ("test-literal"), then the other base calls' edge values; those of
+    the first base call always fit in the budget. A replacement must fit the types seen for that
+    argument in the samples, its default and its annotation. Yields (args_repr,
+    kwargs_repr, origin); calls equal to a sample are skipped.
+    """
+    positional = [p for p in signature.parameters if not p.keyword_only]
+    keyword = [p for p in signature.parameters if p.keyword_only]
+    kinds: dict[int | str, list[type]] = {}
+    unannotated = {*(index for index, p in enumerate(positional) if p.annotation is None),
+                   *(p.name for p in keyword if p.annotation is None)}
+
+    def note(slot: int | str, *seen: type) -> None:
+        bucket = kinds.setdefault(slot, [])
+        for kind in seen:
+            if kind not in bucket:
+                bucket.append(kind)
+
+    for sample in samples:
+        for index, value in enumerate(sample.args):
+            note(index, type(value))
+        for name, value in sample.kwargs.items():
+            note(name, type(value))
+    for index, parameter in enumerate(positional):
+        note(index, *(type(v) for v in parameter.default), *_kinds(parameter.annotation))
+    for parameter in keyword:
+        note(parameter.name, *(type(v) for v in parameter.default), *_kinds(parameter.annotation))
+
+    def stand_in(slot: int | str) -> Any:
+        seen = kinds.get(slot, [])
+        for kind in seen:
+            if kind in _EDGE_VALUES:
+                return _EDGE_VALUES[kind][0]
+        return None if seen == [_NONE] else 0
+
+    bases: list[tuple[tuple[Any, ...], dict[str, Any]]] = [(s.args, s.kwargs) for s in samples]
+    if not bases:
+        args: list[Any] = []
+        for index, parameter in enumerate(positional):
+            if parameter.has_default and not parameter.default:
+                break
+            args.append(parameter.default[0] if parameter.default else stand_in(index))
+        bases.append((tuple(args), {p.name: stand_in(p.name) for p in keyword if not p.has_default}))
+
+    def slots(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[int | str]:
+        return [*range(len(args)), *kwargs, *(p.name for p in keyword if p.name not in kwargs)]
+
+    def replaced(base: tuple[tuple[Any, ...], dict[str, Any]], slot: int | str,
+                 value: Any) -> tuple[list[str], dict[str, str]] | None:
+        args, kwargs = list(base[0]), dict(base[1])
+        if isinstance(slot, int):
+            args[slot] = value
+        else:
+            kwargs[slot] = value
+        args_repr = [text for text in map(callrecord.argument_repr, args) if text is not None]
+        kwargs_repr = {name: text for name, v in kwargs.items() if (text := callrecord.argument_repr(v)) is not None}
+        if len(args_repr) != len(args) or len(kwargs_repr) != len(kwargs):
+            return None
+        return args_repr, kwargs_repr
+
+    def edge_values(base: tuple[tuple[Any, ...], dict[str, Any]]) -> Iterator[tuple[Any, int | str, Any, str]]:
+        for slot in slots(*base):
+            edges = [v for kind in kinds.get(slot, []) for v in _EDGE_VALUES.get(kind, ())]
+            huge = [_HUGE_INT] if int in kinds.get(slot, []) else []  # last: some code is slow on it
+            for value in _unique([*edges, None, *huge]):
+                yield value, slot, base, "edge-value"
+
+    def steps() -> Iterator[tuple[Any, int | str, tuple[tuple[Any, ...], dict[str, Any]], str]]:
+        # two words a table's row relates, in two text arguments (`compare('stamens', 'stamina')`): few, and
+        # made for the mutated row alone
+        texts = [slot for slot in range(len(bases[0][0])) if _fits("", kinds.get(slot, []))]
+        for group in related:
+            for first, second in itertools.permutations(group, 2):
+                for one, other in itertools.combinations(texts, 2):
+                    args = list(bases[0][0])
+                    args[one] = first
+                    yield second, other, (tuple(args), bases[0][1]), "designed"
+        near = _unique(v for constant in constants for v in _neighbours(constant))
+        for value in near:
+            for base in bases:
+                for slot in slots(*base):
+                    yield value, slot, base, "boundary"
+        # inside what the tests passed: `(64, 64, 64)` where they passed `(255, 255, 255)` and the mutant
+        # drops the entry for 64; `'0.0%'` where they wrote `'50%'` and the mutant moves a bound at 0
+        # (at most _INSIDE of them: the designed inputs after them keep their share of the budget)
+        numbers = [v for v in near if type(v) in (int, float)][:_RENUMBERED]
+        inside = ((value, slot, base) for base in bases for slot in slots(*base)
+                  for held in [base[0][slot] if isinstance(slot, int) else base[1].get(slot)]
+                  for value in [*(v for near_value in near for v in _holding(held, near_value)),
+                                *_renumbered(held, numbers)])
+        for value, slot, base in itertools.islice(inside, _INSIDE):
+            yield value, slot, base, "boundary"
+        for value in _unique(designed):
+            for base in bases:
+                for slot in slots(*base):
+                    yield value, slot, base, "designed"
+        yield from edge_values(bases[0])  # few, and often the telling ones: before the time runs out
+        built = [value for value in test_literals if isinstance(value, _BUILT_KINDS)]
+        # the zero of each kind the tests used too: an empty duration is where `x == 0` and `x == other` meet
+        zeros = [zero for kind in {type(value): None for value in built} for zero in _EDGE_VALUES.get(kind, ())]
+        built = _unique([*{type(value): value for value in reversed(built)}.values(), *zeros,
+                         *built])[:TEST_LITERALS // 2]
+        plain = [value for value in test_literals if not isinstance(value, _BUILT_KINDS)][:TEST_LITERALS]
+        for value in _unique([*built, *plain]):  # (the few dates and numbers first: they fit where text cannot)
+            for base in bases:
+                for slot in slots(*base):
+                    yield value, slot, base, "test-literal"
+        for base in bases[1:]:
+            yield from edge_values(base)
+
+    # The first call's edge values are few and often the telling ones: the constants leave room for them.
+    reserve = len(list(edge_values(bases[0])))
+    seen = {json.dumps([list(s.args_repr), sorted(s.kwargs_repr)]) for s in samples}
+    given = 0
+    for value, slot, base, origin in steps():
+        if given >= budget:
+            return
+        if origin in ("boundary", "designed") and given >= budget - reserve:
+            continue
+        # (a date, duration or number the tests wrote may stand for any argument no annotation types: the
+        # `other` of an operator takes whatever the tests combine with it)
+        loose = origin == "test-literal" and isinstance(value, _BUILT_KINDS) and slot in unannotated
+        if value is not None and not loose and not _fits(value, kinds.get(slot, [])):
+            continue
+        call = replaced(base, slot, value)
+        if call is None:
+            continue
+        key = json.dumps([call[0], sorted(call[1].items())])
+        if key not in seen:
+            seen.add(key)
+            given += 1
+            yield call[0], call[1], origin

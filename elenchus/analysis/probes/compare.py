@@ -1,0 +1,245 @@
+"""Comparing what the reference and the mutant did with one input.
+
+A difference counts only where a probe's assertion can see it: two unequal values, or an
+exception on one side where the other returns or raises another. ``_Comparer`` calls both
+drivers, compares their answers (values the drivers rebuild, arguments and receivers
+changed in place, the module data after the import), confirms a difference once more, and
+counts what it tried and what it could not compare; the searches only choose inputs.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import json
+import math
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from elenchus.execution import callrecord
+from elenchus.analysis.probes.common import Distinction, _module_tree
+from elenchus.analysis.probes.drivers import _Driver
+
+
+def _same(reference: Any, mutant: Any) -> bool:
+    """Would the probe's assertion pass for the mutant's value? (approx for a bare float)"""
+    if type(reference) is float and isinstance(mutant, (int, float)) and not isinstance(mutant, bool):
+        return math.isclose(reference, mutant, rel_tol=1e-6, abs_tol=1e-12)
+    try:
+        return bool(reference == mutant)
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def _observed(answer: Mapping[str, Any]) -> tuple[str | None, str | None] | None:
+    """(value repr, exception) for a usable observation, else None."""
+    if answer.get("kind") == "value":
+        return str(answer["repr"]), None
+    if answer.get("kind") == "raise":
+        return None, str(answer["exception"])
+    return None
+
+
+def _after(answer: Mapping[str, Any]) -> tuple[str | None, ...]:
+    """The positional arguments' states after a call that returned (None: not literal)."""
+    return tuple(answer.get("args_after") or ()) if answer.get("kind") == "value" else ()
+
+
+def _changed_arguments(reference: Sequence[str | None],
+                       mutant: Sequence[str | None]) -> tuple[tuple[int, str, str], ...]:
+    """Arguments a caller holding them would see in different states after the call."""
+    return tuple((index, ref, mut) for index, (ref, mut) in enumerate(zip(reference, mutant))
+                 if ref is not None and mut is not None and ref != mut
+                 and not _same(callrecord.argument_value(ref), callrecord.argument_value(mut)))
+
+
+def _differs(reference: tuple[str | None, str | None], mutant: tuple[str | None, str | None]) -> bool:
+    """True when a probe asserting the reference's behaviour fails *at its assertion* on the mutant.
+
+    The probe's call sits inside its check (``assert f(x) == v`` or a ``pytest.raises``
+    block), so the mutant raising there, or raising another exception, fails the check too.
+    """
+    ref_value, ref_exc = reference
+    mut_value, mut_exc = mutant
+    if ref_value is not None and mut_value is not None:
+        return not _same(ast.literal_eval(ref_value), ast.literal_eval(mut_value))
+    if ref_value is not None:
+        return mut_exc is not None  # raised inside `assert f(x) == v`
+    return mut_value is not None or mut_exc != ref_exc  # DID NOT RAISE, or another exception in the block
+
+
+def _acting_lines(source: str, mutated_source: str) -> tuple[int, ...]:
+    """Lines of ``source`` that run only when the statements the mutant dropped act.
+
+    A dropped ``if`` acts when its body runs (its test runs on every pass); any other
+    dropped statement when it runs. Empty when the mutant drops nothing.
+    """
+    old, new = source.splitlines(), mutated_source.splitlines()
+    # A mutant changes one place: compare only between the common head and tail (quadratic
+    # matching of a whole large module would take minutes).
+    start, shortest = 0, min(len(old), len(new))
+    while start < shortest and old[start] == new[start]:
+        start += 1
+    end = 0
+    while end < shortest - start and old[len(old) - 1 - end] == new[len(new) - 1 - end]:
+        end += 1
+    matcher = difflib.SequenceMatcher(None, old[start:len(old) - end], new[start:len(new) - end], autojunk=False)
+    gone = {start + line for tag, i1, i2, _, _ in matcher.get_opcodes() if tag == "delete"
+            for line in range(i1 + 1, i2 + 1)}
+    if not gone:
+        return ()
+    tree = _module_tree(source)
+    if tree is None:
+        return ()
+    acting: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.stmt) and node.lineno in gone and (node.end_lineno or node.lineno) in gone:
+            for inner in (node.body + node.orelse) if isinstance(node, ast.If) else [node]:
+                acting.add(inner.lineno)
+    return tuple(sorted(acting))
+
+
+class _Comparer:
+    def __init__(self, reference: _Driver, mutant: _Driver, deadline: float) -> None:
+        self.reference = reference
+        self.mutant = mutant
+        self.deadline = deadline
+        self._seen: dict[str, Distinction | None] = {}
+        self.tried: dict[str, int] = {}  # inputs actually called, by origin
+        self.opaque: dict[str, int] = {}  # results no probe can write down or compare, by what they were
+        self.compared = 0  # inputs whose two results were compared
+        self.reached = 0  # ... of which the mutant ran the mutated lines
+        self.expired = False  # the deadline came before every input meant was tried
+        self.receiver: callrecord.Receiver | None = None  # a method's: the instance each call is made on
+        self.read = False  # a property's calls are attribute reads
+        self.setup_failed: str | None = None  # how the set-up call failed here, when it did
+
+    def check(self, args_repr: Sequence[str], kwargs_repr: Mapping[str, str], origin: str) -> Distinction | None:
+        receiver = self.receiver
+        key = json.dumps([list(args_repr), sorted(kwargs_repr.items()), receiver and receiver.as_json()])
+        if key in self._seen:
+            return self._seen[key]
+        if time.monotonic() > self.deadline:
+            self.expired = True
+            return None
+        self.tried[origin] = self.tried.get(origin, 0) + 1
+        result = None
+        reference_answer = self.reference.call(args_repr, kwargs_repr, receiver)
+        if reference_answer.get("kind") == "setup-failed":
+            failed = (reference_answer.get("setup") or {})
+            self.setup_failed = str(failed.get("exception") or failed.get("kind") or "it failed")
+        reference = _observed(reference_answer)
+        opaque = {self._opaque(reference_answer)}
+        if reference is not None:
+            mutant_answer = self.mutant.call(args_repr, kwargs_repr, receiver)
+            mutant = _observed(mutant_answer)
+            opaque.add(self._opaque(mutant_answer))
+            if mutant is not None:
+                self.compared += 1
+                self.reached += bool(mutant_answer.get("reached") or reference_answer.get("reached"))
+                # The result is what a test checks first; in-place changes count when it agrees.
+                view = reference_answer.get("view")
+                differs = view != mutant_answer.get("view") and reference[0] is not None \
+                    or self._differs(reference, mutant, reference_answer, mutant_answer)
+                changed = () if differs else _changed_arguments(_after(reference_answer), _after(mutant_answer))
+                held = None if differs or changed or receiver is None else self._receiver_changed(
+                    reference[0] is not None, reference_answer, mutant_answer)
+                if view and not (differs or changed or held):  # agreeing attributes or text: they may still differ
+                    kind = "results that agree only in their attributes or text"
+                    self.opaque[kind] = self.opaque.get(kind, 0) + 1
+                if differs or changed or held:
+                    result = Distinction(tuple(args_repr), tuple(sorted(kwargs_repr.items())), reference[0],
+                                         reference[1], mutant[0], mutant[1], origin, changed,
+                                         tuple(reference_answer.get("imports") or ()), view, receiver,
+                                         held and held[0], tuple(held[1]) if held else (), self.read,
+                                         self.reference.setup)
+        for kind in opaque - {None}:  # (once per input, whichever side gave it)
+            self.opaque[kind] = self.opaque.get(kind, 0) + 1
+        self._seen[key] = result
+        return result
+
+    def _differs(self, reference: tuple[str | None, str | None], mutant: tuple[str | None, str | None],
+                 reference_answer: Mapping[str, Any], mutant_answer: Mapping[str, Any]) -> bool:
+        """``_differs``; two values that are not both literals are compared by the reference driver."""
+        built = reference_answer.get("imports") is not None or mutant_answer.get("imports") is not None
+        if not built or reference[0] is None or mutant[0] is None:
+            return _differs(reference, mutant)
+        if reference[0] == mutant[0]:
+            return False
+        imports = [*(reference_answer.get("imports") or ()), *(mutant_answer.get("imports") or ())]
+        same = self.reference.equal([reference[0], mutant[0]], imports)
+        if same is not False:  # `==` could not tell, or holds while the values print differently
+            kind = "values `==` could not compare" if same is None else "values equal under `==` that print differently"
+            self.opaque[kind] = self.opaque.get(kind, 0) + 1
+        return same is False
+
+    def _receiver_changed(self, returned: bool, reference_answer: Mapping[str, Any],
+                          mutant_answer: Mapping[str, Any]) -> tuple[tuple[str, str, str], list[str]] | None:
+        """When the two calls agree, whether they leave the receiver in states a test tells apart: ((how it
+        is read, the reference's text, the mutant's), the imports the reference's needs). A state no test can
+        write down, or one seen only after a call that raised, is counted as not compared: an in-place
+        method's agreeing results back no equivalence. Two receivers holding the same plain data agree, even
+        where a test could not write that data without naming private attributes."""
+        reference, mutant = reference_answer.get("receiver_after"), mutant_answer.get("receiver_after")
+        kind = None
+        if not (isinstance(reference, list) and isinstance(mutant, list)):
+            kind = "a receiver left in a state a test cannot write down"
+        elif reference[:2] != mutant[:2] and "state" in (reference[0], mutant[0]):
+            kind = "receivers left in different states a test cannot write down"
+        elif reference[:2] == mutant[:2]:  # (alike: "state", plain data alike, says so too)
+            kind = "receivers that agree only in their text" if reference[0] == "str" else None
+        elif reference[0] == mutant[0] == "repr":
+            same = self.reference.equal([reference[1], mutant[1]], [*reference[2], *mutant[2]])
+            if same is False and returned:
+                return (reference[0], reference[1], mutant[1]), list(reference[2])
+            kind = ("a receiver left in different states by calls that raised" if same is False else
+                    "receivers `==` could not compare")
+        elif not returned:
+            kind = "a receiver left in different states by calls that raised"
+        else:
+            return (reference[0], reference[1], mutant[1]), list(reference[2])
+        if kind is not None:
+            self.opaque[kind] = self.opaque.get(kind, 0) + 1
+        return None
+
+    @staticmethod
+    def _opaque(answer: Mapping[str, Any]) -> str | None:
+        """What made a result one no probe could write down (too long is only skipped: a literal type)."""
+        if answer.get("kind") == "unrepresentable" and not answer.get("too_long"):
+            return f"`{answer.get('type') or 'object'}`"
+        if None in _after(answer):
+            return "an argument changed in place into a non-literal"
+        return None
+
+    def confirm(self, found: Distinction) -> bool:
+        """The same observations again, fresh: a nondeterministic function makes no probe."""
+        kwargs = dict(found.kwargs_repr)
+        for _ in range(2):
+            reference_answer = self.reference.call(found.args_repr, kwargs, found.receiver)
+            mutant_answer = self.mutant.call(found.args_repr, kwargs, found.receiver)
+            if _observed(reference_answer) != (found.reference_repr, found.reference_exception) or _observed(
+                    mutant_answer) != (found.mutant_repr, found.mutant_exception):
+                return False
+            if found.receiver_after and [(answer.get("receiver_after") or [None, None])[1] for answer in (
+                    reference_answer, mutant_answer)] != list(found.receiver_after[1:]):
+                return False
+            if found.changed_arguments and _changed_arguments(
+                    _after(reference_answer), _after(mutant_answer)) != found.changed_arguments:
+                return False
+        return True
+
+
+def _compared_state(reference: _Driver, mutated: _Driver, names: Sequence[str]) -> tuple[bool, list[str]]:
+    """(whether every one of ``names`` holds the same data in both modules, the names that differ)."""
+    if not names:
+        return False, []
+    mine, theirs = reference.state(names), mutated.state(names)
+    changed = [name for name in names if mine[name] is not None and theirs[name] is not None
+               and mine[name] != theirs[name]]
+    return all(mine[name] is not None and mine[name] == theirs[name] for name in names), changed
+
+
+def _names(names: Sequence[str], shown: int = 4) -> str:
+    listed = ", ".join(f"`{name}`" for name in list(names)[:shown])
+    return listed + (f" and {len(names) - shown} more" if len(names) > shown else "")

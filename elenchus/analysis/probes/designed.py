@@ -1,0 +1,317 @@
+"""Designed inputs: strings made for one mutant from what its lines match and read.
+
+A pattern on the mutated lines is told apart by the words it matches (``_matching`` renders
+one per alternative from Python's own regular-expression parser); a table by the strings
+the running module holds in it, and a row of one by pairs of the words it relates; a size
+bound by texts just past it; a code-point bound by the characters beside it; a character
+check by the tests' own strings with a character that slips past it. No edge value or
+recorded call holds these, so the boundary candidates take them in as "designed".
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+import re
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from elenchus.mutation.mutate import Mutant
+from elenchus.analysis.probes.common import CallSample, _function_node, _module_tree
+from elenchus.analysis.probes.drivers import _Driver
+from elenchus.analysis.probes.boundary import _constants_on, _unique, mutated_constants
+
+
+#: Regular-expression syntax: a character of these says nothing about what an input should hold.
+_PATTERN_SYNTAX = frozenset("^$[]()+*?{}|\\.")
+
+#: Characters tried where a pattern allows any character but some: letters first, as words hold them.
+_FILLERS = "abcdefghijklmnopqrstuvwxyz0123456789-_ ."
+#: What a pattern's character category stands for in an example.
+_CATEGORY_EXAMPLES = {"CATEGORY_DIGIT": "1", "CATEGORY_NOT_DIGIT": "a", "CATEGORY_WORD": "a", "CATEGORY_NOT_WORD": "-",
+                      "CATEGORY_SPACE": " ", "CATEGORY_NOT_SPACE": "a"}
+#: Examples made from each pattern on the mutated lines (one per alternative, up to this many).
+_PATTERN_ALTERNATIVES = 4
+
+
+def _pattern_examples(source: str, mutant: Mutant) -> list[str]:
+    """Strings that the regular expressions on the mutant's lines match, the code's and the mutant's, each
+    alone, with a `!` before and after (where an anchor the mutant dropped shows) and in capitals: a rule of a rule
+    table, or a pattern the mutant edited, is told apart by the words it matches (``"quiz"`` for
+    ``(?i)(quiz)$``), which no edge value or recorded call may hold."""
+    shift = len(mutant.mutated_source.splitlines()) - len(source.splitlines())
+    before = [v for v in _constants_on(source, mutant.line, mutant.end_line) if isinstance(v, str)]
+    after = [v for v in _constants_on(mutant.mutated_source, mutant.line, mutant.end_line + shift, mutated=True)
+             if isinstance(v, str)]
+    changed = [v for v in (*before, *after) if (v in before) != (v in after)]
+    examples: list[str] = []
+    for pattern in _unique([*changed, *before, *after]):
+        if not (set(pattern) & _PATTERN_SYNTAX):
+            continue
+        for found in _matching(pattern):
+            examples += [found, found + "!", "!" + found, found.upper()]
+    return _unique(examples)[:32]
+
+
+def _data_examples(drivers: Sequence[_Driver], source: str, mutant: Mutant, data: Sequence[str]) -> list[str]:
+    """The strings held by the module-level data the mutated lines read, or that ``data`` names (what the code
+    the import runs fills), as each running module built it, and strings their patterns match, each also in
+    capitals (where a case-insensitive rule or a table of lower-case words shows): a mutant that skips the
+    first rule of a table is told apart by a word that rule matches (``"zombies"``), which only the running
+    module knows."""
+    names = list(dict.fromkeys([*_data_names(source, mutant.line, mutant.end_line), *data]))
+    if not names:
+        return []
+    found: list[str] = []
+    for driver in drivers:
+        for text in driver.strings(names):  # (a long text stands for itself in no call a test would write)
+            examples = [*(_matching(text)[:1] if set(text) & _PATTERN_SYNTAX else []),
+                        *([text] if len(text) <= _EXAMPLE_CHARS else [])]
+            found += [*examples, *(example.upper() for example in examples)]
+    return _unique(found)[:_DATA_EXAMPLES]
+
+
+#: Strings taken from the module's data for one mutant, at most, and the longest tried as an input.
+_DATA_EXAMPLES = 60
+_EXAMPLE_CHARS = 200
+
+
+def _row_examples(driver: _Driver, source: str, mutant: Mutant) -> list[list[str]]:
+    """Words a row of a table on the mutated lines relates: for a row holding a pattern of stems and texts
+    (``(pl_sb_C_en_ina, "ens", "ina")``, stems ``stam|foram|lum``), each stem alone and followed by each
+    text of the row (``"stam"``, ``"stamens"``, ``"stamina"``), one group per stem. A mutant that blanks
+    one text of such a row shows only on a *pair* of those words (``compare_nouns('stamens', 'stamina')``),
+    which no single designed input and no edge value makes."""
+    tree = _module_tree(source)
+    if tree is None:
+        return []
+    module_names = set(_data_names(source, mutant.line, mutant.end_line))
+    groups: list[list[str]] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.Tuple, ast.List)) or not (
+                mutant.line <= node.lineno and (node.end_lineno or node.lineno) <= mutant.end_line):
+            continue
+        texts = [e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)
+                 and not set(e.value) & _PATTERN_SYNTAX]
+        patterns = [e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)
+                    and set(e.value) & _PATTERN_SYNTAX]
+        names = [e.id for e in node.elts if isinstance(e, ast.Name) and e.id in module_names]
+        if not texts or not (patterns or names):
+            continue
+        held = [*patterns, *(driver.strings(names) if names else ())]
+        stems = _unique(stem for pattern in held for stem in (
+            _matching(pattern) if set(pattern) & _PATTERN_SYNTAX else [pattern]))
+        groups += [_unique([stem, *(stem + text for text in texts)]) for stem in stems[:_ROW_STEMS]]
+    return groups[:_ROW_GROUPS]
+
+
+#: Stems taken from one row's pattern, and groups of related words for one mutant, at most.
+_ROW_STEMS = 4
+_ROW_GROUPS = 12
+
+
+def _data_names(source: str, first: int, last: int) -> list[str]:
+    """Names on lines ``first``..``last`` that the module assigns or imports at its top level (its tables and
+    constants, ``from .table_zero import ZERO_WIDTH`` too), in order of appearance."""
+    tree = _module_tree(source)
+    if tree is None:
+        return []
+    # (names unpacked together count: `(singulars, plurals) = make_lists(...)`)
+    assigned = {name.id for node in tree.body if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+                for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+                for name in ast.walk(target) if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Store)}
+    assigned |= {alias.asname or alias.name for node in tree.body if isinstance(node, ast.ImportFrom)
+                 for alias in node.names if alias.name != "*"}
+    used = [node for node in ast.walk(tree) if isinstance(node, ast.Name) and node.id in assigned
+            and first <= node.lineno <= last]
+    return list(dict.fromkeys(node.id for node in sorted(used, key=lambda n: (n.lineno, n.col_offset))))
+
+
+def _in_text(characters: list[str]) -> list[str]:
+    """Each character alone, then inside text: a character a parser widens or drops (``"\\uffff"`` made
+    ``"00"``) shows only where its neighbours move with it (``"\\uffff" + "fff"``)."""
+    return _unique([*characters, *(c + "fff" for c in characters), *("f" + c + "ff" for c in characters)])
+
+
+def _sized_texts(source: str, mutant: Mutant) -> list[str]:
+    """For a size bound on the mutated lines (``len(text) > 128``, ``text[:128]``): texts just past it with one
+    marked character at, before and after the bound (``"0" * 127 + "f" + "00"``), since a cut one place early
+    or late shows only on the character at the cut, which no short input or edge value reaches."""
+    lines = "\n".join(source.splitlines()[mutant.line - 1:mutant.end_line])
+    if "len(" not in lines and "[" not in lines:
+        return []
+    bounds = [v for v in mutated_constants(source, mutant) if type(v) is int and 2 <= v <= _SIZED_MAX]
+    return _unique("0" * at + "f" + "00" for bound in bounds for at in (bound - 1, bound, bound + 1))
+
+
+#: The largest size bound texts are made for (longer texts cost every call of the search).
+_SIZED_MAX = 4096
+
+
+def _code_point_characters(source: str, mutant: Mutant, target: ast.FunctionDef,
+                           reference: _Driver | None = None) -> list[str]:
+    """For code that reads characters as code points (``ord``), the characters at and beside each integer
+    constant the mutation changed (a bound ``0x7f`` of a character-width function shows on ``'\\x7f'`` and
+    ``'\\x7e'``), and at and beside the ends of the range tables the called function reads (the first
+    range's start, the last range's end: a bisection's guard shows there), which no edge value or recorded
+    word holds."""
+    mutated = _function_node(source, mutant.symbol)
+    if not any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "ord"
+               for function in (target, mutated) if function is not None for n in ast.walk(function)):
+        return []
+    bounds = [v for v in mutated_constants(source, mutant) if type(v) is int]
+    if reference is not None:
+        bounds += reference.bounds(_data_read(source, target))
+    return _unique(chr(code) for value in bounds if 0 <= value <= sys.maxunicode
+                   for code in (value, value - 1, value + 1) if 0 <= code <= sys.maxunicode)
+
+
+def _data_read(source: str, function: ast.FunctionDef) -> list[str]:
+    """The module-level data ``function`` reads, in order of appearance."""
+    return _data_names(source, function.lineno, function.end_lineno or function.lineno)
+
+
+def _matching(pattern: str) -> list[str]:
+    """Up to ``_PATTERN_ALTERNATIVES`` short strings ``pattern`` matches (the n-th takes the n-th alternative
+    of each choice); none when it is not a regular expression Python compiles."""
+    try:
+        compiled = re.compile(pattern)
+        parsed = _regex_parser().parse(pattern)
+    except (re.error, TypeError, ValueError, OverflowError, RecursionError):
+        return []
+    found: list[str] = []
+    for choice in range(_PATTERN_ALTERNATIVES):
+        try:
+            text = _render(parsed, choice)
+        except (RecursionError, ValueError, KeyError):
+            continue
+        if text not in found and compiled.search(text) is not None:
+            found.append(text)
+    return found
+
+
+def _regex_parser() -> Any:
+    """Python's own parser of regular expressions (``re._parser`` since 3.11, ``sre_parse`` before)."""
+    try:
+        import re._parser as parser  # type: ignore[import-not-found]
+    except ImportError:  # pragma: no cover - Python 3.10
+        import sre_parse as parser  # type: ignore[import-not-found,no-redef]
+    return parser
+
+
+def _render(parsed: Any, choice: int) -> str:
+    """One string the parsed pattern matches: the ``choice``-th alternative of each branch (the last when
+    there are fewer), each repeat taken once (or as often as its minimum), a class's first member."""
+    text: list[str] = []
+    for op, value in parsed:
+        name = str(op)
+        if name == "LITERAL":
+            text.append(chr(value))
+        elif name == "NOT_LITERAL":
+            text.append(next(c for c in _FILLERS if ord(c) != value))
+        elif name == "ANY":
+            text.append("a")
+        elif name == "IN":
+            text.append(_member(value))
+        elif name == "BRANCH":
+            branches = value[1]
+            text.append(_render(branches[min(choice, len(branches) - 1)], choice))
+        elif name == "SUBPATTERN":
+            text.append(_render(value[-1], choice))
+        elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+            low, _, inner = value
+            text.append(_render(inner, choice) * max(low, 1))
+        elif name in ("ATOMIC_GROUP",):
+            text.append(_render(value, choice))
+        # anchors (AT), lookarounds (ASSERT, ASSERT_NOT), back references and conditionals add nothing
+    return "".join(text)
+
+
+def _member(items: Any) -> str:
+    """A character of a class ``[...]``: its first member, or for ``[^...]`` the first filler it allows."""
+    negated = any(str(op) == "NEGATE" for op, _ in items)
+    if not negated:
+        for op, value in items:
+            name = str(op)
+            if name == "LITERAL":
+                return chr(value)
+            if name == "RANGE":
+                return chr(value[0])
+            if name == "CATEGORY":
+                return _CATEGORY_EXAMPLES.get(str(value), "a")
+        return "a"
+    pattern = re.compile("[" + "".join(_class_text(op, value) for op, value in items) + "]")
+    return next((c for c in _FILLERS if pattern.fullmatch(c)), "a")
+
+
+def _class_text(op: Any, value: Any) -> str:
+    """The parsed member of a class written back as class syntax (``NEGATE`` as ``^``)."""
+    name = str(op)
+    if name == "NEGATE":
+        return "^"
+    if name == "LITERAL":
+        return re.escape(chr(value))
+    if name == "RANGE":
+        return f"{re.escape(chr(value[0]))}-{re.escape(chr(value[1]))}"
+    if name == "CATEGORY":
+        return {"CATEGORY_DIGIT": r"\d", "CATEGORY_NOT_DIGIT": r"\D", "CATEGORY_WORD": r"\w",
+                "CATEGORY_NOT_WORD": r"\W", "CATEGORY_SPACE": r"\s", "CATEGORY_NOT_SPACE": r"\S"}.get(str(value), "")
+    return ""
+
+
+def _character_variants(source: str, mutant: Mutant, samples: Sequence[CallSample]) -> list[str]:
+    """Recorded string arguments with a character the mutation added or removed put in, or with one
+    character the mutated lines name put in place of another.
+
+    When a mutant drops `_` from the class `[a-z0-9_-]`, the inputs that tell it apart
+    contain `_`: "alpha-2" becomes "alpha-2_", "_alpha-2" and "a_lpha-2".
+    """
+    shift = len(mutant.mutated_source.splitlines()) - len(source.splitlines())
+    before = [v for v in _constants_on(source, mutant.line, mutant.end_line) if isinstance(v, str)]
+    after = [v for v in _constants_on(mutant.mutated_source, mutant.line, mutant.end_line + shift, mutated=True)
+             if isinstance(v, str)]
+    changed = (set("".join(v for v in before if v not in after)) ^ set("".join(v for v in after if v not in before)))
+    characters = sorted(changed - _PATTERN_SYNTAX)
+    strings = [value for sample in samples for value in (*sample.args, *sample.kwargs.values())
+               if isinstance(value, str)]
+    # One character the line names put in place of another it names: `.replace(',', '.')` dropped is told
+    # apart by "P1,5Y" where the tests wrote "P1.5Y".
+    singles = sorted({v for v in (*before, *after) if len(v) == 1})
+    swapped = [text.replace(old, new) for text in strings for old in singles for new in singles
+               if old != new and old in text]
+    variants = [variant for text in strings for character in characters
+                for variant in (text + character, character + text, text[:1] + character + text[1:])]
+    # A check of each character against a set (`all(c in string.hexdigits for c in text[1:])`) weakened or
+    # dropped shows on a text that a later parse still takes: `int(' f', 16)`, `int('+f', 16)` and
+    # `int('\u0661', 16)` all succeed. So the tests' strings with their second or last character one of those.
+    checked = _CHARACTER_CHECKS.search("\n".join(source.splitlines()[mutant.line - 1:mutant.end_line]))
+    slipped = [text[:index] + character + text[index + 1:] for text in _shapes(strings) if len(text) > 1
+               for index in (1, len(text) - 1) for character in _SLIPPING] if checked else []
+    return _unique(swapped + slipped + variants + characters)[:60]
+
+
+def _shapes(strings: Sequence[str], kept: int = 6) -> list[str]:
+    """Texts of different shapes, taken in turn from each kind of first character, in the order recorded.
+
+    A check guarded by others (`len(text) == 4 and text.startswith("#") and all(...)`) is reached only by
+    the tests' texts of that shape, and the first texts recorded are often a hundred words that never get
+    there: so one word, one `#...` text, one `+...` text, then a word of another length, and so on.
+    """
+    kinds: dict[str, dict[int, str]] = {}
+    for text in strings:
+        first = text[:1]
+        kind = "letter" if first.isalpha() else "digit" if first.isdigit() else first
+        kinds.setdefault(kind, {}).setdefault(len(text), text)
+    turns = [list(by_length.values()) for by_length in kinds.values()]
+    taken = [text for row in itertools.zip_longest(*turns) for text in row if text is not None]
+    return taken[:kept]
+
+
+#: What a line that checks characters against a set names.
+_CHARACTER_CHECKS = re.compile(r"\b(?:hexdigits|octdigits|digits|ascii_letters|ascii_lowercase|ascii_uppercase|"
+                               r"printable|whitespace|punctuation|isdigit|isdecimal|isnumeric|isalnum|isalpha|"
+                               r"isspace|isidentifier|isprintable|isascii)\b")
+#: Characters that slip past such a check into what parses the text next: a space, signs, an underscore,
+#: a digit of another script (ARABIC-INDIC DIGIT ONE), a letter beyond ASCII.
+_SLIPPING = (" ", "+", "-", "_", "\u0661", "\u00ff")

@@ -1,0 +1,293 @@
+"""The input search: an input on which a mutant observably differs from the reference.
+
+``search_input`` starts the two drivers (a copy of the reference, a copy with the mutant),
+then tries the recorded calls, the boundary and designed candidates, other instances the
+tests built, and a Hypothesis search, all within one time budget, and says what it tried,
+what it found, or why nothing can be known (``InputSearch``); ``find_distinguishing_input``
+is its answer alone.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from elenchus.execution import callrecord
+from elenchus.encoding import read_python
+from elenchus.mutation.mutate import Mutant
+from elenchus.execution.workspace import fresh_copy, remove_tree, write_mutant
+from elenchus.analysis.probes.common import (
+    CallSample,
+    Distinction,
+    _function_node,
+    method_kind,
+    module_name_for,
+    unsupported_reason,
+)
+from elenchus.analysis.probes.drivers import PER_CALL_TIMEOUT, _Driver, _scratch
+from elenchus.analysis.probes.compare import _Comparer, _acting_lines, _compared_state, _names
+from elenchus.analysis.probes.shapes import _Signature, _search
+from elenchus.analysis.probes.boundary import _boundary_calls, _smaller, mutated_constants
+from elenchus.analysis.probes.designed import (
+    _character_variants,
+    _code_point_characters,
+    _data_examples,
+    _in_text,
+    _pattern_examples,
+    _row_examples,
+    _sized_texts,
+)
+from elenchus.analysis.probes.writing import call_text
+
+
+BOUNDARY_BUDGET = 200  # boundary, test-literal and edge-value calls per mutant
+SEARCH_BUDGET = 200  # Hypothesis examples per mutant
+SEARCH_SECONDS = 60.0  # wall-clock budget of one search
+RECEIVERS_TRIED = 8  # distinct instances the tests built that a method's search calls it on
+
+
+# ---------------------------------------------------------------------------
+# 2. finding an input that tells reference and mutant apart
+
+
+@dataclass(frozen=True, slots=True)
+class InputSearch:
+    """What looking for a distinguishing input found, and what it tried.
+
+    ``searched`` is False when no input could be tried at all (the function cannot be
+    probed or imported): then nothing is known, and ``reason`` says why. ``tried``
+    counts the inputs called, by origin; ``seconds`` is the wall time spent.
+    """
+
+    distinction: Distinction | None
+    searched: bool
+    reason: str | None
+    tried: tuple[tuple[str, int], ...]
+    seconds: float
+    reached: int | None = None  # compared inputs that ran the mutated code; None when that was not watched
+    proof: str | None = None  # why no input can tell the two apart, when that is known rather than searched
+
+    @property
+    def inputs(self) -> int:
+        return sum(count for _, count in self.tried)
+
+
+def find_distinguishing_input(reference_dir: Path, mutant: Mutant, samples: Sequence[CallSample],
+                              **options: Any) -> Distinction | None:
+    """The first input on which ``mutant`` fails a reference-output assertion, or None (``search_input``)."""
+    return search_input(reference_dir, mutant, samples, **options).distinction
+
+
+def search_input(
+    reference_dir: Path,
+    mutant: Mutant,
+    samples: Sequence[CallSample],
+    *,
+    test_literals: Sequence[Any] = (),
+    boundary_budget: int = BOUNDARY_BUDGET,
+    search_budget: int = SEARCH_BUDGET,
+    per_call_timeout: float = PER_CALL_TIMEOUT,
+    time_budget: float = SEARCH_SECONDS,
+    scratch: Path | None = None,
+    symbol: str | None = None,
+    module: str | None = None,
+    roots: Sequence[str] = (),
+    data: Sequence[str] = (),
+    state: Sequence[str] = (),
+    reads: Sequence[int] = (),
+    setup: CallSample | None = None,
+) -> InputSearch:
+    """Look for an input on which ``mutant`` fails a reference-output assertion.
+
+    Recorded ``samples`` (those of this function) are tried first, in order; then up to
+    ``boundary_budget`` boundary candidates (``_boundary_calls``: constants of the
+    mutated lines and their neighbours, then ``test_literals``, the values the related
+    tests write (``literals_in``), then edge values of each argument's type); then up to
+    ``search_budget`` Hypothesis examples (derandomized, shrunk to a small input). All
+    steps share ``time_budget``. ``symbol`` calls another public function of the module
+    (one that reaches the mutated code) instead of the mutated one; ``module`` and
+    ``roots`` say how the workspace imports it (default: ``module_name_for``, no roots).
+
+    For code the module runs while it imports (``witness.data_for``): ``data`` names the module-level data it
+    fills (whose strings become designed inputs), ``state`` every module-level data name (the same data in
+    both modules proves the mutant equivalent), and ``reads`` the lines of the module's functions that read
+    ``data``: such a mutant is reached by a call that runs one of them, not by the import every call shares.
+
+    ``setup``: a call of another function of the module the tests made (``activate('fr_FR')``), made before
+    every call, for code whose effect shows only in the state it selects.
+    """
+    started = time.monotonic()
+    reference_dir = Path(reference_dir)
+    symbol = symbol or mutant.symbol
+
+    watched = False
+
+    def outcome(distinction: Distinction | None, searched: bool, reason: str | None,
+                comparer: _Comparer | None = None, proof: str | None = None) -> InputSearch:
+        tried = tuple(sorted((comparer.tried if comparer else {}).items()))
+        reached = comparer.reached if comparer is not None and watched else None
+        return InputSearch(distinction, searched, reason, tried, round(time.monotonic() - started, 3), reached,
+                           proof)
+
+    why = unsupported_reason(reference_dir, mutant, symbol, module)
+    if why is not None:
+        return outcome(None, False, why)
+    module = module or module_name_for(mutant.path, reference_dir)
+    target = f"{module}:{symbol}"
+    mine = [s for s in samples if s.target in (target, "")]
+    source = read_python(reference_dir / mutant.path)
+    node = _function_node(source, symbol)
+    assert isinstance(node, ast.FunctionDef)
+    owner = symbol.rpartition(".")[0]
+    kind = method_kind(node) if owner else "function"
+    receivers: list[callrecord.Receiver | None] = [None]
+    if kind in ("instance", "property"):  # called on an instance, built as the tests built theirs
+        mine = [s for s in mine if s.receiver is not None]
+        built = [s.receiver for s in samples if s.target == f"{module}:{owner}" and s.receiver is not None]
+        receivers = _varied(list(dict.fromkeys([*(s.receiver for s in mine), *built])))[:RECEIVERS_TRIED]
+        if not receivers:
+            return outcome(None, False, f"no test built a `{owner}` the search can build again (with arguments "
+                                        f"a test writes: literals, dates, durations, numbers), so `{symbol}` "
+                                        "was never called")
+    with _scratch(scratch) as root, ExitStack() as stack:
+        reference_copy = fresh_copy(reference_dir, root)
+        stack.callback(remove_tree, reference_copy)
+        mutant_copy = fresh_copy(reference_dir, root)
+        stack.callback(remove_tree, mutant_copy)
+        write_mutant(mutant_copy, mutant.path, mutant.mutated_source)
+        # A dropped statement is reached when the code's own copy of it acts (a dropped guard's
+        # body runs); other edits when the mutant runs its edited lines.
+        removed = _acting_lines(source, mutant.mutated_source)
+        if reads:  # code the import runs is reached by a call that reads what it filled
+            removed, read_watch = [], (mutant.path, tuple(reads))
+        else:
+            read_watch = (mutant.path, removed) if removed else None
+        reference = stack.enter_context(_Driver(reference_copy, module, symbol, per_call_timeout, roots,
+                                                read_watch, setup))
+        watch = (mutant.path, mutant.mutated_lines) if mutant.mutated_lines and not removed and not reads else None
+        watched = bool(watch or read_watch)
+        mutated = stack.enter_context(_Driver(mutant_copy, module, symbol, per_call_timeout, roots, watch, setup))
+        if not reference.ready or not mutated.ready:
+            return outcome(None, False, reference.error or mutated.error or f"cannot call {target}")
+        same, changed = _compared_state(reference, mutated, state)
+        if same:  # the mutated code runs only while the module imports, and left the same data behind
+            return outcome(None, True, None, proof=f"the module holds the same data after its import with and "
+                                                   f"without the mutant ({_names(state)}), and the mutated code "
+                                                   "runs only while it imports")
+        comparer = _Comparer(reference, mutated, time.monotonic() + time_budget)
+        comparer.read = kind == "property"
+        for sample in mine:
+            comparer.receiver = sample.receiver if kind in ("instance", "property") else None
+            found = comparer.check(sample.args_repr, dict(sample.kwargs_repr), "recorded")
+            if found is not None and comparer.confirm(found):
+                return outcome(found, True, None, comparer)
+        constructed = not owner and node.name == "__init__"  # a class called: `self` is what it builds
+        signature = _Signature.of(node, bound=kind in ("instance", "class") or constructed)
+        designed = (_pattern_examples(source, mutant) + _data_examples((reference, mutated), source, mutant, data)
+                    + _in_text(_code_point_characters(source, mutant, node, reference)) + _sized_texts(source, mutant))
+        related = _row_examples(reference, source, mutant)
+        calls = list({(s.args_repr, s.kwargs_repr): s for s in mine}.values())  # the tests' arguments, once each
+        constants = _character_variants(source, mutant, calls) + mutated_constants(source, mutant)
+        for receiver in receivers:  # each instance the tests built gets its share of the inputs
+            comparer.receiver = receiver
+            for sample in calls if receiver is not None else ():  # the tests' arguments on this instance
+                found = comparer.check(sample.args_repr, dict(sample.kwargs_repr), "recorded")
+                if found is not None and comparer.confirm(found):
+                    return outcome(found, True, None, comparer)
+            # (an instance set up in a mode gets a quarter: the plain ones share the inputs as if alone; the
+            # deadline bounds them all)
+            shares = len([r for r in receivers if r is None or not r.steps]) if receiver is None or not \
+                receiver.steps else 4
+            share = max(boundary_budget // shares, boundary_budget // 4)
+            for args_repr, kwargs_repr, origin in _boundary_calls(signature, calls, constants, test_literals,
+                                                                   share, designed, related):
+                if time.monotonic() > comparer.deadline:
+                    comparer.expired = True
+                    break
+                found = comparer.check(args_repr, kwargs_repr, origin)
+                if found is not None:
+                    found = _smaller(found, comparer)
+                if found is not None and comparer.confirm(found):
+                    return outcome(found, True, None, comparer)
+            others = receivers if kind == "instance" else []  # `a - b`, `a == b`: b built as the tests built one
+            for args_repr in _instance_arguments(signature, [r for r in others if r is not None], owner):
+                if time.monotonic() > comparer.deadline:
+                    comparer.expired = True
+                    break
+                found = comparer.check(args_repr, {}, "instance")
+                if found is not None and comparer.confirm(found):
+                    return outcome(found, True, None, comparer)
+            if not signature.parameters:  # (a property: one call says all)
+                found = comparer.check([], {}, "edge-value")
+            elif search_budget > 0:
+                found = _search(signature, calls, comparer, max(1, search_budget // shares))
+            else:
+                found = None
+            if found is not None and comparer.confirm(found):
+                return outcome(found, True, None, comparer)
+        if comparer.opaque:  # those inputs were called, not compared: nothing says they agree
+            kinds = ", ".join(sorted(comparer.opaque))
+            count = sum(comparer.opaque.values())
+            return outcome(None, False, f"`{symbol}` gave results a test cannot write down or compare ({kinds}) "
+                                        f"for {count} of {sum(comparer.tried.values())} inputs, so those could "
+                                        "not be compared", comparer)
+        if not comparer.compared and comparer.setup_failed and setup is not None:
+            made = call_text(setup.target.partition(":")[2], setup.args_repr, setup.kwargs_repr)
+            return outcome(None, False, f"the set-up call `{made}` the tests made fails here "
+                                        f"({comparer.setup_failed})", comparer)
+        if not comparer.compared:
+            return outcome(None, False, f"no call of `{symbol}` could be compared (each timed out, crashed or "
+                                        "returned something too long to write down)", comparer)
+        if comparer.expired:  # a search cut short backs no claim of equivalence
+            return outcome(None, False, f"the search through `{symbol}` ran out of its {time_budget:g} s after "
+                                        f"{sum(comparer.tried.values())} input(s), before every kind of input "
+                                        "was tried", comparer)
+        if reads and not comparer.reached:  # agreement on calls that never read what the import filled
+            differs = f"the module's data differs after its import with the mutant ({_names(changed)}), but" \
+                if changed else "the mutated code runs while the module imports, and"
+            return outcome(None, False, f"{differs} no call of `{symbol}` read {_names(data)} (line(s) "
+                                        f"{', '.join(map(str, reads))})", comparer)
+        if (watch or removed) and not comparer.reached:  # agreement on inputs that never ran the change
+            what = (f"the code the mutant drops (line(s) {', '.join(map(str, removed))})" if removed else
+                    f"the mutated line(s) {', '.join(map(str, mutant.mutated_lines))}")
+            return outcome(None, False, f"no call of `{symbol}` ran {what}", comparer)
+        return outcome(None, True, None, comparer)
+
+
+def _instance_arguments(signature: _Signature, built: Sequence[callrecord.Receiver],
+                        owner: str) -> Iterator[list[str]]:
+    """Calls passing another instance of ``owner`` (one the tests built) as a method's one required argument,
+    when nothing types that argument as something else: what the tests combine an instance with
+    (``Duration(years=1) - Duration(months=2)``) is often the only way into a branch."""
+    required = [p for p in signature.parameters if not p.has_default]
+    if len(required) != 1 or required[0].keyword_only or signature.parameters[0] is not required[0]:
+        return
+    annotation = required[0].annotation
+    name = owner.rpartition(".")[2]
+    if annotation is not None and not (isinstance(annotation, ast.Name) and annotation.id == name) \
+            and not (isinstance(annotation, ast.Constant) and annotation.value == name):
+        return
+    for other in built:
+        if not other.steps:  # (one set up by calls after its construction is no single expression)
+            yield [call_text(name, other.args_repr, other.kwargs_repr)]
+
+
+def _varied(receivers: list[callrecord.Receiver]) -> list[callrecord.Receiver]:
+    """The receivers with the first of each kind of construction first (which arguments, of which types:
+    ``Duration(years=0.5)`` beside ``Duration(years=4)``), then the others in order; those the tests set up
+    after building them (``p.classical(all=True)``) after those they only built, the first of each kind of
+    set-up first: they show what only a mode shows, the others what every caller sees."""
+    first: dict[str, callrecord.Receiver] = {}
+    for receiver in receivers:
+        shape = json.dumps([[type(callrecord.argument_value(t)).__name__ for t in receiver.args_repr],
+                            [(name, type(callrecord.argument_value(t)).__name__) for name, t in receiver.kwargs_repr],
+                            [(step, [name for name, _ in kwargs]) for step, _, kwargs in receiver.steps]])
+        first.setdefault(shape, receiver)
+    ordered = list(dict.fromkeys([*first.values(), *receivers]))
+    return [r for r in ordered if not r.steps] + [r for r in ordered if r.steps]

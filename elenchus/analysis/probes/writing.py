@@ -1,0 +1,293 @@
+"""Writing a probe: a readable test asserting the reference's behaviour on one input.
+
+``write_probe`` turns a ``Distinction`` into a pytest (or unittest) file that imports only
+public names, builds a method's instance as the tests built theirs, makes the set-up call
+the tests made, and asserts the reference's value, exception, or the state it leaves; its
+docstring says which mutant it guards against. ``host_probe`` wraps a test someone else
+wrote; ``call_text`` is a call as a test writes it, for the witnesses' reports too.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import re
+import textwrap
+from collections.abc import Mapping, Sequence
+from pathlib import Path, PurePosixPath
+
+from elenchus.execution import callrecord
+from elenchus.mutation.mutate import Mutant
+from elenchus.analysis.probes.common import Distinction, Probe
+
+
+def call_text(function: str, args_repr: Sequence[str], kwargs_repr: Sequence[tuple[str, str]],
+               receiver: callrecord.Receiver | None = None, instance: str | None = None, read: bool = False) -> str:
+    """The call as a test writes it. A method ``Class.name`` with a ``receiver`` is called on the instance
+    built as the tests built it (``Money(5, 'EUR').split(2)``; on ``instance``, a name holding it, when
+    given): a special method by its operator or builtin (``(Money(5, 'EUR') + 1)``), a property (``read``) as
+    an attribute."""
+    arguments = [*map(_readable, args_repr), *(f"{name}={_readable(text)}" for name, text in kwargs_repr)]
+    if receiver is None:
+        return f"{function}({', '.join(arguments)})"
+    owner, _, name = function.rpartition(".")
+    built = instance or call_text(owner, receiver.args_repr, receiver.kwargs_repr)
+    if name in callrecord.OPERATORS:
+        template = callrecord.OPERATORS[name][1]
+        text = template.format(built, *arguments)
+        return f"({text})" if " " in template or template.startswith("-") else text
+    if read:
+        return f"{built}.{name}"
+    return f"{built}.{name}({', '.join(arguments)})"
+
+
+def _argument_texts(distinction: Distinction) -> list[str]:
+    """Every argument a probe writes: the call's, its set-up call's, and its instance's construction."""
+    calls = [(distinction.args_repr, distinction.kwargs_repr)]
+    calls += [(made.args_repr, made.kwargs_repr) for made in (distinction.setup,) if made]
+    texts = [text for args, kwargs in calls for text in (*args, *(value for _, value in kwargs))]
+    return texts + list(distinction.receiver.texts() if distinction.receiver else ())
+
+
+def _bare(text: str) -> str:
+    """``text`` without the parentheses around all of it (an operator's call passed to ``vars``)."""
+    if not (text.startswith("(") and text.endswith(")")):
+        return text
+    try:
+        whole, inner = ast.parse(text, mode="eval"), ast.parse(text[1:-1], mode="eval")
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return text
+    same = ast.dump(whole) == ast.dump(inner) and not isinstance(inner.body, ast.Tuple)
+    return text[1:-1] if same else text
+
+
+def _snake(function: str) -> str:
+    """A test name's part for ``function`` (``Money.__add__`` -> ``money_add``)."""
+    return re.sub(r"_+", "_", re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", function.replace(".", "_"))).strip("_").lower()
+
+
+def _instance_name(function: str) -> str:
+    """The local name a test gives the instance whose method it calls (``Money.split`` -> ``money``)."""
+    owner = function.rpartition(".")[0]
+    name = _snake(owner) or "instance"
+    return name if name not in ("pytest", "unittest", "self", owner) else f"{name}_instance"
+
+
+def _building(function: str, receiver: callrecord.Receiver, instance: str) -> list[str]:
+    """The lines that build a method's instance as the tests built theirs: its class's call, then the set-up
+    calls they made on it (``engine = Engine()``, ``engine.classical(all=True)``)."""
+    built = call_text(function.rpartition(".")[0], receiver.args_repr, receiver.kwargs_repr)
+    return [f"{instance} = {built}", *(call_text(f"{instance}.{name}", args, kwargs)
+                                       for name, args, kwargs in receiver.steps)]
+
+
+def _readable(text: str) -> str:
+    """A power of ten too long to read (``10**400``) as a person writes it."""
+    found = re.fullmatch(r"(-?)10{20,}", text)
+    return f"{found.group(1)}10**{len(text) - len(found.group(1)) - 1}" if found else text
+
+
+def _behaviour(value: str | None, exception: str | None) -> str:
+    return value if value is not None else f"raise {exception}"
+
+
+_KEEP = "\x00"  # stands for a space inside `code`, where a docstring line must not break
+
+
+def _docstring(text: str) -> str:
+    escaped = text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+    pieces = escaped.split("`")
+    escaped = "`".join(piece.replace(" ", _KEEP) if i % 2 else piece for i, piece in enumerate(pieces))
+    lines: list[str] = []
+    for paragraph in escaped.split("\n\n"):
+        lines += textwrap.wrap(paragraph, width=92, break_long_words=False, break_on_hyphens=False) or [""]
+        lines.append("")
+    body = "\n".join(f"    {line}" if line else "" for line in lines[:-1]).replace(_KEEP, " ")
+    return f'    """{body.lstrip()}\n    """\n'
+
+
+def _narrate(value: str | None, exception: str | None) -> str:
+    return f"returns {value}" if value is not None else f"raises {exception}"
+
+
+def _is_float(text: str) -> bool:
+    """Is ``text`` a float literal (asserted with ``pytest.approx``)? Constructor texts are not."""
+    try:
+        return type(ast.literal_eval(text)) is float
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False
+
+
+def _held_arguments(distinction: Distinction, taken: str) -> dict[int, str]:
+    """Local names for the arguments a probe must hold to look at them after the call (not ``taken``)."""
+    indexes = [index for index, _, _ in distinction.changed_arguments]
+    stem = "argument" if "argument" not in taken else "held"
+    return {index: stem if len(indexes) == 1 else f"{stem}_{index + 1}" for index in indexes}
+
+
+#: How the state of a method's instance after the call is named, by how it is read.
+_INSTANCE_STATE = {"vars": "the instance's attributes", "str": "the instance's text", "repr": "the instance"}
+
+
+def arguments_narrated(distinction: Distinction, side: int, short: bool = False) -> str:
+    """How one side leaves the arguments (or the method's instance) it changed in place (side 1: reference,
+    2: mutant)."""
+    changes = [(f"argument {change[0] + 1}", change[side]) for change in distinction.changed_arguments]
+    if distinction.receiver_after is not None:
+        changes.append((_INSTANCE_STATE[distinction.receiver_after[0]], distinction.receiver_after[side]))
+    if not changes:
+        return ""
+    if short:
+        return " (" + "; ".join(f"{what} {'become' if what.endswith('s') else 'becomes'} {after}"
+                                for what, after in changes) + ")"
+    return " and leaves " + ", ".join(f"{what} as {after}" for what, after in changes)
+
+
+def _import_lines(names: Mapping[str, list[str]]) -> list[str]:
+    lines = []
+    for module, imported in names.items():
+        if module:
+            lines.append(f"from {module} import {', '.join(sorted(set(imported), key=str.lower))}")
+        else:
+            lines += [f"import {name}" for name in imported]
+    return lines
+
+
+def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contract_id: str | None = None,
+                function: str | None = None, witness: bool = False, incident: str | None = None,
+                style: str = "pytest", path: str | None = None) -> Probe:
+    """A readable pytest file asserting the reference's behaviour on the distinguishing input.
+
+    ``function`` is the public function the input calls (default: the mutated one);
+    ``witness`` words it for Test Evaluation (the code as it is) rather than Capture;
+    ``incident`` replaces the mutant's sentence when that does not describe this input;
+    ``style`` "unittest" writes a ``unittest.TestCase`` method instead of a test function (the
+    style of the project's nearest test file); ``path`` is where the file will go."""
+    function = function or mutant.symbol
+    code = "the code" if witness else "the reference"
+    names: dict[str, list[str]] = {}
+    first = function.split(".")[0]
+    if first.startswith("test"):  # imported under its own name pytest would collect it as a test
+        parent, _, leaf = module.rpartition(".")
+        names.setdefault(parent, []).append(leaf)
+        callee = f"{leaf}.{function}"
+    else:
+        names.setdefault(module, []).append(first)
+        callee = function
+    held = _held_arguments(distinction, " ".join([callee, *distinction.imports]))
+    passed = tuple(held.get(index, text) for index, text in enumerate(distinction.args_repr))
+    receiver = distinction.receiver
+    stepped = receiver is not None and bool(receiver.steps)  # (set up after its construction: held in a name)
+    instance = _instance_name(function) if distinction.receiver_after or stepped else None
+    call = call_text(callee, passed, distinction.kwargs_repr, receiver, instance, distinction.read)
+    shown = call_text(function, distinction.args_repr, distinction.kwargs_repr, receiver, instance if stepped else None,
+                      read=distinction.read)
+    building = _building(function, receiver, instance) if receiver is not None and instance is not None else []
+    matched = distinction.view == "match" and distinction.reference_exception is None
+    if distinction.view is not None and distinction.reference_exception is None and not matched:
+        # what a test can assert of it
+        call, shown = f"{distinction.view}({_bare(call)})", f"{distinction.view}({_bare(shown)})"
+    if stepped:
+        shown = "; ".join([*building, shown])
+    test_name = f"test_{_snake(function)}_{mutant.id[:8]}"
+    path = path or f"tests/test_elenchus_probe_{mutant.id}.py"
+
+    needs_pytest = False
+    if distinction.reference_exception is not None:
+        needs_pytest = True
+        exc_module, _, exc_name = distinction.reference_exception.rpartition(".")
+        if exc_module:
+            names.setdefault(exc_module, []).append(exc_name)
+        body = f"    with pytest.raises({exc_name}):\n        {call}\n"
+    else:
+        assert distinction.reference_repr is not None
+        expected = distinction.reference_repr
+        if _is_float(expected):
+            needs_pytest = True
+            expected = f"pytest.approx({expected})"
+        line = f"    assert {call} is None\n" if expected == "None" else f"    assert {call} == {expected}\n"
+        body = line if len(line) <= 100 else f"    expected = {expected}\n    assert {call} == expected\n"
+        if matched:  # a regex match: what it matched, where, and each group
+            body = f"    found = {call}\n    expected = {expected}\n    assert {callrecord.MATCH_FACTS} == expected\n"
+        if held:  # the call changes arguments in place: hold them, then check their states
+            body = "".join(f"    {held[index]} = {distinction.args_repr[index]}\n" for index in sorted(held)) + body
+            for index, after, _ in distinction.changed_arguments:
+                if _is_float(after):
+                    needs_pytest, after = True, f"pytest.approx({after})"
+                body += f"    assert {held[index]} == {after}\n"
+        if instance is not None and receiver is not None and distinction.receiver_after is not None:
+            # the call leaves its instance in another state: build it, call, then check the state
+            how, after, _ = distinction.receiver_after
+            state = {"repr": instance, "vars": f"vars({instance})", "str": f"str({instance})"}[how]
+            body = f"    {call}\n    assert {state} == {after}\n"
+    if building:  # the instance, built (and set up) as the tests built theirs, before the call
+        body = "".join(f"    {line}\n" for line in building) + body
+    if distinction.setup is not None:  # the call the tests made first, that selects the state shown
+        setup_name = distinction.setup.target.partition(":")[2]
+        names.setdefault(module, []).append(setup_name)
+        before = call_text(setup_name, distinction.setup.args_repr, distinction.setup.kwargs_repr)
+        if distinction.undo is not None:  # the state it selects must not outlive the test
+            undo_name = distinction.undo.target.partition(":")[2]
+            names[module].append(undo_name)
+            undone = call_text(undo_name, distinction.undo.args_repr, distinction.undo.kwargs_repr)
+            body = f"    try:\n{textwrap.indent(body, '    ')}    finally:\n        {undone}\n"
+        body = f"    {before}\n" + body
+        shown = f"{before}; {shown}"
+    if style == "unittest":  # the TestCase's own assertions where they say the same
+        body = body.replace("with pytest.raises(", "with self.assertRaises(")
+        lines = []
+        for line in body.splitlines(keepends=True):
+            left, approx, right = line.rpartition(" == pytest.approx(")
+            if approx and left.lstrip().startswith("assert ") and right.endswith(")\n"):
+                indent = left[:len(left) - len(left.lstrip())]
+                line = f"{indent}self.assertAlmostEqual({left.lstrip()[len('assert '):]}, {right[:-2]})\n"
+            lines.append(line)
+        body = "".join(lines)
+        needs_pytest = "pytest." in body
+    imports = ("import unittest\n\n" if style == "unittest" else "") + ("import pytest\n\n" if needs_pytest else "") \
+        + "\n".join(dict.fromkeys([*callrecord.argument_imports(_argument_texts(distinction)),
+                                    *distinction.imports, *distinction.receiver_imports, *_import_lines(names)]))
+
+    summary = (f"Guards against: {incident or mutant.incident}\n\n"
+               f"Mutant {mutant.id} at {mutant.path}:{mutant.line} {mutant.changed_intent}. "
+               f"For {shown} {code} "
+               f"{_narrate(distinction.reference_repr, distinction.reference_exception)}"
+               f"{arguments_narrated(distinction, 1)}; the mutant "
+               f"{_narrate(distinction.mutant_repr, distinction.mutant_exception)}"
+               f"{arguments_narrated(distinction, 2)}.")
+    if contract_id:
+        summary += f"\n\nContract: {contract_id}."
+    heading = ("Elenchus witness: asserts the current behaviour of" if witness else
+               "Elenchus probe (Capture mode): asserts the reference behaviour of")
+    if style == "unittest":
+        case = "Test" + "".join(part[:1].upper() + part[1:] for part in re.split(r"[_.]", function) if part) \
+            + "Witness"
+        method = textwrap.indent(f"def {test_name}(self):\n" + _docstring(summary) + body, "    ")
+        definition, nodeid = f"class {case}(unittest.TestCase):\n{method}", f"{path}::{case}::{test_name}"
+    else:
+        definition, nodeid = f"def {test_name}():\n" + _docstring(summary) + body, f"{path}::{test_name}"
+    source = f'"""{heading} `{function}` on one input."""\n\n' + imports + "\n\n\n" + definition
+    return Probe(
+        id=mutant.id,
+        path=path,
+        source=source,
+        test_nodeid=nodeid,
+        contract_id=contract_id,
+        mutant_ids=(mutant.id,),
+        input_repr=shown,
+        reference_repr=_behaviour(distinction.reference_repr, distinction.reference_exception),
+        mutant_repr=_behaviour(distinction.mutant_repr, distinction.mutant_exception),
+        module=module,
+        function=function,
+        args_repr=distinction.args_repr,
+        kwargs_repr=distinction.kwargs_repr,
+        receiver=receiver,
+    )
+
+
+def host_probe(path: str, source: str, *, mutant_ids: Sequence[str] = (), contract_id: str | None = None) -> Probe:
+    """A ``Probe`` for a test file written by a host (an agent or a person); runs as a whole file."""
+    digest = hashlib.sha256(f"{path}\0{source}".encode()).hexdigest()[:12]
+    return Probe(id=f"host-{digest}", path=PurePosixPath(Path(path).as_posix()).as_posix(), source=source,
+                 test_nodeid=PurePosixPath(Path(path).as_posix()).as_posix(), contract_id=contract_id,
+                 mutant_ids=tuple(mutant_ids), input_repr="", reference_repr="", mutant_repr=None)

@@ -1,0 +1,205 @@
+"""Witnessing every survivor of an evaluation: one recording run, then the searches side by side.
+
+``witness_survivors`` records once the calls the tests make to every function a witness
+will call (only the fastest tests that run them, by the baseline's coverage), then searches
+``jobs`` survivors at a time in processes forked from a server that imported this package
+once (``_search_processes``), verifying each written test here through the evaluation's
+own runs when it has an executor. A search that breaks leaves its survivor a gap, saying
+why. The functions sent to those processes are module-level functions of this module, so
+the server preloads it by name.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections.abc import Mapping, Sequence
+import multiprocessing
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
+from pathlib import Path
+from typing import Any
+
+from elenchus.analysis import probes
+from elenchus.execution.cohorts import Cohort
+from elenchus.execution.coverage_map import CoverageMap
+from elenchus.encoding import read_python
+from elenchus.execution.executor import Executor
+from elenchus.repo.layout import SourceLayout
+from elenchus.mutation.mutate import Mutant
+from elenchus.repo.snapshot import Snapshot
+from elenchus.analysis.witness.targets import _lines_of, instance_setups_for, setups_for, targets_for
+from elenchus.analysis.witness.search import (
+    Candidate,
+    NoWitness,
+    Placement,
+    Verify,
+    Witness,
+    _Progress,
+    find_witness,
+    placement_for,
+    search_witness,
+    settle,
+    verifier,
+)
+
+
+def witness_survivors(survivors: Sequence[Mutant], cohort: Cohort, head: Snapshot, layout: SourceLayout,
+                      time_budget: float, jobs: int, scratch: Path, placed: bool = False,
+                      executor: Executor | None = None,
+                      coverage: CoverageMap | None = None) -> dict[str, Witness | NoWitness]:
+    """A witness (or why there is none) for each survivor, against the cohort's current tests.
+
+    One run of the cohort's tests records the calls they make to the functions the
+    witnesses will call (only the tests that run those functions, when the baseline's
+    ``coverage`` says which); the searches then run ``jobs`` at a time. ``placed``
+    (hardening): each test is written and verified where it would go, in the nearest test
+    file's style. With ``executor`` (the evaluation's), each written test is verified through
+    its runs, in this process, while the searches go on in theirs.
+    """
+    wanted = set()
+    steps = set()  # (module, Class.method): set-up calls on an instance, replayed with its construction
+    spans: dict[tuple[str, str], set[int]] = {}  # (file, function) -> body lines of a function a witness will call
+    searchable: list[Mutant] = []  # (a survivor no public function reaches is answered here, at once)
+    for mutant in survivors:
+        module = layout.module_name(mutant.path)
+        if module is not None:
+            source = head.read(mutant.path) or ""
+            names = targets_for(source, mutant)
+            for name in names + (setups_for(source) if names else []):  # (and the set-up calls the tests make)
+                wanted.add((module, name))
+                spans.setdefault((mutant.path, name), _lines_of(source, [name]))
+            for owner in {name.partition(".")[0] for name in names if "." in name}:
+                steps.update((module, step) for step in instance_setups_for(source, owner))
+            if names:
+                searchable.append(mutant)
+    unrecorded: dict[str, int] = {}
+    callers = _callers(cohort, coverage, spans) if cohort.tests else ()
+    samples = probes.record_calls(cohort.template, callers, sorted(wanted), roots=layout.roots, scratch=scratch,
+                                  steps=sorted(steps), disabled_plugins=cohort.disabled_plugins, unrecorded=unrecorded,
+                                  tests_only=callers != cohort.tests) if wanted and callers else {}
+    literals = probes.literals_in([read_python(cohort.template / t) for t in cohort.tests])
+    placements = {mutant.id: placement_for(mutant, layout.module_name(mutant.path) or "", cohort.tests, head.read)
+                  if placed and layout.module_name(mutant.path) else None for mutant in survivors}
+    verify = verifier(cohort, executor) if executor is not None else None
+    arguments = (samples, literals, layout, time_budget, scratch, cohort.disabled_plugins, unrecorded)
+    pooled = {m.id for m in searchable} if jobs > 1 and len(searchable) > 1 else set()
+    alone = [mutant for mutant in survivors if mutant.id not in pooled]
+    found: dict[str, Witness | NoWitness] = {
+        mutant.id: _searched(cohort.template, mutant, *arguments, placements[mutant.id], verify) for mutant in alone}
+    if len(found) == len(survivors):  # (one search, or one job: no process pool to start)
+        return found
+    search = functools.partial(_hunted, cohort.template, samples=samples, literals=literals, layout=layout,
+                               time_budget=time_budget, scratch=scratch, disabled_plugins=cohort.disabled_plugins,
+                               unrecorded=unrecorded, verify_here=verify is None)
+    # Processes, not threads: CPython 3.11 can fail building ASTs (ast.parse, literal_eval)
+    # in two threads at once ("AST constructor recursion depth mismatch").
+    with ProcessPoolExecutor(max_workers=min(jobs, len(searchable)),
+                             mp_context=_search_processes()) as pool, \
+            ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="elenchus-verify") as checks:
+        pending: dict[Future, Mutant] = {pool.submit(search, mutant, placements[mutant.id]): mutant
+                                         for mutant in searchable}
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                mutant = pending.pop(future)
+                outcome = _outcome(future)
+                if isinstance(outcome, Candidate):  # its test is verified here, through the evaluation's runs
+                    assert verify is not None
+                    pending[checks.submit(_checked, outcome, mutant, verify, placements[mutant.id] is not None)] = \
+                        mutant
+                elif isinstance(outcome, _Progress):  # that test was not kept: the search goes on
+                    pending[pool.submit(search, mutant, placements[mutant.id], outcome)] = mutant
+                else:
+                    found[mutant.id] = outcome
+    return found
+
+
+def _search_processes() -> multiprocessing.context.BaseContext:
+    """Search processes forked from one server process that imported the search code once (a spawned
+    process imports it itself: 0.4 s of CPU apiece, 11 % of a small evaluation); spawned ones where no
+    such server can start. The server serves this process's later evaluations too, and ends with it."""
+    from multiprocessing import forkserver
+
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("forkserver")
+        # (this module, whose functions the searches run, and the search code it imports; Hypothesis: imported
+        # on first use)
+        context.set_forkserver_preload(["elenchus.analysis.witness.survivors", "hypothesis"])
+        try:
+            forkserver.ensure_running()
+            return context
+        except OSError:
+            pass
+    return multiprocessing.get_context("spawn")
+
+
+#: Above this share of the cohort's tests, recording runs the test files as they are.
+_NARROWED_SHARE = 0.5
+#: Tests recorded per function a witness will call: the fastest that run it (a few tests give the calls
+#: worth trying; recording slows every call, and one slow test took most of a recording run).
+CALLERS_PER_FUNCTION = 8
+
+
+def _callers(cohort: Cohort, coverage: CoverageMap | None,
+             spans: Mapping[tuple[str, str], set[int]]) -> tuple[str, ...]:
+    """What the recording run runs: for each function the witnesses will call, the fastest tests that
+    executed its body (by the baseline's coverage, as node ids; none when no test did), else the cohort's
+    test files. A test that calls a function runs its body; running the others would only record nothing,
+    slowly. (Node ids are chosen only when none of those lines ran at import: the recording then starts
+    with the tests.)"""
+    if coverage is None or any(lines & coverage.shared.get(path, frozenset()) for (path, _), lines in spans.items()):
+        return cohort.tests  # calls made at import or by a shared fixture: only a whole run records them
+    keys: set[str] = set()
+    for (path, _), lines in spans.items():
+        running = {key for line in lines for key in coverage.lines.get(path, {}).get(line, ())}
+        keys.update(sorted(running, key=lambda k: (coverage.durations.get(k, 0.0), k))[:CALLERS_PER_FUNCTION])
+    nodeids = tuple(sorted(nodeid for nodeid, key in coverage.keys.items() if key in keys))
+    return cohort.tests if len(nodeids) > _NARROWED_SHARE * len(coverage.keys) else nodeids
+
+
+def _outcome(future: Future) -> Witness | NoWitness | Candidate | _Progress:
+    """A search's or a verification's result; one that broke leaves its survivor a gap, saying why."""
+    try:
+        return future.result()
+    except Exception as error:  # noqa: BLE001 - a worker that died: that survivor stays a gap
+        return NoWitness(False, "no witness was searched: the search stopped on an internal error "
+                                f"({type(error).__name__}: {error})", 0, 0.0)
+
+
+def _hunted(reference_dir: Path, mutant: Mutant, placement: Placement | None, progress: _Progress | None = None, *,
+            samples: Mapping[str, Sequence[probes.CallSample]], literals: Sequence[Any], layout: SourceLayout,
+            time_budget: float, scratch: Path, disabled_plugins: Sequence[str], unrecorded: Mapping[str, int],
+            verify_here: bool) -> Witness | NoWitness | Candidate:
+    """One search process's part: the whole search with fresh verification (``verify_here``), else the
+    search up to its next candidate."""
+    if verify_here:
+        return _searched(reference_dir, mutant, samples, literals, layout, time_budget, scratch, disabled_plugins,
+                         unrecorded, placement)
+    started = time.monotonic()
+    try:
+        return search_witness(reference_dir, mutant, samples, literals, layout, time_budget, scratch, unrecorded,
+                              placement, progress)
+    except Exception as error:  # noqa: BLE001 - one survivor's search must not lose the evaluation
+        return _broken(error, started)
+
+
+def _checked(candidate: Candidate, mutant: Mutant, verify: Verify, placed: bool) -> Witness | _Progress | NoWitness:
+    started = time.monotonic()
+    try:
+        return settle(candidate, verify(candidate.probe, mutant), time.monotonic() - started, placed)
+    except Exception as error:  # noqa: BLE001 - a verification that broke leaves the survivor a gap
+        return _broken(error, started)
+
+
+def _searched(reference_dir: Path, mutant: Mutant, *arguments: Any) -> Witness | NoWitness:
+    """``find_witness``; a search that breaks leaves the survivor a gap, saying why, instead of ending the run."""
+    started = time.monotonic()
+    try:
+        return find_witness(reference_dir, mutant, *arguments)
+    except Exception as error:  # noqa: BLE001 - one survivor's search must not lose the evaluation
+        return _broken(error, started)
+
+
+def _broken(error: Exception, started: float) -> NoWitness:
+    return NoWitness(False, f"no witness was searched: the search stopped on an internal error "
+                            f"({type(error).__name__}: {error})", 0, round(time.monotonic() - started, 3))

@@ -1,0 +1,339 @@
+"""What a witness calls: the public functions that reach a mutant, read from the source.
+
+A survivor is shown to differ through a call a test could make: the mutated function when
+it is public, else the public functions and methods that reach it (``targets_for``); for
+code the module runs while it imports, the data it fills and the functions that read it
+(``data_for``); the set-up calls that select a state first (``setups_for``,
+``instance_setups_for``); and the public package a private module's function is imported
+from (``public_home``). Everything here reads the code, never runs it.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path, PurePosixPath
+
+from elenchus.execution import callrecord
+from elenchus.analysis import probes
+from elenchus.encoding import read_python
+from elenchus.mutation.mutate import Mutant
+
+
+@functools.lru_cache(maxsize=4)
+def _references(source: str) -> dict[str, set[str]]:
+    """{module-level function, or method as ``Class.name``: the names and attribute names its body reads}
+    (read-only: cached, since every survivor of a module asks, and a large module takes long to parse)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return {}
+    found: dict[str, set[str]] = {}
+    for node in tree.body:
+        functions = [("", node)] if isinstance(node, ast.FunctionDef) else [
+            (f"{node.name}.", item) for item in node.body if isinstance(item, ast.FunctionDef)] \
+            if isinstance(node, ast.ClassDef) else []
+        for prefix, function in functions:  # methods as "Class.name"
+            found[prefix + function.name] = {inner.id if isinstance(inner, ast.Name) else inner.attr for inner in
+                                             ast.walk(function) if isinstance(inner, (ast.Name, ast.Attribute))}
+    return found
+
+
+@functools.lru_cache(maxsize=8)
+def _module_statements(source: str) -> tuple[ast.stmt, ...]:
+    """The module's top-level statements, parsed once (read-only: the nodes are shared)."""
+    try:
+        return tuple(ast.parse(source).body)
+    except SyntaxError:
+        return ()
+
+
+def _assigned(node: ast.stmt) -> set[str]:
+    """The names a module-level statement assigns (``LIMIT = 3``, ``MAP: dict = {...}``)."""
+    targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+    return {inner.id for target in targets if isinstance(target, ast.AST)
+            for inner in ast.walk(target) if isinstance(inner, ast.Name)}
+
+
+def _assigned_at(source: str, line: int) -> set[str]:
+    """The names the module-level statement spanning ``line`` assigns, and the module-level
+    names built from them (``TRANS = str.maketrans(MAP)`` carries a change of ``MAP``)."""
+    body = _module_statements(source)
+    names = set().union(*(_assigned(n) for n in _statements_at(source, line)))
+    for _ in range(3):
+        names |= set().union(set(), *(_assigned(n) for n in body if not isinstance(n, (
+            ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and names & {
+            inner.id for inner in ast.walk(n) if isinstance(inner, ast.Name)}))
+    return names
+
+
+def _called_at(source: str, line: int | None = None) -> set[str]:
+    """Module-level functions the module's own top-level statements call while it imports (those spanning
+    ``line`` only, when given): ``_irregular('person', 'people')`` filling rule tables."""
+    return {inner.func.id for node in (_module_statements(source) if line is None else _statements_at(source, line))
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            for inner in ast.walk(node) if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name)}
+
+
+def _module_data(source: str) -> set[str]:
+    """The names the module assigns at its top level: its constants and tables."""
+    return set().union(set(), *(_assigned(node) for node in _module_statements(source)
+                                if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))))
+
+
+def _filled(source: str, calls: Mapping[str, set[str]], functions: set[str]) -> set[str]:
+    """The module-level data that ``functions`` touch."""
+    data = _module_data(source)
+    return set().union(set(), *(calls.get(name, set()) & data for name in functions))
+
+
+#: Calls whose only effect is the value they return: a statement making nothing but these leaves the
+#: module's data as its whole effect.
+_PURE_CALLS = frozenset({"frozenset", "set", "dict", "tuple", "list", "int", "float", "str", "bytes", "bool",
+                         "range", "len", "sorted", "min", "max", "abs", "round", "compile", "maketrans"})
+
+
+def data_for(source: str, mutant: Mutant) -> tuple[list[str], list[str], list[int]]:
+    """When the mutated code runs only while the module imports: (the module-level data it fills, every
+    module-level data name when what it leaves there is all it does, the lines of functions run after the
+    import that read what it fills); else nothing, since a function called later can act differently on the
+    same data."""
+    calls = _references(source)
+    everything = sorted(_module_data(source))
+    leaf = mutant.symbol.split(".")[0]
+    at_import = _called_at(source)
+    statement = _statements_at(source, mutant.line)
+    if mutant.symbol == "<module>":
+        filled = _assigned_at(source, mutant.line) | _filled(source, calls, _called_at(source, mutant.line))
+    elif mutant.symbol in everything:
+        filled = {mutant.symbol}
+    elif leaf in calls and leaf in at_import and not _referenced_later(source, calls, leaf):
+        filled, statement = _filled(source, calls, {leaf}), []
+    else:
+        return [], [], []
+    reads = sorted({inner.lineno for node in _module_statements(source) for function in _functions(node)
+                    if function.name not in at_import for inner in ast.walk(function)
+                    if isinstance(inner, ast.Name) and inner.id in filled})
+    provable = _only_data(statement) and _only_data(_statements_at(mutant.mutated_source, mutant.line))
+    return sorted(filled), everything if provable else [], reads
+
+
+def _statements_at(source: str, line: int) -> list[ast.stmt]:
+    """The module's top-level statements spanning ``line``."""
+    return [node for node in _module_statements(source) if node.lineno <= line <= (node.end_lineno or node.lineno)]
+
+
+def _only_data(statements: Sequence[ast.stmt]) -> bool:
+    """An assignment whose value calls nothing but ``_PURE_CALLS``: its whole effect is what it assigns."""
+    return bool(statements) and all(
+        isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and all(
+            isinstance(call.func, (ast.Name, ast.Attribute))
+            and (call.func.id if isinstance(call.func, ast.Name) else call.func.attr) in _PURE_CALLS
+            for call in ast.walk(node) if isinstance(call, ast.Call))
+        for node in statements)
+
+
+def _referenced_later(source: str, calls: Mapping[str, set[str]], name: str) -> bool:
+    """Whether ``name`` may run after the import: another function reads it, or the module's top level
+    keeps it (``HANDLERS = [_irregular]``) rather than only calling it."""
+    if any(name in read for other, read in calls.items() if other != name):
+        return True
+    called = {id(call.func) for node in _module_statements(source) for call in ast.walk(node)
+              if isinstance(call, ast.Call)}
+    return any(isinstance(inner, ast.Name) and inner.id == name and id(inner) not in called
+               for node in _module_statements(source)
+               if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+               for inner in ast.walk(node))
+
+
+def _functions(node: ast.stmt) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """A module-level function, or the methods of a module-level class."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return [node]
+    if isinstance(node, ast.ClassDef):
+        return [item for item in node.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    return []
+
+
+#: Methods that build an instance: every public method of the class runs on what they built.
+_BUILDERS = frozenset({"__init__", "__new__", "__post_init__"})
+
+
+def targets_for(source: str, mutant: Mutant) -> list[str]:
+    """Public functions and methods (``Class.name``) to call: the mutated one, else those reaching it
+    (nearest first); a public method is followed by the functions calling it, since it needs an instance
+    built as the tests built theirs."""
+    calls = _references(source)
+    leaf = mutant.symbol.split(".")[0] if "." in mutant.symbol else mutant.symbol
+    owner, _, name = mutant.symbol.rpartition(".")
+    own = [mutant.symbol] if mutant.symbol in calls and probes.public_symbol(mutant.symbol) else []
+    if own and not owner:
+        return own
+    wanted = {leaf, name}
+    if owner and name in _BUILDERS:  # the class itself builds it, and its methods read what it built
+        own = [owner] * probes.public_symbol(owner) + [
+            method for method in calls if method.startswith(f"{owner}.") and probes.public_symbol(method)]
+    elif mutant.symbol in calls:  # a method: reached by calls of its name, not by building its class
+        wanted = {name}
+    if mutant.symbol == "<module>":  # module-level code: the functions reading what it assigns or fills
+        wanted = _assigned_at(source, mutant.line) | _filled(source, calls, _called_at(source, mutant.line))
+    elif leaf in _called_at(source):  # a function the import runs: its effect is the data it fills
+        wanted |= _filled(source, calls, {leaf})
+    found: list[str] = list(own)
+    for _ in range(3):  # callers, their callers, once more
+        callers = [caller for caller, called in calls.items() if called & wanted and caller not in found]
+        found += [caller for caller in callers if probes.public_symbol(caller)]
+        wanted |= {part for caller in callers for part in (caller, caller.rpartition(".")[2])}
+        for builder in [caller for caller in callers if caller.rpartition(".")[2] in _BUILDERS]:
+            # what a constructor calls runs for every instance: the class and its public methods reach it
+            cls = builder.rpartition(".")[0]
+            found += [method for method in [cls, *calls] if (method == cls or method.startswith(cls + "."))
+                      and probes.public_symbol(method) and method not in found]
+    return found
+
+
+#: Set-up calls of the module the tests made that a search tries before its calls, and the targets tried after each.
+SETUPS_TRIED = 6
+SETUP_TARGETS = 2
+
+
+def setups_for(source: str) -> list[str]:
+    """The module's public functions that change what it does later: each assigns a module-level name
+    (``global``) or an attribute or item of one (``_CURRENT.locale = locale``), as activating a locale
+    or a mode does."""
+    data = _module_data(source)
+    found = []
+    for node in _module_statements(source):
+        if not isinstance(node, ast.FunctionDef) or node.name.startswith("_"):
+            continue
+        for inner in ast.walk(node):
+            targets = inner.targets if isinstance(inner, ast.Assign) else [inner.target] if isinstance(
+                inner, ast.AugAssign) else []
+            if isinstance(inner, ast.Global) or any(_rooted_in(target, data) for target in targets):
+                found.append(node.name)
+                break
+    return found
+
+
+#: Methods that change what a container holds in place (``self.rules.append(...)``).
+_MUTATORS = frozenset({"append", "extend", "insert", "update", "add", "setdefault", "pop", "popitem", "remove",
+                       "discard", "clear"})
+
+
+def instance_setups_for(source: str, owner: str) -> list[str]:
+    """The public methods of class ``owner`` that change what its instances do later: each assigns an
+    attribute of ``self`` or an item of one (``self.classical_dict['all'] = True``), fills one in place
+    (``self.user_nouns.append(...)``), or calls a method of its own that does, as switching a mode on
+    (``engine.classical(all=True)``) does."""
+    methods = [method for node in _module_statements(source) if isinstance(node, ast.ClassDef) and node.name == owner
+               for method in node.body if isinstance(method, ast.FunctionDef)]
+    changing = set()
+    for method in methods:
+        for inner in ast.walk(method):
+            targets = inner.targets if isinstance(inner, (ast.Assign, ast.Delete)) else [inner.target] \
+                if isinstance(inner, (ast.AugAssign, ast.AnnAssign)) else []
+            filled = isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) \
+                and inner.func.attr in _MUTATORS and _rooted_in(inner.func.value, {"self"})
+            if filled or any(_rooted_in(target, {"self"}) for target in targets):
+                changing.add(method.name)
+                break
+    calls = {method.name: {inner.func.attr for inner in ast.walk(method) if isinstance(inner, ast.Call)
+                           and isinstance(inner.func, ast.Attribute) and isinstance(inner.func.value, ast.Name)
+                           and inner.func.value.id == "self"} for method in methods}
+    grown = True
+    while grown:  # (a method calling one that changes the instance changes it too)
+        more = {name for name, called in calls.items() if called & changing} - changing
+        changing |= more
+        grown = bool(more)
+    return [f"{owner}.{method.name}" for method in methods
+            if method.name in changing and not method.name.startswith("_")]
+
+
+def _rooted_in(target: ast.expr, names: set[str]) -> bool:
+    """Is ``target`` an attribute or item of one of ``names`` (``_CURRENT.locale``, ``CACHE[key]``)?"""
+    if not isinstance(target, (ast.Attribute, ast.Subscript)):
+        return False
+    while isinstance(target, (ast.Attribute, ast.Subscript)):
+        target = target.value
+    return isinstance(target, ast.Name) and target.id in names
+
+
+def _setup_calls(source: str, mutant: Mutant, samples: Mapping[str, Sequence[probes.CallSample]],
+                 module: str) -> list[probes.CallSample]:
+    """The set-up calls a search tries: those the tests made, each first with its first text argument
+    replaced by each string of the mutated lines (``activate('de_DE')`` for a dropped ``'de_DE'`` entry)."""
+    recorded = [sample for name in setups_for(source) for sample in samples.get(f"{module}:{name}", ())]
+    words = [value for value in probes.mutated_constants(source, mutant) if type(value) is str]
+    designed: list[probes.CallSample] = []
+    for sample in recorded:
+        slot = next((i for i, text in enumerate(sample.args_repr) if text[:1] in "'\""), None)
+        if slot is not None:  # (words shaped like the tests' own: `'de_DE'` where they wrote `'fr_FR'`, never `'.'`)
+            shape = callrecord.argument_value(sample.args_repr[slot]).isidentifier()
+            designed += [replace(sample, args_repr=(*sample.args_repr[:slot], repr(word), *sample.args_repr[slot + 1:]))
+                         for word in words if word and word.isidentifier() == shape]
+    return list(dict.fromkeys([*designed, *recorded]))[:SETUPS_TRIED]
+
+
+def public_home(reference_dir: Path, path: str, module: str, name: str) -> str | None:
+    """The public package a user imports ``name`` from when its own module is private: the nearest package
+    above ``path`` (the file of ``module``) whose ``__init__.py`` imports it from there (``from ._deprecated
+    import replace``, or ``import *`` of a name the module does not leave out of its ``__all__``)."""
+    parts = module.split(".")
+    if not any(part.startswith("_") for part in parts):
+        return None
+    folder = PurePosixPath(path).parent
+    for depth in range(len(parts) - 1, 0, -1):  # (the package holding the module, then the one above it...)
+        package = parts[:depth]
+        if any(part.startswith("_") for part in package):
+            folder = folder.parent
+            continue
+        try:
+            source = read_python(Path(reference_dir) / folder / "__init__.py")
+            tree = ast.parse(source)
+        except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+            return None
+        for node in tree.body:
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            origin = ".".join(package[:len(package) - node.level + 1] + ([node.module] if node.module else [])) \
+                if node.level else node.module
+            if origin != module:
+                continue
+            if any(alias.name == name and alias.asname in (None, name) for alias in node.names):
+                return ".".join(package)
+            if any(alias.name == "*" for alias in node.names) and not name.startswith("_") \
+                    and name in _star_exports(reference_dir, path, name):
+                return ".".join(package)
+        folder = folder.parent
+    return None
+
+
+def _star_exports(reference_dir: Path, path: str, name: str) -> set[str]:
+    """The names ``from module import *`` takes: its ``__all__`` when it writes one as a literal, else ``name``
+    (a public name it defines is taken)."""
+    try:
+        tree = ast.parse(read_python(Path(reference_dir) / path))
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+        return set()
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+            try:
+                return {str(item) for item in ast.literal_eval(node.value)}
+            except ValueError:
+                return set()
+    return {name}
+
+
+def _lines_of(source: str, names: Sequence[str]) -> set[int]:
+    """The body lines of the module-level functions and methods ``names`` in ``source`` (not the ``def`` line and its
+    decorators, which run at import: only a call runs the body)."""
+    wanted, found = set(names), set()
+    for node in _module_statements(source):
+        prefix = f"{node.name}." if isinstance(node, ast.ClassDef) else ""
+        for function in _functions(node):
+            called = prefix + function.name in wanted or function.name == "__init__" and node.name in wanted
+            if called and function.body:
+                found.update(range(function.body[0].lineno, (function.end_lineno or function.lineno) + 1))
+    return found
