@@ -154,7 +154,7 @@ _ODD_BREAKS = re.compile(r"\r(?!\n)|[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 _CHUNK_CHARS = 256 * 1024
 
 
-def _pieces(source: str) -> Iterator[tuple[int, ast.Module]]:
+def parsed_pieces(source: str) -> Iterator[tuple[int, ast.Module]]:
     """(line offset, tree) for consecutive pieces of whole top-level statements, one at a time.
 
     Raises SyntaxError or ValueError when the source does not parse.
@@ -309,7 +309,7 @@ def outline(source: str) -> Outline | None:
     """
     reader = _Reader()
     try:
-        for number, (offset, tree) in enumerate(_pieces(source)):  # each piece's tree is dropped once read
+        for number, (offset, tree) in enumerate(parsed_pieces(source)):  # each piece's tree is dropped once read
             reader.module(offset, tree, number == 0)
     except (SyntaxError, ValueError):
         return None
