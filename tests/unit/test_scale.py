@@ -132,7 +132,7 @@ def test_lazy_plan_challenges_what_the_eager_plan_challenges_with_the_same_ranks
         ContractItem("C1", "f_00041 validates", (Anchor("pkg/generated.py", "f_00041", (1, 2)),), "high", "confirmed"),
     ))
     monkeypatch.setattr(select, "LAZY_WINDOW_LINES", 100)  # regions of the 500-line module, as for a large one
-    monkeypatch.setattr(mutate, "WINDOW_LINES", 100)
+    monkeypatch.setattr(mutate.generation, "WINDOW_LINES", 100)
     for budget in (1, 3, 8):
         monkeypatch.setattr(select, "EAGER_SPANS", 40)
         lazy = select.plan("current-change", change, base, head, contract, budget)

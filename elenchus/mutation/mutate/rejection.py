@@ -1,0 +1,250 @@
+"""Why a candidate is rejected before it runs: arid code, equivalence at a bound, and the compiled program.
+
+Arid sites (docstrings, annotations, display-only dunders, logging and output calls, exception
+messages, module metadata, debug-only branches, script blocks) and strict/inclusive bound swaps that
+no input can tell apart are refused from the syntax tree; ``_compile`` and ``_fingerprint`` let the
+builder refuse mutants that do not compile or compile to the original's (or an earlier mutant's) code.
+"""
+
+from __future__ import annotations
+
+from types import CodeType
+
+import libcst as cst
+
+from elenchus.mutation.families import REMOVE, Site, SourceView
+
+# ------------------------------------------------------------------------- rejection
+
+_DISPLAY_DUNDERS = frozenset({"__repr__", "__str__", "__format__", "__rich_repr__"})
+_LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical",
+                          "fatal", "log"})
+_DEBUG_FLAGS = frozenset({"__debug__", "DEBUG", "TYPE_CHECKING"})
+_STRINGS = (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)
+
+
+def _arid_reason(view: SourceView, site: Site) -> str | None:
+    """Why the site sits in code whose mutation no client could notice, or None."""
+    if _is_docstring(view, site.target) or _is_docstring(view, site.anchor):
+        return "arid: docstring"
+    in_string = isinstance(site.target, _STRINGS)
+    previous: cst.CSTNode | None = None
+    for node in (site.anchor, *view.ancestors(site.anchor)):
+        if isinstance(node, (cst.FormattedString, cst.ConcatenatedString)):
+            in_string = True
+        if isinstance(node, cst.Annotation):
+            return "arid: type annotation"
+        if isinstance(node, cst.FunctionDef) and node.name.value in _DISPLAY_DUNDERS:
+            return f"arid: inside `{node.name.value}`, which only formats text for display"
+        if isinstance(node, cst.Call) and _is_log_call(view, node):
+            return f"arid: inside the logging or output call `{view.code(node.func)}(...)`"
+        if isinstance(node, cst.Raise) and in_string and previous is not None:
+            return "arid: message text of a raised exception"
+        if isinstance(node, (cst.Assign, cst.AnnAssign)) and in_string and previous is not None \
+                and previous is node.value and _raised_only(view, node):
+            return "arid: message text of a raised exception"
+        if isinstance(node, (cst.Assign, cst.AnnAssign)) and _dunder_target(node):
+            return f"arid: `{_dunder_target(node)}` is module metadata, not behaviour"
+        if isinstance(node, cst.If) and (previous is None or previous is node.test
+                                         or previous is node.body):
+            if _is_debug_flag(node.test):
+                return f"arid: debug-only branch `if {view.code(node.test)}:`"
+            if _is_script_guard(node.test):
+                return "unreachable by clients: runs only as a script (`if __name__ == '__main__':`)"
+        previous = node
+    return None
+
+
+def _raised_only(view: SourceView, node: cst.Assign | cst.AnnAssign) -> bool:
+    """Is ``node`` a function's message for an exception: it assigns one name (``msg = f"..."``), which the
+    function reads only inside ``raise`` statements (``raise ValueError(msg)``), as linters that forbid
+    string literals in ``raise`` ask code to write it?"""
+    targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+    function = view.function(node)
+    if len(targets) != 1 or not isinstance(targets[0], cst.Name) or function is None:
+        return False
+    name, reads = targets[0].value, 0
+    stack: list[tuple[cst.CSTNode, bool]] = [(function.body, False)]
+    while stack:
+        current, raised = stack.pop()
+        if isinstance(current, cst.Name) and current.value == name and current is not targets[0]:
+            parent = view.parent(current)
+            stored = isinstance(parent, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)) and \
+                getattr(parent, "target", None) is current
+            if not stored and not raised:
+                return False  # read somewhere else: printed, returned, logged, compared
+            reads += not stored
+        stack.extend((child, raised or isinstance(current, cst.Raise)) for child in current.children)
+    return reads > 0
+
+
+def _dunder_target(node: cst.Assign | cst.AnnAssign) -> str | None:
+    """``__all__``, ``__version__``, ``__author__``...: the assigned dunder name, else None."""
+    targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+    for target in targets:
+        if isinstance(target, cst.Name) and target.value.startswith("__") and target.value.endswith("__"):
+            return target.value
+    return None
+
+
+def _is_docstring(view: SourceView, node: cst.CSTNode) -> bool:
+    if not isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+        return False
+    expr = view.parent(node)
+    line = view.parent(expr) if isinstance(expr, cst.Expr) else None
+    if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
+        return False
+    holder = view.parent(line)
+    if isinstance(holder, cst.Module):
+        return bool(holder.body) and holder.body[0] is line
+    if isinstance(holder, cst.IndentedBlock) and holder.body[0] is line:
+        return isinstance(view.parent(holder), (cst.FunctionDef, cst.ClassDef))
+    return False
+
+
+def _is_log_call(view: SourceView, call: cst.Call) -> bool:
+    func = call.func
+    if isinstance(func, cst.Name):
+        return func.value in ("print", "warn", "pprint")
+    if not isinstance(func, cst.Attribute):
+        return False
+    method, receiver = func.attr.value, view.code(func.value)
+    if method == "warn" and receiver == "warnings":
+        return True
+    if method == "write" and receiver in ("sys.stdout", "sys.stderr"):
+        return True
+    if method in _LOG_METHODS:
+        last = receiver.rsplit(".", 1)[-1]
+        return "log" in last.lower()
+    return False
+
+
+def _is_debug_flag(test: cst.BaseExpression) -> bool:
+    if isinstance(test, cst.Name):
+        return test.value in _DEBUG_FLAGS
+    if isinstance(test, cst.Attribute):
+        return test.attr.value in _DEBUG_FLAGS
+    return False
+
+
+def _is_script_guard(test: cst.BaseExpression) -> bool:
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return False
+    target = test.comparisons[0]
+    if not isinstance(target.operator, cst.Equal):
+        return False
+    sides = {test.left, target.comparator}
+    names = {s.value for s in sides if isinstance(s, cst.Name)}
+    strings = {s.evaluated_value for s in sides if isinstance(s, cst.SimpleString)}
+    return names == {"__name__"} and strings == {"__main__"}
+
+
+# ----------------------------------------------------------------------- equivalence
+
+_STRICT_PAIRS = ({cst.LessThan, cst.LessThanEqual}, {cst.GreaterThan, cst.GreaterThanEqual})
+#: Operands whose evaluation has no side effect, so evaluating them once more or once less is harmless.
+_PURE = (cst.Name, cst.Attribute, cst.Integer, cst.Float, cst.SimpleString, cst.Comparison, cst.UnaryOperation,
+         cst.BooleanOperation)
+
+
+def _boundary_equivalent(view: SourceView, site: Site) -> str | None:
+    """Why moving a bound between strict and inclusive cannot change behaviour, or None.
+
+    ``A < B`` and ``A <= B`` differ only when ``A == B``. When the branch the condition
+    picks then yields one side and the other branch yields the other side (``if v > hi:
+    return hi`` followed by ``return v``; ``a if a < b else b``; ``if v > hi: v = hi``),
+    both give the same value there, so no input can tell the mutant apart.
+    """
+    if site.replacement is REMOVE or not any(
+            type(site.target) in pair and type(site.replacement) in pair for pair in _STRICT_PAIRS):
+        return None
+    target = view.parent(site.target)
+    comparison = view.parent(target) if isinstance(target, cst.ComparisonTarget) else None
+    if not isinstance(comparison, cst.Comparison) or len(comparison.comparisons) != 1:
+        return None
+    left, right = _text(view, comparison.left), _text(view, comparison.comparisons[0].comparator)
+    sides = {left, right}
+    if len(sides) != 2:
+        return None
+    test = comparison
+    parent = view.parent(test)
+    while isinstance(parent, cst.BooleanOperation):  # `hi is not None and v > hi`: same question
+        if not all(isinstance(side, _PURE) for side in (parent.left, parent.right)):
+            return None
+        test, parent = parent, view.parent(parent)
+    outcomes = _branch_values(view, parent, test)
+    if outcomes is None or {_text(view, value) for value in outcomes} != sides:
+        return None
+    return (f"equivalent at the boundary: when `{left}` equals `{right}` both branches give the same "
+            "value, so no input can tell the bounds apart")
+
+
+def _text(view: SourceView, node: cst.CSTNode) -> str:
+    return " ".join(view.module.code_for_node(node).split())
+
+
+def _branch_values(view: SourceView, holder: cst.CSTNode | None, test: cst.CSTNode) -> tuple | None:
+    """The two values a condition chooses between: (if true, if false), or None when not that simple."""
+    if isinstance(holder, cst.IfExp) and holder.test is test:
+        return holder.body, holder.orelse
+    if not isinstance(holder, cst.If) or holder.test is not test:
+        return None
+    body = _only_statement(holder.body)
+    if isinstance(body, cst.Assign) and len(body.targets) == 1:  # `if v > hi: v = hi`: a no-op at equality
+        return body.targets[0].target, body.value
+    if not isinstance(body, cst.Return) or body.value is None:
+        return None
+    if holder.orelse is not None:
+        other = _only_statement(holder.orelse.body) if isinstance(holder.orelse, cst.Else) else None
+    else:
+        block = view.parent(holder)
+        siblings = list(block.body) if isinstance(block, (cst.IndentedBlock, cst.Module)) else []
+        index = next((i for i, node in enumerate(siblings) if node is holder), None)
+        following = siblings[index + 1] if index is not None and index + 1 < len(siblings) else None
+        other = _only_statement(following) if following is not None else None
+    if not isinstance(other, cst.Return) or other.value is None:
+        return None
+    return body.value, other.value
+
+
+def _only_statement(node: cst.CSTNode) -> cst.CSTNode | None:
+    """The single small statement of a block or statement line, else None."""
+    if isinstance(node, cst.IndentedBlock):
+        if len(node.body) != 1:
+            return None
+        node = node.body[0]
+    if isinstance(node, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) and len(node.body) == 1:
+        return node.body[0]
+    return None
+
+
+
+def _compile(source: str, path: str, shift: int = 0) -> tuple[CodeType | None, str]:
+    """``shift``: what to add to a line of ``source`` to name it in the file (a window's delta)."""
+    try:
+        return compile(source, path, "exec", dont_inherit=True), ""
+    except (SyntaxError, ValueError) as error:
+        message = getattr(error, "msg", None) or str(error)
+        line = getattr(error, "lineno", None)
+        return None, f"{message} at line {line + shift}" if line else message
+
+
+def _fingerprint(code: CodeType) -> tuple[object, ...]:
+    """What a code object computes, line numbers aside: equal fingerprints, same program.
+
+    Compares bytecode, names, local names and constants, recursing into nested code
+    objects. Constants are tagged with their type: 0, 0.0 and False compare equal in
+    Python but are different programs.
+    """
+    return (code.co_code, code.co_names, code.co_varnames, code.co_freevars, code.co_cellvars,
+            tuple(_const_fingerprint(c) for c in code.co_consts))
+
+
+def _const_fingerprint(value: object) -> object:
+    if isinstance(value, CodeType):
+        return ("code", _fingerprint(value))
+    if isinstance(value, tuple):
+        return ("tuple", tuple(_const_fingerprint(v) for v in value))
+    if isinstance(value, frozenset):
+        return ("frozenset", tuple(sorted(repr(_const_fingerprint(v)) for v in value)))
+    return (type(value).__name__, repr(value))
