@@ -179,3 +179,27 @@ def test_a_lazy_plan_windows_a_module_too_short_to_be_windowed_for_a_small_chang
     monkeypatch.setattr(FileMutator, "_window_drafts", lambda self, spans: windows.append(1) or real(self, spans))
     plan = select.plan("current-change", change, base, head, None, 3)
     assert len(plan.challenged) == 3 and 0 < len(windows) <= 16
+
+
+def test_the_coverage_map_reads_function_bodies_of_a_large_module_in_pieces_as_a_whole_parse_would(monkeypatch):
+    import ast
+
+    from elenchus.execution import coverage_map
+
+    source = generated_module(6_000) + "\n\ndef outer(x):\n    def inner(y):\n        return y\n    return inner(x)\n"
+    pieces = []
+    real = coverage_map.parsed_pieces
+
+    def counted(text):
+        for piece in real(text):
+            pieces.append(piece[0])
+            yield piece
+
+    monkeypatch.setattr(coverage_map, "parsed_pieces", counted)
+    whole = [node for node in ast.walk(ast.parse(source)) if isinstance(node, ast.FunctionDef)]
+    bodies = {n for node in whole for n in range(node.body[0].lineno, node.end_lineno + 1)}
+    headers = {(min([node.lineno, *(d.lineno for d in node.decorator_list)]), node.body[0].lineno - 1,
+                range(node.body[0].lineno, node.end_lineno + 1)) for node in whole}
+    assert coverage_map._function_body_lines(source) == bodies
+    assert set(coverage_map._headers(source)) == headers
+    assert len(pieces) > 1 and pieces[0] == 0  # (never the whole tree at once: a 5 MB module took 0.6 GB)

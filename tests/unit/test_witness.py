@@ -554,3 +554,22 @@ def test_a_set_up_call_that_fails_here_leaves_the_survivor_a_gap_never_likely_eq
     assert isinstance(found, NoWitness) and not found.searched, found.reason  # the default locale alone agrees
     assert "the set-up call `activate('de_DE')` the tests made fails here (FileNotFoundError)" in found.reason
     assert "activate('.')" not in found.reason  # a table's value is no locale: only words shaped like one
+
+
+def test_a_survivor_of_a_source_too_large_to_read_is_left_unsearched_saying_why(tmp_path, monkeypatch):
+    from elenchus.analysis.witness import survivors
+    from elenchus.repo.snapshot import Snapshot
+
+    cohort, layout = _ratio_cohort(tmp_path)
+    head = Snapshot(cohort.template, "head", "head", None, ("shop/__init__.py", "shop/calc.py"), ())
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(survivors, "LARGEST_SEARCHED", len(RATIO) - 1)  # (a 5 MB module, scaled down)
+    found = survivors.witness_survivors([_guard_dropped()], cohort, head, layout, 10.0, 2, scratch)
+    [answer] = found.values()
+    assert not answer.searched and answer.inputs == 0
+    assert answer.reason.startswith("no witness was searched: `shop/calc.py` is 0.0 MB of source, more than the "
+                                    "0 MB a search reads")
+    monkeypatch.setattr(survivors, "LARGEST_SEARCHED", len(RATIO))  # at the limit, the search runs and finds it
+    [answer] = survivors.witness_survivors([_guard_dropped()], cohort, head, layout, 10.0, 2, scratch).values()
+    assert answer.call.startswith("ratio(") and answer.call.endswith(", 0)")
