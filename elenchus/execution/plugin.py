@@ -4,6 +4,9 @@ Loaded with ``-p elenchus.execution.plugin`` and active only when ``--elenchus-r
 given. ``elenchus.execution.run`` loads this same file under a private module name so that a
 workspace holding its own ``elenchus`` package (Elenchus mutating itself) cannot
 shadow it: keep this module self-contained (standard library and pytest only).
+Its pieces beside it (``classify.py``: the kind of a failure and the check it surfaced in;
+``watch.py``: import isolation, the mutated-line watch, coverage and the files read;
+``record_protocol.py``) are loaded the same way, from their files under private names.
 
 Records are keyed by nodeid and phase (``report.when``), so a fixture error is never
 mistaken for an assertion failure. unittest runs setUp/tearDown/cleanups inside
@@ -35,12 +38,8 @@ other handler is installed, so a killed run still names the test it was stuck in
 
 from __future__ import annotations
 
-import ast
-import functools
-import importlib.machinery
 import json
 import os
-import re
 import signal
 import site
 import sys
@@ -53,8 +52,8 @@ import pytest
 
 
 def _sibling(name: str) -> Any:
-    """A standard-library-only module beside this file, loaded from its file under a private name as this
-    one is (a workspace's own ``elenchus`` package cannot shadow it either)."""
+    """A self-contained module beside this file (standard library and pytest only), loaded from its file
+    under a private name as this one is (a workspace's own ``elenchus`` package cannot shadow it either)."""
     import importlib.util
 
     private = f"_elenchus_{name}"
@@ -73,6 +72,20 @@ NEVER_A_KILL_EXCEPTIONS: frozenset[str] = _protocol.NEVER_A_KILL_EXCEPTIONS
 CHECKS: tuple[str, ...] = _protocol.CHECKS
 running_path = _protocol.running_path
 
+_classify = _sibling("classify")
+classify_exception = _classify.classify_exception
+check_at = _classify.check_at
+_statements_of = _classify._statements_of
+_short_message = _classify._short_message
+_failure_from_excinfo = _classify._failure_from_excinfo
+_collection_failure = _classify._collection_failure
+
+_watch = _sibling("watch")
+LineWatch = _watch.LineWatch
+LineCoverage = _watch.LineCoverage
+ReadLog = _watch.ReadLog
+isolate_imports = _watch.isolate_imports
+
 OUTCOMES = ("passed", "failed", "skipped", "error", "xfailed", "xpassed")
 FAILURE_KINDS = (
     "assertion",
@@ -89,22 +102,6 @@ STRONG_FAILURES = ("assertion", "expected-exception-not-raised")
 #: Attribute set on each failed TestReport by the makereport wrapper. A plain report
 #: attribute survives xdist's report serialisation (TestReport keeps unknown keys).
 _FAILURE_ATTR = "elenchus_failure"
-
-_MESSAGE_LIMIT = 300
-# unittest: "ValueError not raised", "ValueError not raised by f", "... : custom msg".
-_UNITTEST_NOT_RAISED = re.compile(r"^\S+ not raised( by \S+)?( : .*)?$", re.DOTALL)
-_PYTEST_NOT_RAISED = "DID NOT RAISE"
-# pytest-timeout fails a test through pytest.fail("Timeout (>1.0s) from pytest-timeout.")
-_PLUGIN_TIMEOUT = re.compile(r"^Timeout\b.*pytest-timeout", re.DOTALL)
-# unittest runs setUp/tearDown/cleanups inside pytest's "call" phase; these frames of
-# unittest/case.py (and async_case.py) show that the failure came from one of them.
-_UNITTEST_FIXTURE_FRAMES = frozenset({"_callSetUp", "_callTearDown", "_callCleanup", "doCleanups"})
-_UNITTEST_DIR = os.path.dirname(os.path.abspath(__import__("unittest").__file__)) + os.sep
-_INTERNAL_DIRS = tuple(
-    os.path.dirname(os.path.abspath(mod.__file__)) + os.sep
-    for mod in (pytest, __import__("_pytest"), __import__("pluggy"))
-    if getattr(mod, "__file__", None)
-)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -127,211 +124,6 @@ def pytest_configure(config: pytest.Config) -> None:
     context = next((p for p in config.pluginmanager.get_plugins() if isinstance(p, RunContext)), None)
     recorder = Recorder(Path(path), config.rootpath, persist=not is_xdist_worker, context=context)
     config.pluginmanager.register(recorder, "elenchus-recorder")
-
-
-# ---------------------------------------------------------------------------
-# classification
-
-
-def classify_exception(exc: BaseException) -> str:
-    """The failure kind of an exception raised while a test body ran."""
-    message = str(exc)
-    if isinstance(exc, pytest.fail.Exception):
-        if message.startswith(_PYTEST_NOT_RAISED):
-            return "expected-exception-not-raised"
-        if _PLUGIN_TIMEOUT.match(message):
-            return "timeout"
-        return "assertion"  # an explicit pytest.fail() (or "DID NOT WARN") is the test's own check
-    if isinstance(exc, AssertionError):
-        # pytest's rewritten asserts and unittest's assert* methods both raise it.
-        if _UNITTEST_NOT_RAISED.match(message):
-            return "expected-exception-not-raised"
-        return "assertion"
-    return "unexpected-exception"
-
-
-def _exception_type(exc: BaseException) -> str:
-    cls = type(exc)
-    if cls.__module__ == "builtins":
-        return cls.__qualname__
-    return f"{cls.__module__}.{cls.__qualname__}"
-
-
-def _short_message(text: str) -> str:
-    for line in text.splitlines():
-        if line.strip():
-            text = line.strip()
-            break
-    else:
-        text = text.strip()
-    if len(text) > _MESSAGE_LIMIT:
-        text = text[: _MESSAGE_LIMIT - 1] + "\u2026"
-    return text
-
-
-def _crossed_files(excinfo: pytest.ExceptionInfo[BaseException], item_path: Path | None) -> list[str]:
-    """Absolute source files of the failure's frames, outermost first, deduplicated.
-
-    Frames above the test's own file (pytest's runner) and frames inside pytest or
-    pluggy are left out; frames in the standard library stay (they were crossed).
-    """
-    traceback = excinfo.traceback
-    if item_path is not None:
-        cut = traceback.cut(path=item_path)
-        if len(cut):
-            traceback = cut
-    files: list[str] = []
-    for entry in traceback:
-        raw = str(entry.path)
-        if raw.startswith("<"):  # <string>, <frozen ...>
-            continue
-        path = os.path.abspath(raw)
-        if path.startswith(_INTERNAL_DIRS):
-            continue
-        if path not in files:
-            files.append(path)
-    return files
-
-
-def _in_unittest_fixture(excinfo: pytest.ExceptionInfo[BaseException]) -> bool:
-    return any(
-        entry.name in _UNITTEST_FIXTURE_FRAMES and os.path.abspath(str(entry.path)).startswith(_UNITTEST_DIR)
-        for entry in excinfo.traceback
-    )
-
-
-# Calls whose block (or callable form) expects an exception or warning.
-_RAISES_CALLS = frozenset({"raises", "assertRaises", "assertRaisesRegex", "assertRaisesRegexp", "warns",
-                           "assertWarns", "assertWarnsRegex", "deprecated_call", "assertLogs"})
-
-
-def _callee(node: ast.AST) -> str | None:
-    if isinstance(node, ast.Call):
-        func = node.func
-        if isinstance(func, ast.Name):
-            return func.id
-        if isinstance(func, ast.Attribute):
-            return func.attr
-    return None
-
-
-def _statement_check(chain: list[ast.stmt], line: int) -> str | None:
-    """The check made at ``line``, given the statements that contain it (outermost first)."""
-    innermost = chain[-1]
-    if isinstance(innermost, ast.Assert):
-        return "assert"
-    if isinstance(innermost, ast.Expr):
-        name = _callee(innermost.value) or ""
-        if name in _RAISES_CALLS:
-            return "raises-block"  # pytest.raises(E, f, x) / self.assertRaises(E, f, x)
-        if name.lower().startswith("assert") or name == "fail":
-            return "assert-call"  # self.assertEqual(...), np.testing.assert_allclose(...), self.fail()
-    for statement in chain:
-        inside_body = bool(statement.body) and line >= statement.body[0].lineno \
-            if isinstance(statement, (ast.With, ast.AsyncWith)) else False
-        if inside_body and any(_callee(item.context_expr) in _RAISES_CALLS
-                               for item in statement.items):  # type: ignore[attr-defined]
-            return "raises-block"
-    return None
-
-
-@functools.lru_cache(maxsize=256)
-def _statements_of(path: str) -> tuple[ast.stmt, ...] | None:
-    try:
-        with open(path, "rb") as handle:
-            tree = ast.parse(handle.read(), filename=path)
-    except (OSError, SyntaxError, ValueError):
-        return None
-    return tuple(node for node in ast.walk(tree) if isinstance(node, ast.stmt))
-
-
-def check_at(path: str, line: int) -> str | None:
-    """The check made by the statement at ``line`` (1-based) of the file ``path``, or None."""
-    statements = _statements_of(path) or ()
-    chain = [s for s in statements if s.lineno <= line <= (s.end_lineno or s.lineno)]
-    if not chain:
-        return None
-    chain.sort(key=lambda s: (s.lineno, -(s.end_lineno or s.lineno)))  # outermost first
-    return _statement_check(chain, line)
-
-
-def _reached_check(excinfo: pytest.ExceptionInfo[BaseException], item_path: Path | None) -> str | None:
-    """Whether the exception surfaced while a test-file frame was checking, and how."""
-    if item_path is None:
-        return None
-    test_file = os.path.abspath(str(item_path))
-    for entry in excinfo.traceback:
-        if os.path.abspath(str(entry.path)) != test_file:
-            continue
-        found = check_at(test_file, entry.lineno + 1)  # TracebackEntry.lineno is 0-based
-        if found is not None:
-            return found
-    return None
-
-
-def _failure_from_excinfo(
-    excinfo: pytest.ExceptionInfo[BaseException], when: str, item_path: Path | None
-) -> dict[str, Any]:
-    exc = excinfo.value
-    if when != "call" or _in_unittest_fixture(excinfo):
-        kind = "setup-error"
-    else:
-        kind = classify_exception(exc)
-    return {
-        "failure_kind": kind,
-        "exception_type": _exception_type(exc),
-        "message": _short_message(str(exc)) or _exception_type(exc),
-        "crossed_files": _crossed_files(excinfo, item_path),
-        "check": _reached_check(excinfo, item_path) if kind != "setup-error" else None,
-    }
-
-
-def _frames_files(traceback: Any) -> list[str]:
-    """Absolute source files of a raw traceback's frames, outermost first, without pytest's own."""
-    files: list[str] = []
-    while traceback is not None:
-        raw = traceback.tb_frame.f_code.co_filename
-        traceback = traceback.tb_next
-        if raw.startswith("<"):  # <frozen importlib._bootstrap>, <string>
-            continue
-        path = os.path.abspath(raw)
-        if not path.startswith(_INTERNAL_DIRS) and path not in files:
-            files.append(path)
-    return files
-
-
-def _collection_failure(report: pytest.CollectReport, excinfo: Any) -> dict[str, Any]:
-    exception_type = None
-    message = ""
-    crossed: list[str] = []
-    if excinfo is not None:
-        exc = excinfo.value
-        cause = exc.__cause__ if isinstance(exc, pytest.Collector.CollectError) else None
-        shown = cause if cause is not None else exc
-        exception_type = _exception_type(shown)
-        message = _short_message(str(shown))
-        crossed = _frames_files(shown.__traceback__)  # a module that crashed while importing shows here
-    if not message:
-        # The longrepr ends with "E   ModuleNotFoundError: No module named 'x'" lines.
-        text = str(report.longrepr or "")
-        for line in reversed(text.splitlines()):
-            found = re.match(r"^E\s+([A-Za-z_][\w.]*(?:Error|Exception)):\s*(.*)$", line)
-            if found:
-                exception_type = exception_type or found.group(1)
-                message = _short_message(found.group(2))
-                break
-        else:
-            message = _short_message(text.splitlines()[-1] if text.strip() else "collection failed")
-    return {
-        "nodeid": report.nodeid or ".",
-        "outcome": "error",
-        "duration": 0.0,
-        "failure_kind": "collection-error",
-        "crossed_files": crossed,
-        "exception_type": exception_type,
-        "message": message,
-        "check": None,
-    }
 
 
 # ---------------------------------------------------------------------------
@@ -576,268 +368,6 @@ def _sigterm_to_interrupt(signum: int, frame: Any) -> None:
 
 # ---------------------------------------------------------------------------
 # the run's context: import isolation, the mutated lines, the modules imported
-
-class LineWatch:
-    """Notices whether any of ``lines`` of the file ``path`` executes.
-
-    A pure-Python trace: the global function declines every frame whose code holds no
-    watched line at its call event (one dict lookup), and tracing stops for good once a
-    watched line ran, so its cost stays small. Another tracer taking over (a debugger, coverage) makes the
-    answer unknown rather than "not executed".
-    """
-
-    def __init__(self, path: str, lines: Iterable[int]) -> None:
-        self.real = os.path.realpath(path)
-        self.lines = frozenset(lines)
-        self.seen = False
-        self.displaced = False
-        self._files: dict[str, bool] = {}
-        self._codes: dict[Any, bool] = {}
-        self._active = False
-        self._trace = self._global  # one bound method, so ``sys.gettrace() is self._trace`` holds
-
-    def start(self) -> None:
-        self._active = True
-        threading.settrace(self._trace)
-        sys.settrace(self._trace)
-
-    def _global(self, frame: Any, event: str, arg: Any) -> Any:
-        if self.seen:
-            return None
-        code = frame.f_code
-        wanted = self._codes.get(code)
-        if wanted is None:
-            wanted = self._codes[code] = self._holds_watched_line(code)
-        return self._local if wanted else None
-
-    def _holds_watched_line(self, code: Any) -> bool:
-        """Only frames whose code has a watched line get the (costly) line events."""
-        name = code.co_filename
-        mine = self._files.get(name)
-        if mine is None:
-            mine = self._files[name] = os.path.realpath(name) == self.real
-        return mine and any(line in self.lines for _, _, line in code.co_lines())
-
-    def _local(self, frame: Any, event: str, arg: Any) -> Any:
-        if event == "line" and frame.f_lineno in self.lines:
-            self.seen = True
-            self.stop()
-            return None
-        return self._local
-
-    def stop(self) -> None:
-        if not self._active:
-            return
-        self._active = False
-        if not self.seen and sys.gettrace() is not self._trace:
-            self.displaced = True
-        sys.settrace(None)
-        threading.settrace(None)  # type: ignore[arg-type]
-
-    def executed(self) -> bool | None:
-        """True when a watched line ran; None when another tracer took over before it did."""
-        if self.seen:
-            return True
-        if self.displaced or (self._active and sys.gettrace() is not self._trace):
-            return None
-        return False
-
-
-class LineCoverage:
-    """Which lines of some files each test executes (coverage.py, one context per test).
-
-    Lines run while modules are imported, before any test, are filed under "<import>".
-    Used for one run at a time (the regression search asks what the weakened tests
-    execute), so coverage.py's start-up cost is paid once, not per mutant.
-    """
-
-    IMPORT = "<import>"
-    FIXTURE = "<fixture>"  # lines a test's setup or teardown ran: a shared fixture may hand them to others
-    PHASE = "\x1f"  # joins a nodeid and its setup/teardown phase in a context name
-
-    def __init__(self, workspace: str, paths: Iterable[str]) -> None:
-        import coverage
-
-        self.files = {os.path.realpath(os.path.join(workspace, p)): p for p in paths}
-        self.coverage = coverage.Coverage(data_file=None, include=list(self.files), config_file=False,
-                                          branch=False)
-
-    def start(self) -> None:
-        self.coverage.start()
-
-    def stop(self) -> None:
-        self.coverage.stop()
-
-    def switch(self, nodeid: str, phase: str = "call") -> None:
-        self.coverage.switch_context(nodeid if phase == "call" else f"{nodeid}{self.PHASE}{phase}")
-
-    def summary(self) -> dict[str, dict[str, list[int]]]:
-        """Lines by test (all its phases), plus ``IMPORT`` and ``FIXTURE`` for lines run outside a test body."""
-        data = self.coverage.get_data()
-        found: dict[str, dict[str, list[int]]] = {}
-        for measured in data.measured_files():
-            relative = self.files.get(os.path.realpath(measured))
-            if relative is None:
-                continue
-            per_test: dict[str, set[int]] = {}
-            for line, contexts in (data.contexts_by_lineno(measured) or {}).items():
-                for context in contexts or [""]:
-                    nodeid, phased, _ = (context or self.IMPORT).partition(self.PHASE)
-                    per_test.setdefault(nodeid, set()).add(line)
-                    if phased:
-                        per_test.setdefault(self.FIXTURE, set()).add(line)
-            found[relative] = {test: sorted(lines) for test, lines in per_test.items()}
-        return found
-
-
-def _inside(path: str, root_real: str) -> bool:
-    real = os.path.realpath(path)
-    return real == root_real or real.startswith(root_real + os.sep)
-
-
-def _provides(entry: str, name: str) -> bool:
-    return os.path.isdir(os.path.join(entry, name)) or os.path.isfile(os.path.join(entry, name + ".py"))
-
-
-_STANDARD_FINDERS = (importlib.machinery.BuiltinImporter, importlib.machinery.FrozenImporter,
-                     importlib.machinery.PathFinder)
-
-
-def _spec_origin(finder: Any, name: str) -> str | None:
-    try:
-        spec = finder.find_spec(name, None)
-    except Exception:  # a third-party finder that cannot answer does not own the name
-        return None
-    if spec is None:
-        return None
-    if spec.origin and spec.origin not in ("built-in", "frozen", "namespace"):
-        return str(spec.origin)
-    locations = list(spec.submodule_search_locations or ())
-    return str(locations[0]) if locations else None
-
-
-def isolate_imports(workspace: str, roots: Iterable[str], names: Iterable[str]) -> list[str]:
-    """Make the workspace's copy of the project the one that gets imported.
-
-    Puts the workspace's source roots first on ``sys.path``, removes other path entries
-    that hold the project's top-level packages (an editable install's ``.pth`` entry,
-    a user's checkout) except the site directories, removes import hooks that map those
-    names outside the workspace (an editable install's finder), and forgets copies a
-    ``.pth`` file imported already. Returns what was removed, for the record.
-    """
-    root_real = os.path.realpath(workspace)
-    names = set(names)
-    for root in reversed(list(roots)):
-        entry = root_real if root == "." else os.path.join(root_real, root)
-        while entry in sys.path:
-            sys.path.remove(entry)
-        sys.path.insert(0, entry)
-    removed: list[str] = []
-    if not names:
-        return removed
-    site_dirs = {os.path.realpath(d) for d in [*site.getsitepackages(), site.getusersitepackages()]}
-    for entry in list(sys.path):
-        if not entry or _inside(entry, root_real) or os.path.realpath(entry) in site_dirs:
-            continue
-        if any(_provides(entry, name) for name in names):
-            sys.path.remove(entry)
-            removed.append(f"import path entry {entry}")
-    for finder in list(sys.meta_path):
-        if finder in _STANDARD_FINDERS or isinstance(finder, _STANDARD_FINDERS):
-            continue
-        for name in sorted(names):
-            origin = _spec_origin(finder, name)
-            if origin is not None and not _inside(origin, root_real):
-                sys.meta_path.remove(finder)
-                removed.append(f"import hook {getattr(finder, '__name__', type(finder).__name__)} "
-                               f"(mapped {name} to {origin})")
-                break
-    for name in list(sys.modules):
-        if name.split(".")[0] in names:
-            file = getattr(sys.modules[name], "__file__", None)
-            if file and not _inside(file, root_real):
-                del sys.modules[name]
-                removed.append(f"module {name} already imported from {file}")
-    return removed
-
-
-class ReadLog:
-    """The workspace files a run opened or imported, each filed under the test file that was running (or
-    under the session: collection, imports, fixtures of a wider scope), so a stored result names what it
-    depended on and a change to anything else reuses it (``Evaluation._depends``).
-
-    Python's audit hook sees every ``open()`` of the interpreter; a child process, a fork, or a file
-    read by an extension module is not seen, so a run that started one (``spawned``) leaves its reads
-    unknown and every file counts.
-    """
-
-    LIMIT = 20000
-    _SPAWNING = frozenset({"subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork",
-                           "os.forkpty", "pty.spawn"})
-
-    def __init__(self, workspace: str) -> None:
-        self.roots = tuple(dict.fromkeys(os.path.join(p, "") for p in (workspace, os.path.realpath(workspace))))
-        self.current = ""  # the running test's file, workspace-relative; "" outside any test
-        self.files: dict[str, set[str]] = {}
-        self.spawned = False
-        self.recording = True
-        self.count = 0
-
-    def install(self) -> None:
-        sys.addaudithook(self._event)
-
-    def _event(self, event: str, args: tuple[Any, ...]) -> None:
-        if not self.recording:
-            return
-        if event == "open":
-            path = args[0] if args else None
-            if isinstance(path, int) or path is None:
-                return
-            try:
-                text = os.fsdecode(path)
-            except TypeError:
-                return
-            self._note(text)
-        elif event in ("os.listdir", "os.scandir"):
-            path = args[0] if args else None
-            if isinstance(path, int):
-                return
-            try:
-                text = os.fsdecode(path) if path is not None else "."
-            except TypeError:
-                return
-            # (the import system lists the directories it imports from: only importable names matter there)
-            caller = sys._getframe(1).f_code.co_filename
-            self._note(text, "/*" if caller.startswith("<frozen importlib") else "/")
-        elif event in self._SPAWNING:
-            self.spawned = True
-
-    def _note(self, text: str, listing: str = "") -> None:
-        absolute = os.path.normpath(text if os.path.isabs(text) else os.path.join(os.getcwd(), text))
-        for root in self.roots:
-            if os.path.join(absolute, "").startswith(root):
-                relative = (absolute[len(root):] or ".") + listing
-                if "__pycache__" not in relative and self.count < self.LIMIT:
-                    bucket = self.files.setdefault(self.current, set())
-                    if relative not in bucket:
-                        bucket.add(relative)
-                        self.count += 1
-                return
-
-    def summary(self) -> dict[str, Any] | None:
-        """``{test file or "": [paths]}``, or None when what the run read is not known."""
-        self.recording = False
-        for module in list(sys.modules.values()):
-            file = getattr(module, "__file__", None)
-            if isinstance(file, str):
-                self.current = ""
-                self.recording = True
-                self._note(file)
-                self.recording = False
-        if self.spawned or self.count >= self.LIMIT:
-            return None
-        return {where: sorted(paths) for where, paths in sorted(self.files.items())}
-
 
 class RunContext:
     """What the run was told before pytest started, and what it saw by the end."""

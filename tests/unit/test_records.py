@@ -13,7 +13,8 @@ def test_the_digest_follows_the_source_files_not_where_they_live(tmp_path):
     copy = tmp_path / "elenchus"
     shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
     assert code_digest(copy) == code_digest(PACKAGE) == own_code()
-    (copy / "execution" / "run.py").write_text((copy / "execution" / "run.py").read_text() + "\n# one more line\n")
+    launch = copy / "execution" / "run" / "launch.py"
+    launch.write_text(launch.read_text() + "\n# one more line\n")
     assert code_digest(copy) != code_digest(PACKAGE)
     (copy / "helper.py").write_text("X = 1\n")  # a new module counts too
     changed = code_digest(copy)

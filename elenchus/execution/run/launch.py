@@ -1,22 +1,19 @@
-"""Run pytest in a subprocess inside a workspace and judge what the run proves.
+"""Run pytest in a subprocess inside a workspace, through a launcher, and read its records.
 
 ``run_pytest`` never raises for anything the tests do: a failing, hanging or crashing
 suite comes back as a ``RunResult`` whose ``execution`` says whether the run happened
 properly (completed / timed-out / infrastructure-error) and whose ``records`` say what
-each test did (one ``TestRecord`` per test, from the Elenchus pytest plugin).
-``judge`` turns a mutant's ``RunResult`` into a ``Verdict`` (killed / survived /
-timeout / not-comparable / inconclusive). A kill is *attributed* only when the
-failure reached a behavioural assertion: an assertion failed, an expected exception
-was not raised, or another exception surfaced while the test was checking (an
-``assert``, an ``assert*`` call, a ``pytest.raises`` block) or crossed the mutated
-file. Collection, import and setup errors are never kills. A run whose tests
-imported the mutated module from outside the workspace proves nothing either way:
-it is not-comparable.
+each test did (one ``TestRecord`` per test, from the Elenchus pytest plugin). The command
+it runs (``pytest_command``) loads the plugin from its file under a private name
+(``module_loader``); a launcher starts it (``FreshLauncher``, or a fork of a warm worker).
 
 The subprocess runs in its own session (process group) with stdin closed, output
 sent to files, bytecode writing off, pytest's cache off and the environment scrubbed
 of secret-looking variables. On timeout the whole group gets SIGTERM, then SIGKILL
 after a short grace; nothing is left behind.
+
+Split from ``run.py`` (now this package): this is the launching half; ``judging.py`` judges the result.
+``run_command`` runs a repository's own command (replx scoring) with the same isolation.
 """
 
 from __future__ import annotations
@@ -34,8 +31,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from enum import StrEnum
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any, Protocol
 
 from elenchus.execution import record_protocol as _protocol
@@ -43,6 +39,8 @@ from elenchus.execution import sandbox
 from elenchus import secrecy
 from elenchus.errors import InputGuardError
 from elenchus.repo.layout import ROOT, SourceLayout
+from elenchus.execution.run.results import (Execution, FailureKind, RunResult, TestOutcome, TestRecord,
+                                            _mutated_relative, _relative_to_workspace)
 
 MAX_TIMEOUT_FACTOR = 100.0
 DEFAULT_TIMEOUT_CONSTANT = 5.0
@@ -54,122 +52,6 @@ TAIL_CHARS = 4000
 PLUGIN_MODULE = "_elenchus_record_plugin"
 WARM_MODULE = "_elenchus_warm_worker"
 RECODE_MODULE = "_elenchus_recode"
-
-
-# ---------------------------------------------------------------------------
-# outcomes: two axes, string enums
-
-
-class Execution(StrEnum):
-    """Did the run happen properly?"""
-
-    COMPLETED = "completed"  # pytest ran to its end and the record file was read
-    TIMED_OUT = "timed-out"  # the process group was killed at the timeout
-    INFRASTRUCTURE_ERROR = "infrastructure-error"  # pytest could not run or report (exit 3/4, no records)
-
-
-class TestOutcome(StrEnum):
-    """What one test did (pytest's own vocabulary)."""
-
-    __test__ = False
-
-    PASSED = "passed"
-    FAILED = "failed"
-    SKIPPED = "skipped"
-    ERROR = "error"  # setup/teardown or collection failure
-    XFAILED = "xfailed"
-    XPASSED = "xpassed"
-
-
-class FailureKind(StrEnum):
-    ASSERTION = "assertion"  # AssertionError (rewritten assert, unittest assert*), pytest.fail()
-    EXPECTED_EXCEPTION_NOT_RAISED = "expected-exception-not-raised"  # pytest.raises / assertRaises
-    UNEXPECTED_EXCEPTION = "unexpected-exception"  # any other exception in the test body
-    COLLECTION_ERROR = "collection-error"  # the test module could not be collected (import errors)
-    SETUP_ERROR = "setup-error"  # a fixture / setUp / teardown failed
-    TIMEOUT = "timeout"  # a per-test timeout plugin (pytest-timeout) failed the test
-
-
-class Outcome(StrEnum):
-    """What a mutant run proves."""
-
-    KILLED = "killed"
-    SURVIVED = "survived"
-    NOT_COVERED = "not-covered"  # no test executes the mutated lines: nothing ran, nothing could catch it
-    TIMEOUT = "timeout"
-    NOT_COMPARABLE = "not-comparable"
-    INCONCLUSIVE = "inconclusive"
-    CAUGHT_AT_IMPORT = "caught-at-import"  # the mutant stops the code loading: neither a check's kill nor a risk
-
-
-# ---------------------------------------------------------------------------
-# records
-
-
-@dataclass(frozen=True, slots=True)
-class TestRecord:
-    """One test as the plugin saw it; ``crossed_files`` are workspace-relative when inside it."""
-
-    __test__ = False
-
-    nodeid: str
-    outcome: TestOutcome
-    duration: float
-    failure_kind: FailureKind | None
-    crossed_files: tuple[str, ...]
-    exception_type: str | None
-    message: str | None
-    check: str | None = None  # the check the failure surfaced in (record_protocol.CHECKS), or None
-
-    @property
-    def is_failure(self) -> bool:
-        return self.outcome in (TestOutcome.FAILED, TestOutcome.ERROR)
-
-
-@dataclass(frozen=True, slots=True)
-class RunResult:
-    execution: Execution
-    records: tuple[TestRecord, ...]
-    exit_code: int | None  # pytest's exit status; None when it never exited on its own
-    started: str  # ISO 8601, UTC
-    finished: str
-    duration: float  # seconds, wall clock
-    passed: int | None  # None when not measured (timed out, no records)
-    failed: int | None  # failed + errored tests; None when not measured
-    stdout_tail: str
-    stderr_tail: str
-    command: tuple[str, ...]
-    workspace: str
-    mutated_file: str | None
-    timeout: float | None
-    pid: int | None  # also the process-group id of the run
-    interrupted_at: str | None = None  # the test running when the session was interrupted
-    detail: str | None = None  # why the execution was not "completed"
-    mutated_lines_executed: bool | None = None  # None: not watched, or not measurable
-    modules: tuple[tuple[str, str | None], ...] | None = None  # (module, file) of the project's imports
-    import_isolation: tuple[str, ...] = ()  # what the run removed to import the workspace's copy
-    mutated_module: str | None = None  # the dotted name the mutated file is imported as
-    coverage: tuple[tuple[str, str, tuple[int, ...]], ...] | None = None  # (file, test, lines) when asked
-    test_keys: tuple[tuple[str, str], ...] | None = None  # (nodeid, workspace-relative key) when covered
-    executor: str = "fresh"  # where the run happened: a fresh interpreter, or forked from a warm one
-    third_party: tuple[str, ...] = ()  # top-level modules the tests imported from site-packages
-    # workspace files the run opened or imported, by test file ("" for the session); None: not known
-    reads: tuple[tuple[str, tuple[str, ...]], ...] | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Kill:
-    nodeid: str
-    kind: FailureKind
-    attributed: bool
-
-
-@dataclass(frozen=True, slots=True)
-class Verdict:
-    outcome: Outcome
-    kill: Kill | None  # the strongest evidence: the test named as having caught it
-    reason: str
-    kills: tuple[Kill, ...] = ()  # every test whose failure was attributed, strongest first
 
 
 # ---------------------------------------------------------------------------
@@ -245,12 +127,12 @@ def module_loader(name: str, path: str) -> str:
 def _bootstrap_code(options: Mapping[str, Any] | None = None, serve: tuple[str, str] | None = None) -> str:
     """Load the plugin and run pytest through it; with ``serve`` (two pipe paths), as a collected
     session of the warm worker (``warm.Collected``) whose runs are forks of it."""
-    loaded = module_loader(PLUGIN_MODULE, str(Path(__file__).with_name("plugin.py").resolve())) + "import json\n"
+    loaded = module_loader(PLUGIN_MODULE, str(Path(__file__).parent.with_name("plugin.py").resolve())) + "import json\n"
     options_json = json.dumps(dict(options or {}), sort_keys=True)
     if serve is None:
         return loaded + f"raise SystemExit(module.run(json.loads({options_json!r}), sys.argv[1:]))\n"
     return (loaded + "plugin = module\n"
-            + module_loader(RECODE_MODULE, str(Path(__file__).with_name("recode.py").resolve()))
+            + module_loader(RECODE_MODULE, str(Path(__file__).parent.with_name("recode.py").resolve()))
             + f"server = sys.modules[{WARM_MODULE!r}].Collected({serve[0]!r}, {serve[1]!r}, module)\n"
             f"raise SystemExit(plugin.run(json.loads({options_json!r}), sys.argv[1:], serve=server.serve))\n")
 
@@ -417,13 +299,6 @@ def _running(marker: Path) -> str | None:
     except OSError:
         return None
     return text[:-1] if text.endswith("\n") and "\n" not in text[:-1] else None
-
-
-def _relative_to_workspace(path: str, workspace_real: str) -> str:
-    real = os.path.realpath(path)
-    if real == workspace_real or real.startswith(workspace_real + os.sep):
-        return PurePosixPath(Path(os.path.relpath(real, workspace_real))).as_posix()
-    return path
 
 
 def _parse_records(record_path: Path, workspace: Path) -> tuple[tuple[TestRecord, ...], dict[str, Any] | None]:
@@ -738,223 +613,6 @@ def _modules(session: dict[str, Any] | None) -> tuple[tuple[str, str | None], ..
     if not isinstance(found, dict):
         return None
     return tuple((str(name), str(file) if file else None) for name, file in sorted(found.items()))
-
-
-# ---------------------------------------------------------------------------
-# judging
-
-
-def _normalise(path: str) -> str:
-    text = path.replace("\\", "/")
-    while text.startswith("./"):
-        text = text[2:]
-    return str(PurePosixPath(text))
-
-
-def _same_file(crossed: str, mutated: str) -> bool:
-    a, b = _normalise(crossed), _normalise(mutated)
-    if a == b:
-        return True
-    a_abs, b_abs = a.startswith("/"), b.startswith("/")
-    if a_abs != b_abs:  # only one side could not be made workspace-relative: compare by suffix
-        longer, shorter = (a, b) if a_abs else (b, a)
-        return longer.endswith("/" + shorter)
-    return False
-
-
-def _mutated_relative(mutated_file: str | None, workspace: str) -> str | None:
-    if not mutated_file:
-        return None
-    if os.path.isabs(mutated_file) and workspace:
-        return _relative_to_workspace(mutated_file, os.path.realpath(workspace))
-    return mutated_file
-
-
-def is_attributed(record: TestRecord, mutated_file: str | None) -> bool:
-    """Did this failure reach behaviour (and so count as a kill of the mutant)?
-
-    An assertion failure or a missing expected exception always does. Any other
-    exception does when it surfaced while the test was checking (an ``assert``
-    statement, an ``assert*`` call, a ``pytest.raises``/``assertRaises`` block: a
-    mutant returning None makes ``result[0] == x`` raise TypeError there) or when its
-    traceback crossed the mutated file. Import and syntax errors never do.
-    """
-    if not record.is_failure:
-        return False
-    if record.failure_kind in (FailureKind.ASSERTION, FailureKind.EXPECTED_EXCEPTION_NOT_RAISED):
-        return True
-    if record.failure_kind is FailureKind.UNEXPECTED_EXCEPTION:
-        if (record.exception_type or "").rsplit(".", 1)[-1] in _protocol.NEVER_A_KILL_EXCEPTIONS:
-            return False
-        if record.check is not None:
-            return True
-        return bool(mutated_file) and any(_same_file(crossed, mutated_file) for crossed in record.crossed_files)
-    return False
-
-
-def _is_structural(record: TestRecord) -> bool:
-    """A failure that says the mutant broke the harness, not the behaviour."""
-    if record.failure_kind in (FailureKind.COLLECTION_ERROR, FailureKind.SETUP_ERROR):
-        return True
-    return (record.exception_type or "").rsplit(".", 1)[-1] in _protocol.NEVER_A_KILL_EXCEPTIONS
-
-
-def _crashed_loading(record: TestRecord, mutated_file: str | None) -> bool:
-    """Whether collecting the tests failed inside the mutated file: the mutated module raised while it was
-    imported, or a test module's import-time code called into it and it raised, or a name it should define
-    is missing (``cannot import name 'x' from 'pkg.mod' (.../pkg/mod.py)``)."""
-    if record.failure_kind is not FailureKind.COLLECTION_ERROR or not mutated_file:
-        return False
-    if any(_same_file(crossed, mutated_file) for crossed in record.crossed_files):
-        return True
-    named = re.search(r"\((?:.*/)?" + re.escape(_normalise(mutated_file)) + r"\)", record.message or "")
-    return (record.exception_type or "").rsplit(".", 1)[-1] == "ImportError" and named is not None
-
-
-_CONFTEST_FAILURE = re.compile(r"ImportError while loading conftest '(?P<path>[^']+)'\.")
-
-
-def _conftest_crash(stderr: str, mutated_file: str | None, workspace: str) -> tuple[str, str] | None:
-    """(the conftest.py, the error) when pytest stopped before collecting (exit 4) because importing a
-    conftest.py crossed the mutated file and raised: the tests' shared set-up imports the mutated module,
-    which no longer loads. pytest says so on stderr only, in a traceback of ``path:line: in`` frames."""
-    found = _CONFTEST_FAILURE.search(stderr)
-    if found is None or not mutated_file:
-        return None
-    frames = re.findall(r"^(\S+?):\d+: in ", stderr[found.end():], flags=re.MULTILINE)
-    if not any(_same_file(frame, mutated_file) for frame in frames):
-        return None
-    errors = re.findall(r"^E\s+(.+)$", stderr[found.end():], flags=re.MULTILINE)
-    conftest = found.group("path")
-    if workspace and os.path.isabs(conftest):
-        conftest = _relative_to_workspace(conftest, os.path.realpath(workspace)) or conftest
-    return conftest, (errors[-1].strip()[:300] if errors else "an error")
-
-
-def _describe(record: TestRecord) -> str:
-    kind = record.failure_kind.value if record.failure_kind else record.outcome.value
-    detail = ": ".join(part for part in (record.exception_type, record.message) if part)
-    return f"{record.nodeid} ({kind}{': ' + detail if detail else ''})"
-
-
-def _evidence_strength(record: TestRecord) -> int:
-    """0: a check failed; 1: an exception surfaced in a check; 2: it only crossed the mutated code."""
-    if record.failure_kind in (FailureKind.ASSERTION, FailureKind.EXPECTED_EXCEPTION_NOT_RAISED):
-        return 0
-    return 1 if record.check is not None else 2
-
-
-def foreign_import(result: RunResult, mutated: str | None) -> str | None:
-    """Where the tests imported the mutated module from, when that was not the workspace.
-
-    None when the workspace's copy was imported, when the module was never imported,
-    or when the run could not tell (no module record, e.g. tests run by xdist workers).
-    """
-    if not mutated or result.modules is None:
-        return None
-    workspace_real = os.path.realpath(result.workspace)
-    own = os.path.join(workspace_real, mutated)
-    files = {name: file for name, file in result.modules if file}
-    if any(os.path.realpath(file) == own for file in files.values()):
-        return None
-    module = result.mutated_module
-    tail = "/" + module.replace(".", "/") if module else None
-    for name, file in sorted(files.items()):
-        real = os.path.realpath(file)
-        if real.startswith(workspace_real + os.sep):
-            continue
-        stem = real[:-len("/__init__.py")] if real.endswith("/__init__.py") else real.removesuffix(".py")
-        if name == module or (tail and stem.endswith(tail)):
-            return f"`{name}` from {file}"
-    return None
-
-
-def foreign_modules(result: RunResult) -> tuple[tuple[str, str], ...]:
-    """The project's modules this run imported from outside its workspace, as (name, file)."""
-    workspace_real = os.path.realpath(result.workspace)
-    return tuple((name, file) for name, file in result.modules or ()
-                 if file and not os.path.realpath(file).startswith(workspace_real + os.sep))
-
-
-def import_advice(where: str, what: str = "the mutant") -> str:
-    return (f"the tests imported {where}, not the copy under evaluation, so this run says nothing about "
-            f"{what}. Make the copy under evaluation importable first: list the directories that hold your "
-            "packages in `source-roots` under [tool.elenchus] in pyproject.toml, and remove any sys.path or "
-            "PYTHONPATH setting in conftest.py or the pytest configuration that points at your checkout")
-
-
-def _survival(result: RunResult, passed: int) -> str:
-    text = f"all {passed} selected tests passed"
-    if result.mutated_lines_executed is False:
-        return text + "; none of them ran the mutated line"
-    if result.mutated_lines_executed is True:
-        return text + " although the mutated line ran"
-    return text
-
-
-def judge(result: RunResult, mutated_file: str | None = None) -> Verdict:
-    """What the run proves about the mutant of ``mutated_file`` (default: the run's own)."""
-    mutated = _mutated_relative(mutated_file or result.mutated_file, result.workspace)
-
-    if result.execution is Execution.TIMED_OUT:
-        where = f" (running {result.interrupted_at})" if result.interrupted_at else ""
-        return Verdict(Outcome.TIMEOUT, None, f"{result.detail or 'timed out'}{where}")
-    if result.execution is Execution.INFRASTRUCTURE_ERROR and result.exit_code == 4:
-        crash = _conftest_crash(result.stderr_tail, mutated, result.workspace)
-        if crash is not None:
-            return Verdict(Outcome.CAUGHT_AT_IMPORT, None,
-                           f"loading {crash[0]} failed inside the mutated code ({crash[1]}), before any test ran")
-    if result.execution is Execution.INFRASTRUCTURE_ERROR:
-        where = f" (running {result.interrupted_at})" if result.interrupted_at else ""
-        return Verdict(Outcome.INCONCLUSIVE, None, f"{result.detail or 'infrastructure error'}{where}")
-    if result.exit_code == 5:
-        return Verdict(Outcome.NOT_COMPARABLE, None, "pytest collected no tests (exit 5)")
-
-    where = foreign_import(result, mutated)
-    if where is not None:
-        return Verdict(Outcome.NOT_COMPARABLE, None, import_advice(where))
-
-    failures = [r for r in result.records if r.is_failure]
-    attributed = [r for r in sorted(failures, key=_evidence_strength) if is_attributed(r, mutated)]
-    if attributed:  # name the test that checked, if one did; keep every test that caught it
-        kills = tuple(Kill(r.nodeid, r.failure_kind, True) for r in attributed if r.failure_kind is not None)
-        return Verdict(Outcome.KILLED, kills[0], f"killed at {_describe(attributed[0])}", kills)
-    timeouts = [r for r in failures if r.failure_kind is FailureKind.TIMEOUT]
-    if timeouts:
-        return Verdict(Outcome.TIMEOUT, None, f"a per-test timeout fired: {_describe(timeouts[0])}")
-    if failures:
-        crash = next((r for r in failures if _crashed_loading(r, mutated)), None)
-        if crash is not None and all(_is_structural(r) for r in failures):
-            error = ": ".join(part for part in (crash.exception_type, crash.message) if part) or "an error"
-            others = len(failures) - 1
-            return Verdict(Outcome.CAUGHT_AT_IMPORT, None,
-                           f"collecting {crash.nodeid} failed inside the mutated code ({error}), before any test ran"
-                           + (f"; {others} more failed to collect or set up" if others else ""))
-        if all(_is_structural(r) for r in failures):
-            listed = "; ".join(_describe(r) for r in failures[:3])
-            more = f" and {len(failures) - 3} more" if len(failures) > 3 else ""
-            return Verdict(
-                Outcome.NOT_COMPARABLE, None,
-                f"every failure is a collection, import or setup error, never a kill: {listed}{more}",
-            )
-        runtime = next(r for r in failures if not _is_structural(r))
-        assert runtime.failure_kind is not None
-        where = f" never crossed {mutated}" if mutated else " cannot be tied to a mutated file"
-        return Verdict(
-            Outcome.INCONCLUSIVE, Kill(runtime.nodeid, runtime.failure_kind, False),
-            f"a test failed but not at a behavioural assertion: {_describe(runtime)};"
-            f" the exception{where}",
-        )
-    if result.exit_code == 2:
-        return Verdict(Outcome.INCONCLUSIVE, None, "the pytest session was interrupted (exit 2)")
-    if result.exit_code != 0:
-        return Verdict(Outcome.INCONCLUSIVE, None,
-                       f"pytest exited {result.exit_code} but recorded no failing test (a strict xpass?)")
-    if not any(r.outcome is TestOutcome.PASSED for r in result.records):
-        return Verdict(Outcome.NOT_COMPARABLE, None, "no test ran to completion (all skipped or xfailed)")
-    passed = sum(r.outcome is TestOutcome.PASSED for r in result.records)
-    return Verdict(Outcome.SURVIVED, None, _survival(result, passed))
-
 
 # ---------------------------------------------------------------------------
 # a repository command (replx scoring): same isolation, no plugin

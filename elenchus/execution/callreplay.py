@@ -1,0 +1,715 @@
+"""Replaying literal calls: the rule for what counts as a literal, which the recorder (``callrecord.py``)
+and the driver share, and the driver itself.
+
+**The literal rule**: an argument is kept when it round-trips as a Python literal (``is_literal``) or is a
+date, time, duration, Decimal or Fraction, written as a test writes it (``argument_repr``;
+``datetime.date(2000, 1, 2)``), and read back by ``argument_value``, nothing else; ``Receiver`` is how a
+test built the instance a method was called on.
+
+**The driver** (``serve``) runs in its own process inside a workspace, imports one
+module-level function (or a class's method) by its dotted module name, and answers one JSON line per
+request on stdin: the call's arguments in (``argument_value`` reads them: literals, and
+constructors of those standard library types with literal arguments, nothing else), the
+observed result out (a
+literal ``repr``, or a constructor ``repr`` with the imports it needs such as
+``datetime.date(2000, 1, 2)`` after ``import datetime``; an exception type,
+"unrepresentable" or a per-call timeout). A method's request names its receiver
+(``"receiver"``, as recorded); the driver builds it, calls the method as a test would
+(``OPERATORS`` for special methods) and answers the receiver's state after the call too
+(``receiver_after``). A request may name a set-up call of another function of the module,
+made first (``"setup": {"name": ..., "args_repr": [...], "kwargs_repr": {...}}``: activating a
+locale). A request ``{"equal": [A, B], "imports": [...]}``
+asks whether two constructor reprs build equal values. The
+Elenchus process never imports user code; ``elenchus.analysis.probes`` starts drivers.
+
+Split from ``callrecord.py``, which loads it from its file under a private name (as
+``elenchus.analysis.probes`` loads ``callrecord.py``, so a workspace that contains its own ``elenchus``
+package cannot shadow either) and re-exports its names: keep it self-contained, standard library only,
+never an import of Elenchus. Reach it through ``callrecord``, never as ``elenchus.execution.callreplay``:
+a second copy would have a ``Receiver`` class of its own.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import functools
+import importlib
+import inspect
+import json
+import math
+import operator
+import os
+import re
+import signal
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+#: A literal whose ``repr`` is longer than this is not kept (probes must stay readable).
+MAX_REPR_CHARS = 2000
+#: Containers with more elements than this (all levels together) are not kept.
+MAX_ELEMENTS = 500
+
+_SCALARS = (int, float, str, bytes, bool, type(None))
+_CONTAINERS = (tuple, list, dict, set)
+
+
+# ---------------------------------------------------------------------------
+# the literal rule
+
+
+def _plain(value: Any, budget: list[int]) -> bool:
+    """Exact builtin literal types all the way down (no subclasses), finite floats, bounded size."""
+    budget[0] -= 1
+    if budget[0] < 0:
+        return False
+    kind = type(value)
+    if kind in _SCALARS:
+        return kind is not float or math.isfinite(value)
+    if kind is list or kind is tuple or kind is set:
+        return all(_plain(item, budget) for item in value)
+    if kind is dict:
+        return all(_plain(key, budget) and _plain(item, budget) for key, item in value.items())
+    return False
+
+
+def literal_repr(value: Any) -> str | None:
+    """``repr(value)`` when it reads back as an equal Python literal, else None.
+
+    Accepted: int, float (finite), str, bytes, bool, None, and tuples, lists, dicts and
+    sets of those, of exactly these types, with a bounded size. The round trip
+    ``ast.literal_eval(repr(value)) == value`` must hold.
+    """
+    if not _plain(value, [MAX_ELEMENTS]):
+        return None
+    try:
+        text = repr(value)
+        if len(text) > MAX_REPR_CHARS:
+            return None
+        return text if ast.literal_eval(text) == value else None
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+
+
+def is_literal(value: Any) -> bool:
+    """True when ``value`` round-trips as a Python literal (see ``literal_repr``)."""
+    return literal_repr(value) is not None
+
+
+def _types_in(value: Any, budget: list[int]) -> Iterator[type]:
+    """The types of ``value`` and of what its builtin containers hold (bounded)."""
+    budget[0] -= 1
+    if budget[0] < 0:
+        return
+    yield type(value)
+    if type(value) in (list, tuple, set, frozenset):
+        for item in value:
+            yield from _types_in(item, budget)
+    elif type(value) is dict:
+        for key, item in value.items():
+            yield from _types_in(key, budget)
+            yield from _types_in(item, budget)
+
+
+def constructor_repr(value: Any) -> tuple[str, tuple[str, ...]] | None:
+    """(``repr(value)``, the imports it needs) when that text, evaluated after those
+    imports, rebuilds an equal value of the same type; else None.
+
+    This is how a test writes a ``datetime``, a ``Decimal`` or a dataclass it expects:
+    ``datetime.datetime(2000, 1, 1, 0, 0)`` after ``import datetime``. A name the text
+    uses must be a module, a builtin, or a name of the module defining one of the
+    value's types. Values whose class keeps the default identity equality never qualify.
+    """
+    try:
+        text = repr(value)
+        if len(text) > MAX_REPR_CHARS or text.startswith("<"):
+            return None
+        tree = ast.parse(text, mode="eval")
+    except Exception:  # noqa: BLE001 - a repr that raises or is not an expression
+        return None
+    homes = [sys.modules.get(kind.__module__) for kind in _types_in(value, [MAX_ELEMENTS])]
+    imports: list[str] = []
+    namespace: dict[str, Any] = {}
+    for name in sorted({node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}):
+        if name in vars(builtins):
+            continue
+        found = sys.modules.get(name)
+        if found is not None and name.isidentifier():
+            imports.append(f"import {name}")
+            namespace[name] = found
+            continue
+        home = next((module for module in homes if module is not None and hasattr(module, name)), None)
+        if home is None or home.__name__ == "__main__":
+            return None
+        imports.append(f"from {home.__name__} import {name}")
+        namespace[name] = getattr(home, name)
+    try:
+        rebuilt = eval(compile(tree, "<repr>", "eval"), namespace)  # noqa: S307 - the code under test's own repr
+        same = type(rebuilt) is type(value) and bool(rebuilt == value)
+    except Exception:  # noqa: BLE001
+        return None
+    return (text, tuple(imports)) if same else None
+
+
+#: Values beyond literals an argument may hold: the standard library's dates, times, durations, decimals
+#: and fractions, written as a test writes them (``datetime.date(2000, 1, 2)`` after ``import datetime``).
+#: Each name such a text may use, with the import it needs.
+_BUILT_NAMES = {"datetime": "import datetime", "decimal": "import decimal", "fractions": "import fractions",
+                "Decimal": "from decimal import Decimal", "Fraction": "from fractions import Fraction"}
+#: The attributes it may read of them (``datetime.timezone.utc``): constructors and constants, nothing else.
+_BUILT_ATTRIBUTES = frozenset({"date", "datetime", "time", "timedelta", "timezone", "utc", "min", "max",
+                               "Decimal", "Fraction"})
+_BUILT_NODES = (ast.Expression, ast.Call, ast.Attribute, ast.Name, ast.Constant, ast.Tuple, ast.List, ast.Dict,
+                ast.Set, ast.keyword, ast.UnaryOp, ast.USub, ast.UAdd, ast.Load)
+
+
+def _built_tree(text: str) -> ast.Expression | None:
+    """The text's tree when it only calls constructors of ``_BUILT_NAMES`` with literal arguments (so it can
+    be evaluated anywhere, even where it came from a file the tests could write), else None."""
+    try:
+        tree = ast.parse(text, mode="eval")
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    for node in ast.walk(tree):
+        if not isinstance(node, _BUILT_NODES) \
+                or isinstance(node, ast.Name) and node.id not in _BUILT_NAMES \
+                or isinstance(node, ast.Attribute) and node.attr not in _BUILT_ATTRIBUTES \
+                or isinstance(node, ast.Call) and not isinstance(node.func, (ast.Name, ast.Attribute)):
+            return None
+    return tree
+
+
+def argument_repr(value: Any) -> str | None:
+    """How a call's argument is written: its literal (``literal_repr``), else, for a date, time, duration,
+    Decimal or Fraction (or a literal container of them), the constructor a test writes; else None."""
+    text = literal_repr(value)
+    if text is not None:
+        return text
+    if not all(kind.__module__ in ("builtins", *_BUILT_NAMES) for kind in _types_in(value, [MAX_ELEMENTS])):
+        return None
+    built = constructor_repr(value)
+    return built[0] if built is not None and _built_tree(built[0]) is not None else None
+
+
+def argument_value(text: str) -> Any:
+    """The value an ``argument_repr`` text writes; ValueError for any other text."""
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        pass
+    tree = _built_tree(text)
+    if tree is None:
+        raise ValueError(f"not an argument a test could write: {text[:80]!r}")
+    namespace = {name: importlib.import_module(line.split()[1]) if line.startswith("import ")
+                 else getattr(importlib.import_module(line.split()[1]), name) for name, line in _BUILT_NAMES.items()}
+    try:
+        return eval(compile(tree, "<argument>", "eval"), {"__builtins__": {}}, namespace)  # noqa: S307 - checked
+    except Exception as error:  # noqa: BLE001 - a constructor refusing its arguments
+        raise ValueError(f"{type(error).__name__}: {error}") from None
+
+
+def argument_imports(texts: Sequence[str]) -> tuple[str, ...]:
+    """The imports the argument texts ``texts`` need (none for literals)."""
+    names = set()
+    for text in texts:
+        tree = _built_tree(text)
+        if tree is not None:
+            names |= {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+    return tuple(_BUILT_NAMES[name] for name in sorted(names))
+
+
+#: Set-up calls made on one instance that are replayed; an instance set up by more is not rebuilt.
+MAX_STEPS = 4
+
+#: A set-up call made on an instance: (method name, argument texts, keyword argument texts).
+Step = tuple[str, tuple[str, ...], tuple[tuple[str, str], ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class Receiver:
+    """How a test built the instance a method was called on: the call of its class, as argument texts
+    (``argument_repr``): ``Money(5, 'EUR')`` is ``Receiver(("5", "'EUR'"))``; then the set-up calls made on
+    it, in order (``p = engine(); p.classical(all=True)`` has ``steps=(("classical", (), (("all", "True"),)),)``)."""
+
+    args_repr: tuple[str, ...] = ()
+    kwargs_repr: tuple[tuple[str, str], ...] = ()
+    steps: tuple[Step, ...] = ()
+
+    def texts(self) -> tuple[str, ...]:
+        """Every argument text it writes: its class's call's and its steps'."""
+        calls = [(self.args_repr, self.kwargs_repr), *((args, kwargs) for _, args, kwargs in self.steps)]
+        return tuple(text for args, kwargs in calls for text in (*args, *(value for _, value in kwargs)))
+
+    def as_json(self) -> dict[str, Any]:
+        found: dict[str, Any] = {"args_repr": list(self.args_repr), "kwargs_repr": dict(self.kwargs_repr)}
+        if self.steps:
+            found["steps"] = [[name, list(args), dict(kwargs)] for name, args, kwargs in self.steps]
+        return found
+
+
+def receiver_from_json(data: Any) -> Receiver:
+    """The receiver a calls file or a request writes (``Receiver.as_json``): a file the tests could write, so
+    every text must be one ``argument_value`` reads and every step a public method's name; ValueError else."""
+    steps = []
+    if len(data.get("steps") or ()) > MAX_STEPS:  # (the recorder never writes more: not one of its files)
+        raise ValueError(f"more than {MAX_STEPS} set-up calls")
+    for step in data.get("steps") or ():
+        name, args, kwargs = step
+        if not isinstance(name, str) or not name.isidentifier() or name.startswith("_"):
+            raise ValueError(f"not a public method's name: {name!r}")
+        steps.append((name, tuple(str(text) for text in args),
+                      tuple(sorted((str(k), str(v)) for k, v in dict(kwargs).items()))))
+    receiver = Receiver(tuple(str(text) for text in data["args_repr"]),
+                        tuple(sorted((str(k), str(v)) for k, v in dict(data["kwargs_repr"]).items())),
+                        tuple(steps))
+    for text in receiver.texts():
+        argument_value(text)
+    return receiver
+
+
+def receiver_in(owner: str, text: str | None) -> Receiver | None:
+    """The call of class ``owner`` that ``text`` writes (``Point(x=1, y=2)``), when each of its arguments is
+    one a test could write (``argument_value`` reads it); else None."""
+    try:
+        tree = ast.parse(text or "", mode="eval").body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    if not isinstance(tree, ast.Call) or not isinstance(tree.func, ast.Name) or tree.func.id != owner \
+            or any(isinstance(arg, ast.Starred) for arg in tree.args) or any(k.arg is None for k in tree.keywords):
+        return None
+    args = tuple(ast.unparse(arg) for arg in tree.args)
+    kwargs = tuple(sorted((k.arg, ast.unparse(k.value)) for k in tree.keywords if k.arg is not None))
+    try:
+        for part in (*args, *(value for _, value in kwargs)):
+            argument_value(part)
+    except ValueError:
+        return None
+    return Receiver(args, kwargs)
+
+
+#: Special methods a test reaches by an operator or a builtin, never by name: how a driver calls each
+#: (``receiver`` first) and how a test writes it (``{0}`` the receiver, ``{1}`` the argument).
+OPERATORS: dict[str, tuple[Callable[..., Any], str]] = {
+    "__add__": (operator.add, "{0} + {1}"), "__sub__": (operator.sub, "{0} - {1}"),
+    "__mul__": (operator.mul, "{0} * {1}"), "__truediv__": (operator.truediv, "{0} / {1}"),
+    "__floordiv__": (operator.floordiv, "{0} // {1}"), "__mod__": (operator.mod, "{0} % {1}"),
+    "__pow__": (operator.pow, "{0} ** {1}"), "__radd__": (lambda a, b: b + a, "{1} + {0}"),
+    "__rsub__": (lambda a, b: b - a, "{1} - {0}"), "__rmul__": (lambda a, b: b * a, "{1} * {0}"),
+    "__eq__": (operator.eq, "{0} == {1}"), "__ne__": (operator.ne, "{0} != {1}"),
+    "__lt__": (operator.lt, "{0} < {1}"), "__le__": (operator.le, "{0} <= {1}"),
+    "__gt__": (operator.gt, "{0} > {1}"), "__ge__": (operator.ge, "{0} >= {1}"),
+    "__getitem__": (operator.getitem, "{0}[{1}]"), "__contains__": (operator.contains, "{1} in {0}"),
+    "__len__": (len, "len({0})"), "__str__": (str, "str({0})"), "__repr__": (repr, "repr({0})"),
+    "__bool__": (bool, "bool({0})"), "__abs__": (abs, "abs({0})"), "__neg__": (operator.neg, "-{0}"),
+    "__int__": (int, "int({0})"), "__float__": (float, "float({0})"), "__hash__": (hash, "hash({0})"),
+}
+
+
+# ---------------------------------------------------------------------------
+# the driver (run in its own process by elenchus.analysis.probes)
+
+
+class _CallTimeout(BaseException):
+    """Raised inside the driver when one call overruns its time."""
+
+
+def _on_alarm(signum: int, frame: Any) -> None:
+    raise _CallTimeout()
+
+
+def exception_name(exc: BaseException) -> str:
+    """A name a probe can write in ``pytest.raises(...)``.
+
+    Builtin exceptions by their name (``ValueError``); a public module-level exception
+    class as ``pkg.mod.Name``; anything else (private, nested, not importable by that
+    name) as its nearest builtin base class.
+    """
+    for cls in type(exc).__mro__:
+        if cls.__module__ == "builtins":
+            return cls.__qualname__
+        module = sys.modules.get(cls.__module__)
+        parts = cls.__module__.split(".") + [cls.__qualname__]
+        if (module is not None and "." not in cls.__qualname__ and getattr(module, cls.__qualname__, None) is cls
+                and not any(part.startswith("_") for part in parts)):
+            return f"{cls.__module__}.{cls.__qualname__}"
+    return "BaseException"
+
+
+def observe(function: Callable[..., Any], args: list[Any], kwargs: dict[str, Any],
+            per_call: float) -> dict[str, Any]:
+    """Call ``function`` once and describe what a caller could observe."""
+    signal.setitimer(signal.ITIMER_REAL, per_call)
+    try:
+        try:
+            value = function(*args, **kwargs)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    except _CallTimeout:
+        return {"kind": "timeout"}
+    except BaseException as exc:  # SystemExit too: the caller observes it  # noqa: BLE001
+        return {"kind": "raise", "exception": exception_name(exc)}
+    after = [argument_repr(arg) for arg in args]  # (dates and numbers are written by their constructors)
+    text = literal_repr(value)
+    if text is not None:
+        return {"kind": "value", "repr": text, "args_after": after}
+    built = _limited(constructor_repr, per_call, value)  # the value's own __repr__ and __eq__ run here
+    if built is None:
+        # Builtin literal types all the way down: only too long (or not finite) to write down.
+        too_long = all(kind in (*_SCALARS, *_CONTAINERS) for kind in _types_in(value, [MAX_ELEMENTS]))
+        seen = None if too_long else _limited(view_of, per_call, value)
+        if seen is not None:
+            return {"kind": "value", "repr": seen[1], "imports": list(seen[2]), "view": seen[0],
+                    "args_after": after}
+        return {"kind": "unrepresentable", "type": type(value).__qualname__, "too_long": too_long}
+    return {"kind": "value", "repr": built[0], "imports": list(built[1]), "args_after": after}
+
+
+def view_of(value: Any) -> tuple[str, str, tuple[str, ...]] | None:
+    """What a test could still assert about a value no text rebuilds, as (view, text, imports): of a regex
+    match, what it matched, where, and each group (``MATCH_FACTS``); else its public attributes,
+    ``vars(x) == {...}``, when it has no others and each can be written down; else its own text,
+    ``str(x) == '...'``, when its class writes one (not the default ``<... at 0x...>``); else None."""
+    if isinstance(value, re.Match):  # (its text names the span and the whole match, never a group)
+        text = literal_repr((value.group(0), value.span(), value.groups(), value.groupdict()))
+        return ("match", text, ()) if text is not None and len(text) <= MAX_REPR_CHARS else None
+    attributes = getattr(value, "__dict__", None)
+    if (isinstance(attributes, dict) and attributes and not isinstance(value, type) and not callable(value)
+            and all(isinstance(name, str) and not name.startswith("_") for name in attributes)):
+        parts: list[str] | None = []
+        imports: list[str] = []
+        for name, item in attributes.items():
+            text = literal_repr(item)
+            if text is None:
+                built = constructor_repr(item)
+                if built is None:
+                    parts = None
+                    break
+                text, needed = built[0], built[1]
+                imports += needed
+            parts.append(f"{name!r}: {text}")
+        if parts is not None and len(text := "{" + ", ".join(parts) + "}") <= MAX_REPR_CHARS:
+            return "vars", text, tuple(dict.fromkeys(imports))
+    kind = type(value)
+    if kind.__str__ is object.__str__ and kind.__repr__ is object.__repr__:
+        return None
+    try:
+        text = str(value)
+    except Exception:  # noqa: BLE001 - a __str__ that raises says nothing a test could assert
+        return None
+    if len(text) > MAX_REPR_CHARS or re.search(r" at 0x[0-9a-fA-F]+", text):
+        return None
+    return "str", repr(text), ()
+
+
+#: How a test asserts the facts ``view_of`` gives of a match held in ``found``.
+MATCH_FACTS = "(found.group(0), found.span(), found.groups(), found.groupdict())"
+
+
+def _limited(work: Callable[..., Any], seconds: float, *args: Any) -> Any:
+    """``work(*args)`` under the per-call alarm; None when it runs out of time."""
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        try:
+            return work(*args)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    except _CallTimeout:
+        return None
+
+
+def equal(texts: Sequence[str], imports: Sequence[str]) -> dict[str, Any]:
+    """Whether two constructor reprs (``constructor_repr``) build equal values here."""
+    namespace: dict[str, Any] = {}
+    try:
+        for line in imports:
+            exec(line, namespace)  # noqa: S102 - import lines built by constructor_repr
+        first, second = (eval(text, namespace) for text in texts)  # noqa: S307
+        return {"kind": "value", "repr": repr(bool(first == second))}
+    except Exception as exc:  # noqa: BLE001
+        return {"kind": "raise", "exception": exception_name(exc)}
+
+
+class _Reach:
+    """Did a call run any of ``lines`` of ``path``? A trace declined for every other file.
+
+    Lines that ran while the module was imported (module-level code) count for every call:
+    the functions read what they built.
+    """
+
+    def __init__(self, path: str, lines: set[int]) -> None:
+        self.path, self.lines = os.path.realpath(path), lines
+        self.reached = self.at_import = False
+        self._mine: dict[str, bool] = {}  # code file name -> is it the watched file
+
+    def start(self) -> None:
+        sys.settrace(self._call)
+
+    def _call(self, frame: Any, event: str, arg: Any) -> Any:
+        name = frame.f_code.co_filename
+        mine = self._mine.get(name)
+        if mine is None:
+            mine = self._mine[name] = os.path.realpath(name) == self.path
+        return self._line if mine and event == "call" else None
+
+    def _line(self, frame: Any, event: str, arg: Any) -> Any:
+        if event == "line" and frame.f_lineno in self.lines:
+            self.reached = True
+        return self._line
+
+
+#: Strings one ``strings`` request returns at most, and the longest kept (a table's pattern of stems,
+#: ``(?:maxim|minim|...)``, runs to hundreds of characters).
+MAX_STRINGS = 200
+MAX_STRING_CHARS = 2000
+
+
+def _walked(values: Sequence[Any], whole: Callable[[Any], bool]) -> Iterator[Any]:
+    """Every value ``values`` hold, in order, walking builtin containers (sets in a stable order, a dict's
+    keys and values) and compiled patterns, but not into a value ``whole`` keeps as one; bounded."""
+    stack = list(reversed(values))
+    budget = MAX_ELEMENTS * 4
+    while stack and budget > 0:
+        budget -= 1
+        value = stack.pop()
+        yield value
+        if whole(value):
+            continue
+        if isinstance(value, re.Pattern) and isinstance(value.pattern, str):
+            stack.append(value.pattern)
+        elif type(value) in (list, tuple, set, frozenset):
+            stack.extend(reversed(sorted(value, key=repr) if type(value) in (set, frozenset) else list(value)))
+        elif type(value) is dict:
+            stack.extend(reversed([item for pair in value.items() for item in pair]))
+
+
+def strings_in(values: Sequence[Any]) -> list[str]:
+    """The strings ``values`` hold (patterns' texts too), in order, bounded."""
+    found: list[str] = []
+    for value in _walked(values, lambda value: False):
+        if type(value) is str and len(value) <= MAX_STRING_CHARS and value not in found:
+            found.append(value)
+            if len(found) >= MAX_STRINGS:
+                break
+    return found
+
+
+def _range_table(value: Any) -> bool:
+    """A list or tuple of ``(start, end)`` integer pairs, as a bisection searches."""
+    return type(value) in (list, tuple) and bool(value) and all(
+        type(pair) in (list, tuple) and len(pair) == 2 and all(type(end) is int for end in pair) for pair in value)
+
+
+def range_ends(values: Sequence[Any]) -> list[int]:
+    """The first start and the last end of each range table ``values`` hold, bounded."""
+    found: list[int] = []
+    for value in _walked(values, _range_table):
+        if _range_table(value):
+            found += [end for end in (value[0][0], value[-1][1]) if end not in found]
+            if len(found) >= MAX_STRINGS:
+                break
+    return found
+
+
+class _Opaque(Exception):
+    """A value whose state cannot be written down canonically (an object, a function)."""
+
+
+def state_of(values: Any) -> str | None:
+    """A canonical text of ``values`` (builtin data, compiled patterns), equal in two processes exactly when
+    they hold equal data whatever their hash seeds; None when some of it is not such data."""
+    budget = [MAX_ELEMENTS * 20]
+
+    def canonical(value: Any) -> Any:
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise _Opaque
+        kind = type(value)
+        if value is None or kind in (bool, int, float, str, bytes):
+            return [kind.__name__, repr(value)]
+        if kind in (list, tuple):
+            return [kind.__name__, [canonical(item) for item in value]]
+        if kind in (set, frozenset):
+            return [kind.__name__, sorted((canonical(item) for item in value), key=json.dumps)]
+        if kind is dict:
+            return ["dict", [[canonical(key), canonical(item)] for key, item in value.items()]]
+        if isinstance(value, re.Pattern):
+            return ["re", canonical(value.pattern), value.flags]
+        raise _Opaque
+
+    try:
+        return json.dumps(canonical(values))
+    except (_Opaque, RecursionError, ValueError):
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class _Instance:
+    """An argument that is another instance of the method's class, built as the tests built one
+    (``Duration(years=1) - Duration(months=2)``): built inside the observed call, under its alarm."""
+
+    built: Receiver
+
+    def make(self, owner: type) -> Any:
+        """The class's call, then each set-up call made on the instance (``p.classical(all=True)``)."""
+        instance = owner(*map(argument_value, self.built.args_repr),
+                         **{name: argument_value(text) for name, text in self.built.kwargs_repr})
+        for step, args, kwargs in self.built.steps:
+            getattr(instance, step)(*map(argument_value, args), **{name: argument_value(text) for name, text in kwargs})
+        return instance
+
+
+def _argument(text: str, owner: Any) -> Any:
+    """``argument_value``; for a method, also a call of its own class with arguments a test writes."""
+    try:
+        return argument_value(text)
+    except ValueError:
+        built = receiver_in(owner.__name__, text) if isinstance(owner, type) else None
+        if built is None:
+            raise
+        return _Instance(built)
+
+
+def _on_receiver(owner: type, name: str, receiver: Receiver, held: list[Any],
+                 made: list[tuple[int, Any, Any]], *args: Any, **kwargs: Any) -> Any:
+    """Build the receiver as the tests built it (its class's call, then its set-up calls), keep it in ``held``,
+    then call its method ``name`` the way a test does: an operator or builtin for a special method
+    (``OPERATORS``), an attribute read for a property. Each instance argument is built here too, and kept in
+    ``made`` with its position and its state then."""
+    instance = _Instance(receiver).make(owner)
+    arguments = list(args)
+    for index, arg in enumerate(arguments):
+        if isinstance(arg, _Instance):
+            arguments[index] = arg.make(owner)
+            made.append((index, arguments[index], _state_text(arguments[index])))
+    kwargs = {key: arg.make(owner) if isinstance(arg, _Instance) else arg for key, arg in kwargs.items()}
+    held.append(instance)
+    if name in OPERATORS:
+        return OPERATORS[name][0](instance, *arguments, **kwargs)
+    if isinstance(inspect.getattr_static(owner, name, None), property):
+        return getattr(instance, name)
+    return getattr(instance, name)(*arguments, **kwargs)
+
+
+def _state_text(value: Any) -> list[Any] | None:
+    """What a test could assert about a receiver after the call: [how ("repr", "vars" or "str"), the text,
+    the imports it needs]; else, when its attributes are plain data a test cannot write without naming
+    private ones (``_number_args``), ["state", their canonical text, []]: enough to say two receivers were
+    left alike, never a witness; else None."""
+    built = constructor_repr(value)
+    if built is not None:
+        return ["repr", built[0], list(built[1])]
+    seen = view_of(value)
+    if seen is not None and seen[0] != "match":
+        return [seen[0], seen[1], list(seen[2])]
+    attributes = getattr(value, "__dict__", None)
+    data = state_of(attributes) if isinstance(attributes, dict) and attributes and not callable(value) else None
+    return None if data is None else ["state", data, []]
+
+
+def serve(argv: Sequence[str]) -> int:
+    """The driver loop: ``MODULE QUALNAME PER_CALL_SECONDS [PATH:LINE,LINE]``; requests on
+    stdin, answers on stdout.
+
+    The workspace (the current directory) and its ``src/`` come first on ``sys.path``.
+    Anything the code under test prints is discarded; it cannot read the requests. With
+    ``PATH:LINES`` every answer to a call says whether those lines ran (``reached``).
+    """
+    module_name, qualname, per_call = argv[0], argv[1], float(argv[2])
+    reach = None
+    if len(argv) > 3:
+        path, _, numbers = argv[3].rpartition(":")
+        reach = _Reach(path, {int(n) for n in numbers.split(",") if n})
+        reach.start()
+    answers = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
+    requests = os.fdopen(os.dup(0), "r", encoding="utf-8")
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(null, 1)
+    sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115
+    sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
+    root = os.getcwd()
+    roots = [root] + ([os.path.join(root, "src")] if os.path.isdir(os.path.join(root, "src")) else [])
+    sys.path[:0] = roots
+    signal.signal(signal.SIGALRM, _on_alarm)
+
+    def answer(data: dict[str, Any]) -> None:
+        answers.write(json.dumps(data) + "\n")
+        answers.flush()
+
+    try:
+        signal.setitimer(signal.ITIMER_REAL, max(per_call, 1.0) * 10)
+        try:
+            owner: Any = importlib.import_module(module_name)
+            *outer, name = qualname.split(".")
+            for part in outer:
+                owner = getattr(owner, part)
+            function: Any = getattr(owner, name)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            if reach is not None:
+                reach.at_import, reach.reached = reach.reached, False
+        if not callable(function) and not isinstance(inspect.getattr_static(owner, name, None), property):
+            raise TypeError(f"{module_name}:{qualname} is not callable")
+    except BaseException as exc:  # noqa: BLE001
+        answer({"ready": False, "error": f"{type(exc).__name__}: {exc}"[:500]})
+        return 1
+    answer({"ready": True})
+    for line in requests:
+        try:
+            request = json.loads(line)
+            if "equal" in request:
+                answer(_limited(equal, per_call, request["equal"], request.get("imports", []))
+                       or {"kind": "timeout"})
+                continue
+            if "state" in request:
+                home = sys.modules.get(module_name)
+                answer({"state": {name: _limited(state_of, per_call, getattr(home, name)) if hasattr(home, name)
+                                  else None for name in request["state"]}})
+                continue
+            if "bounds" in request:
+                home = sys.modules.get(module_name)
+                values = [getattr(home, name) for name in request["bounds"] if hasattr(home, name)]
+                answer({"bounds": _limited(range_ends, per_call, values) or []})
+                continue
+            if "strings" in request:
+                home = sys.modules.get(module_name)
+                values = [getattr(home, name) for name in request["strings"] if hasattr(home, name)]
+                answer({"strings": _limited(strings_in, per_call, values) or []})
+                continue
+            built = request.get("receiver")
+            args = [_argument(text, owner if built else None) for text in request["args_repr"]]
+            kwargs = {key: _argument(text, owner if built else None) for key, text in request["kwargs_repr"].items()}
+            receiver = None if built is None else receiver_from_json(built)
+            before = request.get("setup")
+            setup = None if before is None else (
+                getattr(sys.modules[module_name], str(before["name"])),
+                [argument_value(text) for text in before["args_repr"]],
+                {key: argument_value(text) for key, text in before["kwargs_repr"].items()})
+        except (ValueError, KeyError, TypeError, SyntaxError, AttributeError) as exc:
+            answer({"kind": "bad-request", "error": str(exc)[:200]})
+            continue
+        if setup is not None:  # the call the tests made first, that changes what the module does
+            done = observe(setup[0], setup[1], setup[2], per_call)
+            if done.get("kind") in ("raise", "timeout"):  # (what it returns does not matter: a catalog, say)
+                answer({"kind": "setup-failed", "setup": done})
+                continue
+        if receiver is None:
+            observed = observe(function, args, kwargs, per_call)
+        else:
+            held: list[Any] = []
+            made: list[tuple[int, Any, Any]] = []
+            observed = observe(functools.partial(_on_receiver, owner, name, receiver, held, made), args, kwargs,
+                               per_call)
+            if held:
+                observed["receiver_after"] = _limited(_state_text, per_call, held[0])
+            after = observed.get("args_after")
+            for index, argument, before in made if after is not None else ():  # as built, or changed: unwritable
+                unchanged = before is not None and _limited(_state_text, per_call, argument) == before
+                after[index] = request["args_repr"][index] if unchanged else None
+        if reach is not None:
+            observed["reached"] = reach.reached or reach.at_import
+            reach.reached = False
+        answer(observed)
+    return 0
