@@ -87,3 +87,13 @@ def test_every_wing_has_its_paragraph_in_the_architecture_map():
     for wing in WING_RANK:
         if wing:
             assert f"### `{wing}/`" in text
+
+
+#: No module holds more than this many lines: past it, a module has grown a second job (split it along its seams).
+LINE_CEILING = 800
+
+
+def test_no_module_is_over_the_line_ceiling():
+    over = {p.relative_to(ROOT).as_posix(): n for p in (ROOT / "elenchus").rglob("*.py")
+            if (n := len(p.read_text().splitlines())) > LINE_CEILING}
+    assert over == {}
