@@ -43,7 +43,8 @@ def test_file_settings_apply_and_the_command_line_overrides_them(tmp_path):
     repo = _demo_with(tmp_path, SETTINGS)
     done, report = _evaluate(repo, tmp_path / "runs-file")
     assert done.returncode == 5, done.stderr  # fail-on = ["unprotected"], and the demo has one
-    assert report["budget"] == {"limit": 2, "source": "explicit"}
+    assert {key: report["budget"][key] for key in ("limit", "source")} == {"limit": 2, "source": "explicit"}
+    assert report["budget"]["how_chosen"].endswith("the 2 riskiest within the budget of 2 are challenged.")
     assert report["scope"]["option"] == "current-change"
     assert report["execution"]["runner"].startswith("a fresh interpreter per run")
     assert "every relevant test" in report["execution"]["test_selection"]

@@ -295,6 +295,21 @@ def test_deleted_test_ignores_a_test_moved_unchanged_to_another_file():
     assert find_weakening(files) == ()
 
 
+def test_a_file_split_in_two_moves_every_test_even_those_sharing_one_body():
+    # (semver 3.0 split test_semver.py: test_should_parse_version and test_should_parse_zero_prerelease, each
+    # parametrized `result = parse(version); assert result == expected`, went to tests/test_parsing.py)
+    body = "    result = parse(version)\n    assert result == expected\n"
+    base = "".join(f"def test_{name}(version, expected):\n{body}\n\n" for name in ("parse", "zero", "build"))
+    files = [changed("test_semver.py", base, None),
+             changed("tests/test_parsing.py", None, f"def test_zero(version, expected):\n{body}\n\n"
+                                                   f"def test_parse(version, expected):\n{body}"),
+             changed("tests/test_build.py", None, f"def test_build(version, expected):\n{body}")]
+    assert find_weakening(files) == ()
+    files[2] = changed("tests/test_build.py", None, "def test_build(version, expected):\n    assert parse(version)\n")
+    [deleted] = find_weakening(files)  # the one whose body went nowhere is deleted, named as it was
+    assert (deleted.kind, deleted.test) == ("deleted-test", "test_build")
+
+
 def test_deleted_test_includes_a_test_renamed_so_pytest_no_longer_collects_it():
     base = "def test_price():\n    assert f() == 1\n"
     head = "def check_price():\n    assert f() == 1\n"

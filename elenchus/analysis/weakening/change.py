@@ -30,7 +30,7 @@ class _TestOwners:
 
     @classmethod
     def of(cls, pairs: Sequence[_Pair]) -> _TestOwners:
-        base_by_body: dict[tuple, tuple[str, str]] = {}
+        base_by_body: dict[tuple, list[tuple[str, str]]] = {}  # (several Base tests may share one body)
         base_names: set[tuple[str, str]] = set()
         base_owners: set[tuple[str, str | None]] = set()
         for pair in pairs:
@@ -41,16 +41,25 @@ class _TestOwners:
             for name, node in pair.base.tests.items():
                 base_names.add((pair.path, name))
                 base_owners.add((pair.path, name))
-                base_by_body.setdefault(pair.base.shape(node.body), (pair.path, name))
+                base_by_body.setdefault(pair.base.shape(node.body), []).append((pair.path, name))
         mapping: dict[tuple[str, str], tuple[str, str]] = {}
+        moved: list[tuple[tuple[str, str], list[tuple[str, str]]]] = []
         for pair in pairs:
             if pair.file.kind != "test" or pair.head is None:
                 continue
             for name, node in pair.head.tests.items():
                 if (pair.path, name) in base_names:
                     mapping[(pair.path, name)] = (pair.path, name)
-                elif pair.head.shape(node.body) in base_by_body:
-                    mapping[(pair.path, name)] = base_by_body[pair.head.shape(node.body)]
+                elif (same := base_by_body.get(pair.head.shape(node.body))) is not None:
+                    moved.append(((pair.path, name), same))
+        taken = set(mapping.values())
+        # A moved test continues the Base test of its name and body (a file split in two keeps both tests of
+        # one body), else one of its body that nothing continues yet, else the first of its body.
+        for head, same in sorted(moved, key=lambda entry: not any(b[1] == entry[0][1] for b in entry[1])):
+            named = [base for base in same if base[1] == head[1] and base not in taken]
+            free = [base for base in same if base not in taken]
+            mapping[head] = (named or free or same)[0]
+            taken.add(mapping[head])
         return cls(mapping, frozenset(mapping.values()), frozenset(base_owners))
 
 
