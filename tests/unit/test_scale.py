@@ -203,3 +203,17 @@ def test_the_coverage_map_reads_function_bodies_of_a_large_module_in_pieces_as_a
     assert coverage_map._function_body_lines(source) == bodies
     assert set(coverage_map._headers(source)) == headers
     assert len(pieces) > 1 and pieces[0] == 0  # (never the whole tree at once: a 5 MB module took 0.6 GB)
+
+
+def test_whether_a_large_module_parses_is_read_in_pieces_and_a_failure_names_its_own_line(monkeypatch):
+    import ast
+
+    source = generated_module(12_000)
+    longest = []
+    real = ast.parse
+    monkeypatch.setattr(ast, "parse", lambda text, *a, **k: longest.append(len(text)) or real(text, *a, **k))
+    assert discover.parse_failure(source) is None
+    assert 0 < max(longest) < len(source) // 2  # (never the whole 0.9 MB tree at once)
+    broken = source + "\n\ndef broken(:\n    return 1\n"
+    line = broken.count("\n") - 1
+    assert discover.parse_failure(broken) == f"line {line}: invalid syntax"

@@ -17,7 +17,8 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from elenchus.mutation.families import Site, SourceView
 from elenchus.mutation.mutate.applying import _Splicer
-from elenchus.mutation.mutate.generation import _ODD_BREAKS, _build, _family_sites, _unparseable, _WholeFile
+from elenchus.repo.discover import ODD_BREAKS
+from elenchus.mutation.mutate.generation import _build, _family_sites, _unparseable, _WholeFile
 from elenchus.mutation.mutate.lines import _range
 from elenchus.mutation.mutate.records import MODULE_SYMBOL, Draft, Mutant, Rejected
 
@@ -132,7 +133,7 @@ class _Shapes:
         self.source = source
         self.splicer = splicer
         self.tree: ast.Module | None = None
-        if "\0" not in source and "barry_as_FLUFL" not in source and not _ODD_BREAKS.search(source):
+        if "\0" not in source and "barry_as_FLUFL" not in source and not ODD_BREAKS.search(source):
             try:
                 self.tree = ast.parse(source)
             except (SyntaxError, ValueError):

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from elenchus.repo.discover import outline
+from elenchus.repo.discover import ODD_BREAKS, outline
 from elenchus.mutation.families import FAMILIES, REMOVE, RegexSlip, Site, SourceView
 from elenchus.mutation.mutate.applying import _Splicer
 from elenchus.mutation.mutate.lines import _CONTEXT, _HUNK, _diff, _range, _runnable_by_scope, _watched_lines
@@ -52,8 +52,6 @@ def generate(
 #: watched lines) at another of its equivalent places than a diff of the whole file would pick.
 #: (A 5,000-line module compiled whole for each of its 700 candidates took most of a minute.)
 WINDOW_LINES = 2_000
-#: Characters Python and ``str.splitlines`` disagree on as line breaks: such a file is never windowed.
-_ODD_BREAKS = re.compile(r"\r(?!\n)|[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 _REGEX_MODULES = re.compile(r"\b(?:re|regex)\b")
 
 
@@ -85,7 +83,7 @@ class FileMutator:
         self.lines = source.splitlines(keepends=True)
         self.regions: list[tuple[int, int]] = []
         self.lead_end = 0  # last line of the file's `from __future__` head
-        if len(self.lines) > window_lines and not _ODD_BREAKS.search(source):
+        if len(self.lines) > window_lines and not ODD_BREAKS.search(source):
             self.regions = self._find_regions()
         self._offsets: list[int] | None = None
         self._regex_uses: dict[str, set[str]] | None = None
