@@ -97,3 +97,17 @@ def test_no_module_is_over_the_line_ceiling():
     over = {p.relative_to(ROOT).as_posix(): n for p in (ROOT / "elenchus").rglob("*.py")
             if (n := len(p.read_text().splitlines())) > LINE_CEILING}
     assert over == {}
+
+
+def _runs_git(source: str) -> bool:
+    """Does this code start a git process itself (a command list or string beginning with git)?"""
+    verbs = "add|apply|checkout|commit|diff|fetch|log|ls-files|merge|merge-base|reset|rev-parse|show|stash|status|tag"
+    return re.search(rf"""[\[(]\s*["']git["']|["']git\s+(?:{verbs})\b""", source) is not None
+
+
+def test_only_the_read_only_git_module_starts_git():
+    starters = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "elenchus").rglob("*.py")
+                      if _runs_git(p.read_text()))
+    assert starters == ["elenchus/repo/git.py"]
+    assert _runs_git('subprocess.run(["git", "checkout", "main"])') and _runs_git('os.system("git stash")')
+    assert not _runs_git("digest = 'gitdb'") and not _runs_git('kind = "git object changed"')
