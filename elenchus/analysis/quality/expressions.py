@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from elenchus.analysis.weakening.syntax import _dotted, _last as _last_name
+
 # Mock attributes that observe how a dependency was called.
 _MOCK_CALL_ATTRIBUTES = frozenset({
     "call_count", "call_args", "call_args_list", "called", "mock_calls", "method_calls",
@@ -33,29 +35,6 @@ _BROAD_EXCEPTIONS = frozenset({"Exception", "BaseException"})
 _RUNTIME_SKIPS = {"pytest.skip": "pytest.skip", "pytest.xfail": "pytest.xfail",
                   "self.skipTest": "self.skipTest"}
 _FAILING_CALLS = frozenset({"pytest.fail", "self.fail", "fail"})
-
-
-def _dotted(node: cst.CSTNode | None) -> str | None:
-    """``a.b.c`` for a Name/Attribute chain; None for anything else."""
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        head = _dotted(node.value)
-        return f"{head}.{node.attr.value}" if head is not None else None
-    return None
-
-
-def _last_name(node: cst.CSTNode) -> str:
-    """``c`` for ``a.b.c`` and for ``make().c``; empty for anything that is not a name."""
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        return node.attr.value
-    return ""
-
-
-def _callee(expr: cst.BaseExpression) -> cst.BaseExpression:
-    return expr.func if isinstance(expr, cst.Call) else expr
 
 
 class _CallCollector(cst.CSTVisitor):

@@ -15,7 +15,9 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
-from elenchus.analysis.quality.expressions import _CallCollector, _RUNTIME_SKIPS, _callee, _dotted, _is_name, _last_name
+from elenchus.analysis.weakening.source import _is_fixture
+from elenchus.analysis.weakening.syntax import _callee, _dotted, _last as _last_name
+from elenchus.analysis.quality.expressions import _CallCollector, _RUNTIME_SKIPS, _is_name
 
 _PYTEST_SKIP_MARKS = frozenset({"skip", "skipif", "xfail"})
 _UNITTEST_SKIPS = frozenset({"skip", "skipIf", "skipUnless", "expectedFailure"})
@@ -104,10 +106,6 @@ def _collect(source: _Source, body: Sequence[cst.CSTNode], *, prefix: str,
 
 def _statements(block: cst.BaseSuite) -> Sequence[cst.CSTNode]:
     return block.body if isinstance(block, cst.IndentedBlock) else ()
-
-
-def _is_fixture(func: cst.FunctionDef) -> bool:
-    return any(_last_name(_callee(d.decorator)) == "fixture" for d in func.decorators)
 
 
 def _is_testcase(cls: cst.ClassDef, known: set[str]) -> bool:

@@ -14,17 +14,15 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from elenchus.analysis.quality.concerns import Concern, ConcernKind, _snippet
+from elenchus.analysis.weakening.syntax import _callee, _dotted, _last as _last_name
 from elenchus.analysis.quality.expressions import (
     _RUNTIME_SKIPS,
-    _callee,
-    _dotted,
     _handler_reports,
     _has_word_prefix,
     _interaction_why,
     _is_broad_raises,
     _is_name,
     _is_self_or_super,
-    _last_name,
     _mentions_mock_calls,
     _names,
     _not_none_why,

@@ -3,7 +3,7 @@
 A dotted name, a callee, the last part of a name, the Python value of a literal expression
 (``_NO_VALUE`` when it has none), the literals of a file, the names a node reads or calls, and code
 shortened to one line or a snippet for the wording. They depend on nothing but libcst, so the
-parsed file and every weakening class share one copy of each.
+parsed file, every weakening class and the test quality scan (``analysis/quality/``) share one copy of each.
 """
 
 from __future__ import annotations
