@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from elenchus import __version__
-from elenchus.analysis import capture
+from elenchus.analysis import reference_probes
 from elenchus.repo import fingerprint
 from elenchus.analysis import probes as probe_engine
 from elenchus.mutation.contract import contract_from_json, load_contract, require_for_capture
@@ -105,20 +105,22 @@ def execute(options: Options, echo: Callable[[str], None], hosted: bool = False)
         contract = (contract_from_json(options.hosted_contract, "socratic", None)
                     if options.hosted_contract is not None else load_contract(repo.root, options.contract,
                                                                                options.change_id)) \
-            or capture.derive_capture_contract(change, proposed, options.intent)
+            or reference_probes.derive_capture_contract(change, proposed, options.intent)
         require_for_capture(contract, options.reference, proposed_label)
-        chosen, beyond, rejected = capture.plan_reference_mutants(change, reference, contract, options.budget, proposed)
+        chosen, beyond, rejected = reference_probes.plan_reference_mutants(change, reference, contract, options.budget,
+                                                                           proposed)
         echo(f"Reference mutants: {len(chosen)} challenged, {len(beyond)} beyond the budget, "
              f"{len(rejected)} rejected before running.")
-        challenges = capture.build_challenges(reference, change, contract, chosen, echo)
+        challenges = reference_probes.build_challenges(reference, change, contract, chosen, echo)
         accepted = [(c.probe, "generated") for c in challenges if c.probe is not None]
         host_verdicts: list[dict] = []
         if options.probe_dir:
             host, host_verdicts = _host_probes(options.probe_dir, reference, [m for _, m in chosen])
             accepted += host
-        results = capture.run_against_proposed(proposed, accepted)
-        measured = capture.baselines(reference, proposed, change.related_tests)
-        differences = capture.behaviour_differences(results, challenges, change, options.reference)  # type: ignore[arg-type]
+        results = reference_probes.run_against_proposed(proposed, accepted)
+        measured = reference_probes.baselines(reference, proposed, change.related_tests)
+        differences = reference_probes.behaviour_differences(
+            results, challenges, change, options.reference)  # type: ignore[arg-type]
     finally:
         reference.remove()
         if proposed is not None:
@@ -127,7 +129,7 @@ def execute(options: Options, echo: Callable[[str], None], hosted: bool = False)
     changes = fingerprint.compare(before, fingerprint.take(repo))
     if options.apply:
         keep = [r.probe for r in results if r.outcome in ("weak-catch", "no-catch") and r.source == "generated"]
-        written = capture.apply_probes(repo.root, keep)
+        written = reference_probes.apply_probes(repo.root, keep)
     document = _document(options, reference_sha, proposed_label, proposed_sha, contract, challenges, beyond,
                          rejected, host_verdicts, results, differences, changes, written, started)
     document["baseline"] = measured
@@ -243,8 +245,8 @@ def _handoff(options, reference_sha, challenges, results, written) -> dict:
             "id": probe.id, "path": probe.path, "contract_id": challenge.contract_id or "unassigned",
             "test_source": probe.source, "kills": list(probe.mutant_ids),
             "demonstration": {"passes_on_reference": True, "fails_on_mutant": True,
-                              "failing_assertion": f"{probe.input_repr} {capture.gives(probe.reference_repr)} "
-                                                   f"(the mutant {capture.gives(probe.mutant_repr)})"},
+                              "failing_assertion": f"{probe.input_repr} {reference_probes.gives(probe.reference_repr)} "
+                                                   f"(the mutant {reference_probes.gives(probe.mutant_repr)})"},
             "kept_because": f"it detects: {challenge.mutant.incident}",
         })
     return {"reference": {"rev": options.reference, "sha": reference_sha}, "probes": probes,

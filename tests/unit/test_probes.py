@@ -125,7 +125,7 @@ def test_record_calls_keeps_the_literal_arguments_the_reference_tests_passed(car
 
 
 def test_capture_runs_its_probes_without_the_plugins_the_suite_never_names(cart, tmp_path):
-    from elenchus.analysis import capture
+    from elenchus.analysis import reference_probes
     from elenchus.repo.snapshot import Snapshot
 
     proposed = Path(shutil.copytree(cart["root"], tmp_path / "proposed"))
@@ -135,7 +135,7 @@ def test_capture_runs_its_probes_without_the_plugins_the_suite_never_names(cart,
         "    loaded = [name for name in ('x' + 'dist', 'platform' + 'dirs') if config.pluginmanager.has_plugin(name)]\n"
         "    assert not loaded, f'plugins loaded: {loaded}'\n")
     snapshot = Snapshot(proposed, "proposed", "HEAD", None, (), ())
-    [result] = capture.run_against_proposed(snapshot, [(cart["probe"], "generated")])
+    [result] = reference_probes.run_against_proposed(snapshot, [(cart["probe"], "generated")])
     assert result.outcome == "no-catch", result.message  # it ran, and passes on the unchanged code
 
 
