@@ -329,6 +329,22 @@ class ResultCache:
             self.rejected += 1
             return None
 
+    def memo(self, kind: str, inputs: object, compute: Callable[[], _T], encode: Callable[[_T], object],
+             decode: Callable[[object], _T]) -> _T:
+        """What a pure reading of ``inputs`` gave before (the same inputs, Elenchus and installed packages), else
+        ``compute()``, stored for the next run: a push that changes none of them reads nothing again. Not a
+        measured result, so it never counts as one reused; a stored value ``decode`` refuses is computed again."""
+        key = self.key("memo", kind, inputs)
+        record = self.peek(key)
+        if record is not None and "value" in record:
+            try:
+                return decode(record["value"])
+            except (ValueError, KeyError, TypeError, AttributeError):
+                self.rejected += 1
+        value = compute()
+        self.put(key, {"value": encode(value)})
+        return value
+
     def put(self, key: str, record: dict) -> None:
         if not self.enabled:
             return

@@ -148,6 +148,15 @@ def _external_validator(name: str) -> Any:
     return validator_for(schema)(schema)
 
 
+@lru_cache(maxsize=None)
+def external_schema_digest(name: str) -> str:
+    """The digest of the official schema ``name`` is checked against: what a remembered check depends on."""
+    import hashlib
+
+    file = EXTERNAL.get(name) or EXTERNAL_XML[name]
+    return hashlib.sha256((data_dir("schemas") / "external" / file).read_bytes()).hexdigest()
+
+
 def external_problem(name: str, document: Any) -> str | None:
     """Where ``document`` breaks the official schema of the format ``name``, or None when it is valid.
 

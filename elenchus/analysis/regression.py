@@ -66,6 +66,12 @@ class WeakenedCheck:
 
 def weakened_checks(change: ChangeSet, base: Snapshot, head: Snapshot) -> tuple[WeakenedCheck, ...]:
     """Every Base test whose check the change deleted, skipped, xfailed, loosened or swallowed."""
+    files = weakening_inputs(change, base, head)
+    return checks_weakened_in(files, {f.path: change.settings.kind_of(f.path) for f in files})
+
+
+def weakening_inputs(change: ChangeSet, base: Snapshot, head: Snapshot) -> list[ChangedFile]:
+    """The changed files a weakened check can be read from, with their Base and Head text."""
     files = []
     for changed in change.files:
         if changed.kind not in ("test", "infrastructure", "production"):
@@ -73,13 +79,19 @@ def weakened_checks(change: ChangeSet, base: Snapshot, head: Snapshot) -> tuple[
         old = base.read(changed.path) if changed.status != "added" else None
         new = head.read(changed.path) if changed.status != "deleted" else None
         files.append(ChangedFile(changed.path, changed.kind, old, new))
+    return files
+
+
+def checks_weakened_in(files: Sequence[ChangedFile], kinds: Mapping[str, str]) -> tuple[WeakenedCheck, ...]:
+    """``weakened_checks`` on what it reads (``kinds``: what the project's settings call each file): a pure
+    reading, so the same texts give the same checks."""
     if not any(f.kind == "test" and f.base_source is not None for f in files):
         return ()  # a check is weakened only in a test file that existed before the change
     found: dict[tuple[str, str, str], WeakenedCheck] = {}
     for evidence in find_weakening(files, production_evidence=False):  # weakened checks live in tests
         if evidence.kind not in TEST_WEAKENINGS or not evidence.test:
             continue
-        if change.settings.kind_of(evidence.path) != "test":
+        if kinds.get(evidence.path) != "test":
             continue
         key = (evidence.path, evidence.test, evidence.kind)
         found.setdefault(key, WeakenedCheck(evidence.path, evidence.test, evidence.kind, evidence.line,

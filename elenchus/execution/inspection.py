@@ -13,11 +13,13 @@ from __future__ import annotations
 import ast
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
+
+from elenchus.records import ResultCache
 
 NETWORK_MODULES = frozenset({"socket", "requests", "httpx", "urllib.request", "http.client", "smtplib",
                              "ftplib", "paramiko", "boto3", "botocore", "aiohttp", "websocket", "websockets"})
@@ -130,15 +132,21 @@ def scan_source(path: str, source: str) -> tuple[Finding, ...]:
     return tuple(findings)
 
 
-def inspect_tree(root: Path, tests: tuple[str, ...]) -> tuple[Finding, ...]:
-    """Findings in the conftest files and the selected test files of ``root``."""
+def inspect_tree(root: Path, tests: tuple[str, ...], store: ResultCache | None = None) -> tuple[Finding, ...]:
+    """Findings in the conftest files and the selected test files of ``root``. ``store``: where the findings
+    of the same texts are remembered (reading them is pure; a push that leaves them alone reads nothing)."""
     paths = sorted({p.relative_to(root).as_posix() for p in root.rglob("conftest.py")} | set(tests))
-    findings: list[Finding] = []
-    for relative in paths:
-        target = root / relative
-        if target.is_file():
-            findings += scan_source(relative, target.read_text(errors="replace"))
-    return tuple(sorted(set(findings), key=lambda f: (f.path, f.line, f.concern, f.detail)))
+    texts = [(relative, (root / relative).read_text(errors="replace")) for relative in paths
+             if (root / relative).is_file()]
+
+    def scanned() -> tuple[Finding, ...]:
+        findings = [finding for relative, text in texts for finding in scan_source(relative, text)]
+        return tuple(sorted(set(findings), key=lambda f: (f.path, f.line, f.concern, f.detail)))
+
+    if store is None:
+        return scanned()
+    return store.memo("inspection", texts, scanned, lambda found: [asdict(f) for f in found],
+                      lambda stored: tuple(Finding(**f) for f in stored))
 
 
 # --------------------------------------------------------------------------- clearance without a sandbox

@@ -108,9 +108,7 @@ class Evaluation(Planning, Baselines, RegressionSearch, Witnesses, Assembly):
         self.echo(f"Plan: {plan.how_chosen()}")
         mutated_files = tuple(sorted({path for path, _ in plan.spans} | {p.mutant.path for p in plan.challenged}))
         tests = selected_tests(session.change, session.head, mutated_files)
-        from elenchus.analysis.regression import weakened_checks
-
-        self.checks = () if self.base_unavailable else weakened_checks(session.change, session.base, session.head)
+        self.checks = () if self.base_unavailable else self._weakened(session)
         self.sites = _production_sites(session.change, plan, session.head)  # reads Head: before it goes
         layout = detect_layout(session.head, session.change.settings)
         self.layout = layout

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from elenchus.records import ResultCache
 from elenchus.reporting import annotations, html, junit, sarif, stryker
 
 STRYKER_FILE = "mutation-testing-report.json"
@@ -22,15 +23,19 @@ JUNIT_FILE = "report.junit.xml"
 
 def write(report: Mapping[str, Any], sources: Mapping[str, str], directory: Path,
           copies: Mapping[str, str | None], echo: Callable[[str], None], emit: Callable[[str], None],
-          environ: Mapping[str, str] = os.environ, checked: bool = False) -> dict[str, Path]:
+          environ: Mapping[str, str] = os.environ, checked: bool = False,
+          store: ResultCache | None = None) -> dict[str, Path]:
     """The four files in ``directory``; ``copies``: ``{"html": PATH, "sarif": PATH, "junit": PATH}`` (None: no
     copy).
 
     Under GitHub Actions the findings are also printed as workflow annotations (``emit``).
     ``checked``: documents built from this report passed their schemas before (a reused evaluation).
+    ``store``: where the verdict on a document is remembered, so the same text is not checked twice (a push
+    that changes nothing the runs depended on builds the same documents).
     """
     if not checked:
-        from elenchus.schemas import external_problem  # jsonschema loads its metaschemas: only when checking
+        # jsonschema loads its metaschemas: only when checking
+        from elenchus.schemas import external_problem, external_schema_digest
 
     written: dict[str, Path] = {}
     mutation_report = stryker.build(report, sources)
@@ -42,7 +47,13 @@ def write(report: Mapping[str, Any], sources: Mapping[str, str], directory: Path
         "junit": (JUNIT_FILE, junit_xml, junit_xml),  # (an XML format: checked as text)
     }
     for name, (file, text, document) in documents.items():
-        problem = None if checked else external_problem(name, document)
+        if checked:
+            problem = None
+        elif store is not None:
+            problem = store.memo("valid document", [name, external_schema_digest(name), text],
+                                 lambda: external_problem(name, document), lambda found: found, _problem)
+        else:
+            problem = external_problem(name, document)
         if problem is not None:
             echo(f"Not written: {file} would not be a valid {name} document ({problem}). This is a defect in "
                  "Elenchus; the JSON and Markdown reports are complete. Please report it with report.json.")
@@ -59,6 +70,13 @@ def write(report: Mapping[str, Any], sources: Mapping[str, str], directory: Path
         for line in annotations.lines(report):
             emit(line)
     return written
+
+
+def _problem(stored: object) -> str | None:
+    """A remembered verdict on a document: None (valid) or the problem found."""
+    if stored is not None and not isinstance(stored, str):
+        raise TypeError(f"not a document's verdict: {stored!r}")
+    return stored
 
 
 def _write_text(target: Path, text: str) -> Path:

@@ -61,11 +61,12 @@ def test_a_survivor_comes_with_a_verified_witness_and_an_indistinguishable_one_i
 
 
 def test_a_verified_witness_is_reused_on_the_same_content(build_scenario, tmp_path):
-    from tests.conftest import run_cli
+    from tests.conftest import git, run_cli
 
     repo = build_scenario("witness")
     env = {"ELENCHUS_RUNS_DIR": str(tmp_path / "runs")}
-    args = ("evaluate", "--repo", str(repo), "--scope", "current-change", "--budget", "32", "--jobs", "2")
+    args = ("evaluate", "--repo", str(repo), "--base", "HEAD~1", "--scope", "current-change", "--budget", "32",
+            "--jobs", "2")
 
     def witnesses(*extra: str) -> tuple[str, dict]:
         done = run_cli(*args, *extra, env=env)
@@ -73,13 +74,24 @@ def test_a_verified_witness_is_reused_on_the_same_content(build_scenario, tmp_pa
         report = json.loads(sorted((tmp_path / "runs").glob("*/report.json"))[-1].read_text())
         return done.stderr, {m["id"]: m["witness"] for m in report["mutations"] if m.get("witness")}
 
-    _, first = witnesses("--witness-time", "10")
-    assert first
+    # Searches that run out of their time are reused too on the same content (a push that changes only a
+    # document searches nothing again), until they are given longer.
+    short, _ = witnesses("--witness-time", "0.01")
+    assert "Witnesses: looking for a call" in short
+    (repo / "README.md").write_text((repo / "README.md").read_text() + "\nNothing any test reads.\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "a document")
+    args = (*args[:4], "HEAD~2", *args[5:])
+    again, _ = witnesses("--witness-time", "0.01")
+    assert "Witnesses: looking for a call" not in again, again
+    assert "search(es) that ran out of time or could not search, each still a gap" in again, again
+    longer, first = witnesses("--witness-time", "10")
+    assert "Witnesses: looking for a call" in longer and first
     # another setting (the whole evaluation is not reused): the runs and the verified witnesses are
     later, again = witnesses("--witness-time", "9")
     assert again == first
-    assert f"{len(first)} more reused from an earlier run on the same content" in later \
-        or f"Witnesses: {len(first)} reused from an earlier run on the same content." in later
+    assert f"reused from an earlier run on the same content: {len(first)} witness(es)" in later
+    assert "Witnesses: looking for a call" not in later
 
 
 def test_survivors_inside_methods_get_witnesses_called_on_instances_built_as_the_tests_built_theirs(

@@ -121,17 +121,26 @@ def test_a_run_depends_on_the_tests_it_ran_what_they_read_and_the_import_of_the_
     assert not {"d.txt", "tests/test_d.py", "tests/test_b.py", "tests/test_b.py#module", "src/shop.py"} & set(entries)
 
 
-def test_a_stored_search_is_reused_only_when_it_tried_every_kind_of_input():
+def test_a_stored_search_is_reused_unless_it_broke_or_now_has_longer_than_it_had():
     import pytest
 
-    from elenchus.modes.evaluate import _witness_from_record
+    from elenchus.modes.evaluation.reuse import _stopped_short, _witness_from_record
 
     done = {"searched": True, "reason": "likely equivalent: no input told it apart (tried `f`: 200 input(s))",
             "inputs": 200, "seconds": 1.0}
     assert _witness_from_record({"no_witness": done}).reason.startswith("likely equivalent")
     proven = {**done, "reason": "equivalent (proven): the module holds the same data"}
     assert _witness_from_record({"no_witness": proven}).searched
-    for unfinished in ({**done, "reason": "no witness was found, so it stays a gap: `f`: the search ran out"},
-                       {**done, "searched": False}):
-        with pytest.raises(ValueError):  # a search that ran out of time runs again, and may get further
-            _witness_from_record({"no_witness": unfinished})
+    ran_out = {**done, "searched": False, "reason": "no witness was found, so it stays a gap: `f`: the search ran out"}
+    # derandomized, a search that ran out of its time would run out at the same place: the same content reuses it
+    assert _witness_from_record({"no_witness": ran_out}).reason.endswith("the search ran out")
+    assert not _stopped_short({"no_witness": ran_out, "witness_time": 5}, 5)
+    assert not _stopped_short({"no_witness": ran_out, "witness_time": 10}, 5)
+    assert _stopped_short({"no_witness": ran_out, "witness_time": 5}, 10)  # given longer now: it searches again
+    assert _stopped_short({"no_witness": ran_out}, 5)  # a record that does not say how long it had
+    assert not _stopped_short({"no_witness": done, "witness_time": 1}, 10)  # a finished search is not short
+    assert not _stopped_short({"witness": {"test": "..."}}, 10)
+    assert not _stopped_short(None, 10)
+    broken = {**ran_out, "reason": "no witness was searched: the search stopped on an internal error (OSError: x)"}
+    with pytest.raises(ValueError):  # a search that broke runs again
+        _witness_from_record({"no_witness": broken})

@@ -148,6 +148,10 @@ def _describe(search: probes.InputSearch) -> str:
     return f"{search.inputs} input(s) ({tried})" if tried else "no input"
 
 
+#: A search that broke says so in its reason; it is never reused (the next run searches again).
+BROKEN_SEARCH = "the search stopped on an internal error"
+
+
 @dataclass(slots=True)
 class _Progress:
     """How far one survivor's search got; it crosses between the search processes and the verifying one."""

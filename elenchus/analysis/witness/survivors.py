@@ -29,6 +29,7 @@ from elenchus.mutation.mutate import Mutant
 from elenchus.repo.snapshot import Snapshot
 from elenchus.analysis.witness.targets import _lines_of, instance_setups_for, setups_for, targets_for
 from elenchus.analysis.witness.search import (
+    BROKEN_SEARCH,
     Candidate,
     NoWitness,
     Placement,
@@ -178,7 +179,7 @@ def _outcome(future: Future) -> Witness | NoWitness | Candidate | _Progress:
     try:
         return future.result()
     except Exception as error:  # noqa: BLE001 - a worker that died: that survivor stays a gap
-        return NoWitness(False, "no witness was searched: the search stopped on an internal error "
+        return NoWitness(False, f"no witness was searched: {BROKEN_SEARCH} "
                                 f"({type(error).__name__}: {error})", 0, 0.0)
 
 
@@ -217,5 +218,5 @@ def _searched(reference_dir: Path, mutant: Mutant, *arguments: Any) -> Witness |
 
 
 def _broken(error: Exception, started: float) -> NoWitness:
-    return NoWitness(False, f"no witness was searched: the search stopped on an internal error "
+    return NoWitness(False, f"no witness was searched: {BROKEN_SEARCH} "
                             f"({type(error).__name__}: {error})", 0, round(time.monotonic() - started, 3))

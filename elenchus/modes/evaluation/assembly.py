@@ -9,6 +9,7 @@ same evaluation in a run directory of its own.
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -262,7 +263,11 @@ class Assembly(Reuse):
         paths = sorted(set(tests) | set(change.changed_tests) | set(change.tests_deleted))
         paths = [p for p in paths if p.endswith(".py")]
         files = [quality.TestFile(p, session.head.read(p), session.base.read(p)) for p in paths]
-        concerns = list(quality.analyze(files))
+        # (a pure reading of the texts: a push that leaves them as they were reads it from the result store)
+        concerns = list(self.cache.memo("test quality", [asdict(f) for f in files], lambda: quality.analyze(files),
+                                        lambda found: [asdict(c) for c in found],
+                                        lambda stored: tuple(quality.Concern(**{**c, "kind": quality.ConcernKind(
+                                            c["kind"])}) for c in stored)))
         for check in self.checks:  # what the change did to checks that stay (deleted and skipped ones are above)
             if check.kind in (quality.ConcernKind.LOOSENED_ASSERTION, quality.ConcernKind.SWALLOWED_ERROR):
                 concerns.append(quality.weakened_concern(check.path, check.line, check.test, check.kind,
@@ -317,7 +322,7 @@ class Assembly(Reuse):
         others = {} if self.options.hosted_scope_reason is not None else outputs.write(  # the host renders its own
             report, self.sources, run_dir.path,
             {"html": self.options.html_path, "sarif": self.options.sarif_path, "junit": self.options.junit_path},
-            self.echo, self.emit, checked=checked)
+            self.echo, self.emit, checked=checked, store=self.cache)
         self.echo(f"Report: {md_path} (JSON: {json_path}"
                   + "".join(f"; {label}: {others[key]}" for key, label in (
                       ("html", "HTML"), ("sarif", "SARIF"), ("junit", "JUnit"),

@@ -61,7 +61,7 @@ class Baselines(Reuse):
                         f"reach files, processes or the network in ways reading them cannot clear:\n  {listed}\n"
                         "Nothing was run. Install bubblewrap (Debian/Ubuntu: `apt-get install bubblewrap`), or "
                         "pass --isolation none to run them with your account's access anyway.")
-            findings = inspect_tree(cohort.template, cohort.tests)
+            findings = inspect_tree(cohort.template, cohort.tests, store=self.cache)
             if findings and contained:
                 listed = "; ".join(str(f) for f in findings[:5])
                 more = f" and {len(findings) - 5} more" if len(findings) > 5 else ""

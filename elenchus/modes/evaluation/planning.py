@@ -2,11 +2,14 @@
 
 The first stage of an evaluation after the scope is known: the contract it is judged against (the
 confirmed one for hardening), the run directory (or the resumed one and its recorded verdicts), and
-two readings of the change made while Head is still there: each changed production file's mutants
-or why it has none, and whether the change touches any code or test at all.
+three readings of the change made while Head is still there: each changed production file's mutants
+or why it has none, whether the change touches any code or test at all, and the checks it weakened.
 """
 
 from __future__ import annotations
+
+from dataclasses import asdict
+from typing import TYPE_CHECKING
 
 from elenchus import __version__
 from elenchus.repo.discover import ChangeSet, parse_failure
@@ -18,6 +21,9 @@ from elenchus.records import RunDirectory, resume_mismatch
 from elenchus.mutation.scope import ScopeAnswer
 from elenchus.mutation.select import Plan
 from elenchus.repo.session import Session
+
+if TYPE_CHECKING:
+    from elenchus.analysis.regression import WeakenedCheck
 
 
 def _production_sites(change, plan: Plan, head) -> list[dict]:
@@ -61,6 +67,18 @@ def _untouched(change: ChangeSet) -> str | None:
 class Planning(EvaluationState):
     """The contract and the run directory."""
 
+
+    def _weakened(self, session: Session) -> tuple[WeakenedCheck, ...]:
+        """The checks the change weakened: a pure reading of the changed files' texts, so a push that leaves
+        them as they were reads them from the result store instead of parsing them again."""
+        from elenchus.analysis.regression import WeakenedCheck, checks_weakened_in, weakening_inputs
+
+        files = weakening_inputs(session.change, session.base, session.head)
+        kinds = {f.path: session.change.settings.kind_of(f.path) for f in files}
+        return self.cache.memo("weakened checks", [[asdict(f) for f in files], kinds],
+                               lambda: checks_weakened_in(files, kinds),
+                               lambda checks: [asdict(check) for check in checks],
+                               lambda stored: tuple(WeakenedCheck(**check) for check in stored))
     def _confirmed_contract(self, session: Session) -> Contract:
         options = self.options
         contract = contract_from_json(options.hosted_contract, "socratic", None) \

@@ -53,15 +53,24 @@ def _verdict_from_record(record: dict) -> Verdict:
 
 
 def _witness_from_record(record: dict) -> object:
-    """A stored witness, or a stored search that found none in every kind of input; raises when neither."""
+    """A stored witness, or a stored search that found none; raises when neither, or when the search broke."""
     from elenchus.analysis.witness import NoWitness, Witness
+    from elenchus.analysis.witness.search import BROKEN_SEARCH
 
     if "no_witness" in record:
         found = NoWitness(**record["no_witness"])
-        if not found.searched or not found.reason.startswith(("likely equivalent", "equivalent (proven)")):
-            raise ValueError("not a completed search")
+        if BROKEN_SEARCH in found.reason:
+            raise ValueError("a search that broke")
         return found
     return Witness(**record["witness"])
+
+
+def _stopped_short(record: dict | None, witness_time: float) -> bool:
+    """A stored search that found nothing and claimed nothing (it ran out of its time, or could not search)
+    within less time than it has now: it searches again, and may get further."""
+    if record is None or "witness" in record or (record.get("no_witness") or {}).get("searched"):
+        return False
+    return not isinstance(record.get("witness_time"), (int, float)) or record["witness_time"] < witness_time
 
 
 def _baseline_from_record(record: dict) -> Baseline:

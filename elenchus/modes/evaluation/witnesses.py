@@ -1,19 +1,21 @@
 """Witnesses: a call that tells each surviving mutant apart from the code, or a search that found none.
 
 After the runs, each survivor (that the pre-change tests did not catch) gets an input search, unless
-witnesses were turned off; a witness verified on the same content, or a completed search that found
-none, is reused from the result cache.
+witnesses were turned off; every search done on the same content (a verified witness, a search that
+found none, one that ran out of its time) is reused from the result cache, so a push that changes
+nothing the tests read searches nothing again.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict
 from pathlib import Path
 
 from elenchus.execution.cohorts import Cohort
 from elenchus.execution.coverage_map import CoverageMap
 from elenchus.execution.dependencies import conftests_in
-from elenchus.modes.evaluation.reuse import Reuse, _isolation, _witness_from_record
+from elenchus.modes.evaluation.reuse import Reuse, _isolation, _stopped_short, _witness_from_record
 from elenchus.execution.run import Outcome
 from elenchus.mutation.select import Plan
 from elenchus.repo.session import Session
@@ -27,6 +29,7 @@ class Witnesses(Reuse):
         """Look for a call that tells each survivor apart from the code (a mutant that the old
         tests caught but the current ones miss needs none: the old test is its witness)."""
         from elenchus.analysis.witness import NoWitness, Witness, witness_survivors
+        from elenchus.analysis.witness.search import BROKEN_SEARCH
 
         survivors = []
         for mutant in [p.mutant for p in plan.challenged] + [m for m, _ in self.found]:
@@ -40,9 +43,9 @@ class Witnesses(Reuse):
                               f"({self.options.no_witnesses_because}): each stays a gap, none is called likely "
                               "equivalent.")
         elif survivors:
-            # A witness verified on the same content is evidence still, and so is a search that tried every
-            # kind of input within its time and found none (a likely or proven equivalence: derandomized, it
-            # finds none again); one that ran out of time runs again, and may get further.
+            # Every search is reused on the same content: a verified witness, a search that found none, and one
+            # that ran out of its time (derandomized, it would run out at the same place; a longer
+            # --witness-time than it had, or --fresh, searches again). Only a search that broke runs again.
             # (keyed on what the modified tests read, as their baseline measured it: a change to a licence or a
             # document reuses a witness; a change to any code or test file they read looks for it again)
             modified = cohorts["modified"]
@@ -51,21 +54,19 @@ class Witnesses(Reuse):
                                          conftests_in(modified.template), m.path, m.mutated_source,
                                          self.options.harden, _isolation()) for m in survivors}
             for mutant in survivors:
+                if _stopped_short(self.cache.peek(keys[mutant.id]), self.options.witness_time):
+                    continue
                 stored = self.cache.read(keys[mutant.id], _witness_from_record)
                 if stored is not None:
                     self.witnesses[mutant.id] = stored[1]
             survivors = [m for m in survivors if m.id not in self.witnesses]
-            kept = sum(1 for w in self.witnesses.values() if isinstance(w, Witness))
-            none = len(self.witnesses) - kept
-            searched = f"{none} search(es) that tried every kind of input and found none, reused too" if none else ""
-            reused = f" ({kept} more reused from an earlier run on the same content{'; ' + searched if none else ''})" \
-                if self.witnesses else ""
+            reused = _reused_searches(self.witnesses.values())
             if survivors:
                 self.echo(f"Witnesses: looking for a call that tells each of {len(survivors)} surviving mutant(s) "
-                          f"apart from the code (up to {self.options.witness_time:g} s each){reused}...")
+                          f"apart from the code (up to {self.options.witness_time:g} s each)"
+                          f"{f' ({reused})' if reused else ''}...")
             else:
-                self.echo(f"Witnesses: {kept} reused from an earlier run on the same content." +
-                          (f" {searched[0].upper()}{searched[1:]}." if none else ""))
+                self.echo(f"Witnesses: {reused}.")
             found = witness_survivors(survivors, cohorts["modified"], session.head, self.layout,
                                       self.options.witness_time, self.options.jobs, root,
                                       placed=self.options.harden, executor=self.executor,
@@ -73,7 +74,23 @@ class Witnesses(Reuse):
             for mutant_id, witness in found.items():
                 if isinstance(witness, Witness):
                     self.cache.put(keys[mutant_id], {"witness": asdict(witness)})
-                elif isinstance(witness, NoWitness) and witness.searched and witness.reason.startswith(
-                        ("likely equivalent", "equivalent (proven)")):
-                    self.cache.put(keys[mutant_id], {"no_witness": asdict(witness)})
+                elif isinstance(witness, NoWitness) and BROKEN_SEARCH not in witness.reason:
+                    self.cache.put(keys[mutant_id], {"no_witness": asdict(witness),
+                                                     "witness_time": self.options.witness_time})
             self.witnesses.update(found)
+
+
+def _reused_searches(reused: Iterable[object]) -> str:
+    """What the stored searches gave, for the progress line ("" when nothing was reused)."""
+    from elenchus.analysis.witness import Witness
+
+    outcomes = list(reused)
+    found = sum(1 for w in outcomes if isinstance(w, Witness))
+    claims = sum(1 for w in outcomes if not isinstance(w, Witness) and w.searched)
+    gaps = len(outcomes) - found - claims
+    parts = [f"{found} witness(es)" if found else "",
+             f"{claims} search(es) that tried every kind of input and found none" if claims else "",
+             f"{gaps} search(es) that ran out of time or could not search, each still a gap "
+             "(pass --fresh, or a longer --witness-time, to search again)" if gaps else ""]
+    listed = [part for part in parts if part]
+    return f"reused from an earlier run on the same content: {'; '.join(listed)}" if listed else ""
