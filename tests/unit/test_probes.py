@@ -1520,3 +1520,25 @@ def test_a_method_no_test_called_on_an_instance_it_could_build_is_never_searched
     mutant = money_mutant("self.cents // parts", "self.cents / parts", "Money._share")
     found = probes.search_input(root, mutant, [], symbol="Money.split", module="shop.money", search_budget=5)
     assert not found.searched and "no test built a `Money` the search can build again" in found.reason
+
+
+def test_results_equal_in_value_that_print_differently_are_counted_and_shown_not_hidden(tmp_path):
+    # `ceiling(5, 5)` gives 5 with the code and 5.0 with the mutant: equal under `==`, so no value check sees it,
+    # but a claim of equivalence must say a type or text check would.
+    import dataclasses
+
+    source = "def ceiling(value, hi):\n    if value > hi:\n        return float(hi)\n    return value\n"
+    tests = "from shop.limits import ceiling\n\n\ndef test_ceiling():\n    assert ceiling(3, 5) == 3\n"
+    root = make_project(tmp_path / "limits", "limits", source, tests)
+    samples = probes.record_calls(root, ["tests"], [("shop.limits", "ceiling")])
+    mutant = dataclasses.replace(handmade_mutant("src/shop/limits.py", "ceiling", source.replace("> hi", ">= hi")),
+                                 mutated_lines=(2,))
+    found = probes.search_input(root, mutant, samples["shop.limits:ceiling"], search_budget=50)
+    assert found.distinction is None and found.searched  # equal under `==` on every input tried
+    assert found.alike > 0
+    call, code, mutated = re.fullmatch(r"`(ceiling\(.*\))` gives `(.*)` with the code and `(.*)` with the mutant",
+                                       found.first_alike).groups()
+    assert float(code) == float(mutated) and code != mutated, found.first_alike
+    from elenchus.analysis.witness.search import _describe
+
+    assert "gave results equal under `==` that print differently" in _describe(found)

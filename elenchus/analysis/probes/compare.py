@@ -114,6 +114,10 @@ class _Comparer:
         self.receiver: callrecord.Receiver | None = None  # a method's: the instance each call is made on
         self.read = False  # a property's calls are attribute reads
         self.setup_failed: str | None = None  # how the set-up call failed here, when it did
+        # Inputs whose two results are equal under `==` but print differently (`1.0` and `1`): no test comparing
+        # values sees them, one checking the type or text does; the first is kept to be shown.
+        self.alike = 0
+        self.first_alike: Distinction | None = None
 
     def check(self, args_repr: Sequence[str], kwargs_repr: Mapping[str, str], origin: str) -> Distinction | None:
         receiver = self.receiver
@@ -148,6 +152,12 @@ class _Comparer:
                 if view and not (differs or changed or held):  # agreeing attributes or text: they may still differ
                     kind = "results that agree only in their attributes or text"
                     self.opaque[kind] = self.opaque.get(kind, 0) + 1
+                elif not (differs or changed or held) and reference[0] is not None and mutant[0] is not None \
+                        and reference[0] != mutant[0]:
+                    self.alike += 1
+                    self.first_alike = self.first_alike or Distinction(
+                        tuple(args_repr), tuple(sorted(kwargs_repr.items())), reference[0], None, mutant[0], None,
+                        origin, receiver=receiver, read=self.read)
                 if differs or changed or held:
                     result = Distinction(tuple(args_repr), tuple(sorted(kwargs_repr.items())), reference[0],
                                          reference[1], mutant[0], mutant[1], origin, changed,

@@ -72,6 +72,9 @@ class InputSearch:
     seconds: float
     reached: int | None = None  # compared inputs that ran the mutated code; None when that was not watched
     proof: str | None = None  # why no input can tell the two apart, when that is known rather than searched
+    alike: int = 0  # compared inputs whose results are equal under `==` but print differently
+    # the first of them: "`f(1.0)` gives `1.0` with the code and `1` with the mutant"
+    first_alike: str | None = None
 
     @property
     def inputs(self) -> int:
@@ -132,8 +135,12 @@ def search_input(
                 comparer: _Comparer | None = None, proof: str | None = None) -> InputSearch:
         tried = tuple(sorted((comparer.tried if comparer else {}).items()))
         reached = comparer.reached if comparer is not None and watched else None
+        alike = comparer.first_alike if comparer is not None else None
+        shown = None if alike is None else (
+            f"`{call_text(symbol, alike.args_repr, alike.kwargs_repr, alike.receiver, read=alike.read)}` gives "
+            f"`{alike.reference_repr}` with the code and `{alike.mutant_repr}` with the mutant")
         return InputSearch(distinction, searched, reason, tried, round(time.monotonic() - started, 3), reached,
-                           proof)
+                           proof, comparer.alike if comparer is not None else 0, shown)
 
     why = unsupported_reason(reference_dir, mutant, symbol, module)
     if why is not None:
