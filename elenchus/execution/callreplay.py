@@ -668,6 +668,12 @@ def serve(argv: Sequence[str]) -> int:
                 answer({"state": {name: _limited(state_of, per_call, getattr(home, name)) if hasattr(home, name)
                                   else None for name in request["state"]}})
                 continue
+            if "attribute" in request:  # a public attribute of the module read as a test reads it
+                value: Any = sys.modules[module_name]
+                for part in str(request["attribute"]).split("."):
+                    value = getattr(value, part)
+                answer(observe(lambda held=value: held, [], {}, per_call))
+                continue
             if "bounds" in request:
                 home = sys.modules.get(module_name)
                 values = [getattr(home, name) for name in request["bounds"] if hasattr(home, name)]

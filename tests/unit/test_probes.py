@@ -1542,3 +1542,46 @@ def test_results_equal_in_value_that_print_differently_are_counted_and_shown_not
     from elenchus.analysis.witness.search import _describe
 
     assert "gave results equal under `==` that print differently" in _describe(found)
+
+
+def test_public_data_no_call_shows_is_told_apart_by_reading_it_and_the_witness_asserts_what_it_holds(tmp_path):
+    # As semver's `Version.NAMES`: made a list instead of a tuple, every method that walks it behaves the same;
+    # `Version.NAMES == ('major', 'minor')` is what a test can assert.
+    import dataclasses
+
+    from elenchus.analysis.witness.targets import public_attribute
+
+    source = textwrap.dedent('''\
+        class Version:
+            __slots__ = ("_major", "_minor")
+            NAMES = tuple([item[1:] for item in __slots__])
+
+            def __init__(self, major, minor):
+                self._major, self._minor = major, minor
+
+            def to_dict(self):
+                return {name: getattr(self, "_" + name) for name in self.NAMES}
+    ''')
+    tests = "from shop.version import Version\n\n\ndef test_to_dict():\n" \
+            "    assert Version(1, 2).to_dict() == {'major': 1, 'minor': 2}\n"
+    root = make_project(tmp_path / "version", "version", source, tests)
+    changed = source.replace("tuple([item[1:] for item in __slots__])", "[item[1:] for item in __slots__]")
+    mutant = dataclasses.replace(handmade_mutant("src/shop/version.py", "Version.NAMES", changed),
+                                 line=3, end_line=3, mutated_lines=(3,))
+    assert public_attribute(source, mutant) == "Version.NAMES"
+    for private in ("Version.__slots__", "_Hidden.NAMES", "Version.to_dict"):
+        assert public_attribute(source, dataclasses.replace(mutant, symbol=private)) is None
+    samples = probes.record_calls(root, ["tests"], [("shop.version", "Version"), ("shop.version", "Version.to_dict")])
+    calls = [*samples["shop.version:Version.to_dict"], *samples["shop.version:Version"]]
+    without = probes.search_input(root, mutant, calls, search_budget=20, symbol="Version.to_dict")
+    assert without.distinction is None  # no call of the method shows it
+    found = probes.search_input(root, mutant, calls, search_budget=20, symbol="Version.to_dict",
+                                attribute="Version.NAMES")
+    assert found.distinction is not None and found.distinction.origin == "attribute"
+    assert (found.distinction.reference_repr, found.distinction.mutant_repr) == (
+        "('major', 'minor')", "['major', 'minor']")
+    probe = probes.write_probe(mutant, found.distinction, "shop.version", function="Version.to_dict", witness=True)
+    assert "    assert Version.NAMES == ('major', 'minor')\n" in probe.source, probe.source
+    assert "from shop.version import Version\n" in probe.source
+    assert probe.source.startswith('"""Elenchus witness: asserts what `Version.NAMES` holds."""')
+    assert probes.verify_probe(root, probe, mutant).accepted  # passes on the code, fails on the mutant

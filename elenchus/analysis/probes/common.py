@@ -54,8 +54,9 @@ class Distinction:
     ``pkg.mod.CartError``). ``origin`` tells where the input came from: "recorded" (a
     call the tests made), "boundary" (a constant of the mutated lines, or a neighbour),
     "designed" (what the mutated patterns and tables match), "test-literal" (a literal the
-    related tests write), "edge-value" (an empty, zero, negative or None argument) or
-    "search" (the Hypothesis search). A result no text rebuilds is compared by what a test
+    related tests write), "edge-value" (an empty, zero, negative or None argument),
+    "search" (the Hypothesis search) or "attribute" (no call: the public data the mutant assigns,
+    read as it is, ``attribute``). A result no text rebuilds is compared by what a test
     could still assert (``view``): its public attributes, ``vars(f(x)) == {...}``, else its
     text, ``str(f(x)) == '...'``.
     A value that is not a literal is written as its constructor (``datetime.date(2000, 1,
@@ -83,6 +84,7 @@ class Distinction:
     read: bool = False  # a property's: read as an attribute, not called
     setup: CallSample | None = None  # a call of another function of the module, made first (``activate('fr')``)
     undo: CallSample | None = None  # the call the tests made that puts back what ``setup`` changed (``deactivate()``)
+    attribute: str | None = None  # no call: the module's public data read as it is (``Version.NAMES``)
 
 
 @dataclass(frozen=True, slots=True)

@@ -169,6 +169,21 @@ class _Comparer:
         self._seen[key] = result
         return result
 
+    def read_attribute(self, dotted: str) -> Distinction | None:
+        """Whether the module's public data ``dotted`` holds values a test tells apart with ``==`` (written as
+        literals or constructors, never a view): then reading it is the witness."""
+        self.tried["attribute"] = self.tried.get("attribute", 0) + 1
+        reference_answer, mutant_answer = self.reference.attribute(dotted), self.mutant.attribute(dotted)
+        reference, mutant = _observed(reference_answer), _observed(mutant_answer)
+        if reference is None or mutant is None or reference[0] is None or mutant[0] is None \
+                or reference_answer.get("view") or mutant_answer.get("view"):
+            return None
+        self.compared += 1
+        if not self._differs(reference, mutant, reference_answer, mutant_answer):
+            return None
+        return Distinction((), (), reference[0], None, mutant[0], None, "attribute",
+                           imports=tuple(reference_answer.get("imports") or ()), attribute=dotted)
+
     def _differs(self, reference: tuple[str | None, str | None], mutant: tuple[str | None, str | None],
                  reference_answer: Mapping[str, Any], mutant_answer: Mapping[str, Any]) -> bool:
         """``_differs``; two values that are not both literals are compared by the reference driver."""
@@ -226,8 +241,12 @@ class _Comparer:
         """The same observations again, fresh: a nondeterministic function makes no probe."""
         kwargs = dict(found.kwargs_repr)
         for _ in range(2):
-            reference_answer = self.reference.call(found.args_repr, kwargs, found.receiver)
-            mutant_answer = self.mutant.call(found.args_repr, kwargs, found.receiver)
+            if found.attribute is not None:  # (data read again, as a test would)
+                reference_answer = self.reference.attribute(found.attribute)
+                mutant_answer = self.mutant.attribute(found.attribute)
+            else:
+                reference_answer = self.reference.call(found.args_repr, kwargs, found.receiver)
+                mutant_answer = self.mutant.call(found.args_repr, kwargs, found.receiver)
             if _observed(reference_answer) != (found.reference_repr, found.reference_exception) or _observed(
                     mutant_answer) != (found.mutant_repr, found.mutant_exception):
                 return False

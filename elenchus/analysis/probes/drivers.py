@@ -203,6 +203,10 @@ class _Driver:
             self.close(graceful=False)
         return answer
 
+    def attribute(self, dotted: str) -> dict[str, Any]:
+        """What reading ``module.dotted`` gives here, as a call's answer (kind value/raise/...)."""
+        return self._ask({"attribute": dotted}) or {"kind": "crashed"}
+
     def bounds(self, names: Sequence[str]) -> list[int]:
         """The ends of the range tables the module's globals ``names`` hold here (``callrecord.range_ends``)."""
         if not names:

@@ -105,6 +105,7 @@ def search_input(
     state: Sequence[str] = (),
     reads: Sequence[int] = (),
     setup: CallSample | None = None,
+    attribute: str | None = None,
 ) -> InputSearch:
     """Look for an input on which ``mutant`` fails a reference-output assertion.
 
@@ -124,6 +125,9 @@ def search_input(
 
     ``setup``: a call of another function of the module the tests made (``activate('fr_FR')``), made before
     every call, for code whose effect shows only in the state it selects.
+
+    ``attribute``: the module's public data the mutant assigns (``Version.NAMES``). When no call told the two
+    apart, reading it is tried last: a test can assert what it holds (``Version.NAMES == (...)``).
     """
     started = time.monotonic()
     reference_dir = Path(reference_dir)
@@ -238,6 +242,9 @@ def search_input(
                 found = None
             if found is not None and comparer.confirm(found):
                 return outcome(found, True, None, comparer)
+        found = comparer.read_attribute(attribute) if attribute is not None else None
+        if found is not None and comparer.confirm(found):
+            return outcome(found, True, None, comparer)
         if comparer.opaque:  # those inputs were called, not compared: nothing says they agree
             kinds = ", ".join(sorted(comparer.opaque))
             count = sum(comparer.opaque.values())

@@ -28,8 +28,8 @@ def call_text(function: str, args_repr: Sequence[str], kwargs_repr: Sequence[tup
     given): a special method by its operator or builtin (``(Money(5, 'EUR') + 1)``), a property (``read``) as
     an attribute."""
     arguments = [*map(_readable, args_repr), *(f"{name}={_readable(text)}" for name, text in kwargs_repr)]
-    if receiver is None:
-        return f"{function}({', '.join(arguments)})"
+    if receiver is None:  # (``read`` without an instance: the module's data, ``Version.NAMES``)
+        return function if read else f"{function}({', '.join(arguments)})"
     owner, _, name = function.rpartition(".")
     built = instance or call_text(owner, receiver.args_repr, receiver.kwargs_repr)
     if name in callrecord.OPERATORS:
@@ -163,7 +163,7 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
     ``incident`` replaces the mutant's sentence when that does not describe this input;
     ``style`` "unittest" writes a ``unittest.TestCase`` method instead of a test function (the
     style of the project's nearest test file); ``path`` is where the file will go."""
-    function = function or mutant.symbol
+    function = distinction.attribute or function or mutant.symbol
     code = "the code" if witness else "the reference"
     names: dict[str, list[str]] = {}
     first = function.split(".")[0]
@@ -179,9 +179,10 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
     receiver = distinction.receiver
     stepped = receiver is not None and bool(receiver.steps)  # (set up after its construction: held in a name)
     instance = _instance_name(function) if distinction.receiver_after or stepped else None
-    call = call_text(callee, passed, distinction.kwargs_repr, receiver, instance, distinction.read)
+    read = distinction.read or distinction.attribute is not None
+    call = call_text(callee, passed, distinction.kwargs_repr, receiver, instance, read)
     shown = call_text(function, distinction.args_repr, distinction.kwargs_repr, receiver, instance if stepped else None,
-                      read=distinction.read)
+                      read=read)
     building = _building(function, receiver, instance) if receiver is not None and instance is not None else []
     matched = distinction.view == "match" and distinction.reference_exception is None
     if distinction.view is not None and distinction.reference_exception is None and not matched:
@@ -248,13 +249,16 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
         + "\n".join(dict.fromkeys([*callrecord.argument_imports(_argument_texts(distinction)),
                                     *distinction.imports, *distinction.receiver_imports, *_import_lines(names)]))
 
+    if distinction.attribute is not None:  # data read, not a call
+        told = (f"{shown} holds {distinction.reference_repr} with {code}; with the mutant it holds "
+                f"{distinction.mutant_repr}.")
+    else:
+        told = (f"For {shown} {code} {_narrate(distinction.reference_repr, distinction.reference_exception)}"
+                f"{arguments_narrated(distinction, 1)}; the mutant "
+                f"{_narrate(distinction.mutant_repr, distinction.mutant_exception)}"
+                f"{arguments_narrated(distinction, 2)}.")
     summary = (f"Guards against: {incident or mutant.incident}\n\n"
-               f"Mutant {mutant.id} at {mutant.path}:{mutant.line} {mutant.changed_intent}. "
-               f"For {shown} {code} "
-               f"{_narrate(distinction.reference_repr, distinction.reference_exception)}"
-               f"{arguments_narrated(distinction, 1)}; the mutant "
-               f"{_narrate(distinction.mutant_repr, distinction.mutant_exception)}"
-               f"{arguments_narrated(distinction, 2)}.")
+               f"Mutant {mutant.id} at {mutant.path}:{mutant.line} {mutant.changed_intent}. {told}")
     if contract_id:
         summary += f"\n\nContract: {contract_id}."
     heading = ("Elenchus witness: asserts the current behaviour of" if witness else
@@ -266,7 +270,9 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
         definition, nodeid = f"class {case}(unittest.TestCase):\n{method}", f"{path}::{case}::{test_name}"
     else:
         definition, nodeid = f"def {test_name}():\n" + _docstring(summary) + body, f"{path}::{test_name}"
-    source = f'"""{heading} `{function}` on one input."""\n\n' + imports + "\n\n\n" + definition
+    first = f"{heading.rpartition(':')[0]}: asserts what `{function}` holds." if distinction.attribute is not None \
+        else f"{heading} `{function}` on one input."
+    source = f'"""{first}"""\n\n' + imports + "\n\n\n" + definition
     return Probe(
         id=mutant.id,
         path=path,

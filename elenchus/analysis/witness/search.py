@@ -29,6 +29,7 @@ from elenchus.analysis.witness.targets import (
     SETUP_TARGETS,
     _setup_calls,
     data_for,
+    public_attribute,
     public_home,
     setups_for,
     targets_for,
@@ -38,7 +39,8 @@ from elenchus.analysis.witness.targets import (
 _ORIGINS = {"recorded": "calls the tests made", "boundary": "the mutated constants and their neighbours",
             "designed": "inputs designed for the mutant (what its patterns and the tables it reads match)",
             "test-literal": "the tests' literals", "edge-value": "empty, zero, negative and None values",
-            "search": "a derandomized search", "instance": "other instances built as the tests built theirs"}
+            "search": "a derandomized search", "instance": "other instances built as the tests built theirs",
+            "attribute": "reading the public data the mutant assigns"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,6 +211,7 @@ def search_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Se
             f"{mutant.path} calls it")
         return NoWitness(False, f"no witness was searched: {where}", 0, round(time.monotonic() - started, 3))
     data, state, reads = data_for(source, mutant)
+    attribute = public_attribute(source, mutant)  # public data a test reads as it is, when no call shows it
     # Each target as it is, then the first ones again after each set-up call the tests made (activating a
     # locale): what shows only in the state such a call selects.
     setups = _setup_calls(source, mutant, samples, module)
@@ -234,7 +237,8 @@ def search_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Se
         search = probes.search_input(reference_dir, mutant, called,
                                      test_literals=test_literals, time_budget=remaining, scratch=scratch,
                                      symbol=symbol, module=home or module, roots=layout.roots, data=data,
-                                     state=state, reads=reads, setup=setup)
+                                     state=state, reads=reads, setup=setup,
+                                     attribute=attribute if home is None and setup is None else None)
         progress.inputs += search.inputs
         if search.proof is not None:
             progress.seconds += time.monotonic() - started

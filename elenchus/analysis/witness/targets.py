@@ -120,6 +120,23 @@ def data_for(source: str, mutant: Mutant) -> tuple[list[str], list[str], list[in
     return sorted(filled), everything if provable else [], reads
 
 
+def public_attribute(source: str, mutant: Mutant) -> str | None:
+    """The public data the mutated statement assigns, at module level or in a top-level class's body
+    (``NAMES``, ``Version.NAMES``), when every part of its name is public: what a test can read and assert
+    (``Version.NAMES == (...)``) however the functions that use it behave. None otherwise."""
+    parts = mutant.symbol.split(".")
+    if len(parts) > 2 or any(not part.isidentifier() or part.startswith("_") for part in parts):
+        return None
+    body: Sequence[ast.stmt] = _module_statements(source)
+    if len(parts) == 2:
+        body = next((node.body for node in body if isinstance(node, ast.ClassDef) and node.name == parts[0]), ())
+    for node in body:
+        if node.lineno <= mutant.line <= (node.end_lineno or node.lineno) and isinstance(
+                node, (ast.Assign, ast.AnnAssign)) and parts[-1] in _assigned(node):
+            return mutant.symbol
+    return None
+
+
 def _statements_at(source: str, line: int) -> list[ast.stmt]:
     """The module's top-level statements spanning ``line``."""
     return [node for node in _module_statements(source) if node.lineno <= line <= (node.end_lineno or node.lineno)]
