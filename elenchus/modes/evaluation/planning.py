@@ -67,7 +67,6 @@ def _untouched(change: ChangeSet) -> str | None:
 class Planning(EvaluationState):
     """The contract and the run directory."""
 
-
     def _weakened(self, session: Session) -> tuple[WeakenedCheck, ...]:
         """The checks the change weakened: a pure reading of the changed files' texts, so a push that leaves
         them as they were reads them from the result store instead of parsing them again."""
@@ -79,6 +78,7 @@ class Planning(EvaluationState):
                                lambda: checks_weakened_in(files, kinds),
                                lambda checks: [asdict(check) for check in checks],
                                lambda stored: tuple(WeakenedCheck(**check) for check in stored))
+
     def _confirmed_contract(self, session: Session) -> Contract:
         options = self.options
         contract = contract_from_json(options.hosted_contract, "socratic", None) \
