@@ -7,6 +7,7 @@ import re
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -71,7 +72,9 @@ def test_a_verified_witness_is_reused_on_the_same_content(build_scenario, tmp_pa
     def witnesses(*extra: str) -> tuple[str, dict]:
         done = run_cli(*args, *extra, env=env)
         assert done.returncode == 0, done.stderr
-        report = json.loads(sorted((tmp_path / "runs").glob("*/report.json"))[-1].read_text())
+        # (this run's own directory: two runs started in the same second sort by their random suffix)
+        [run_dir] = re.findall(r"^Run directory: (.+)$", done.stderr, re.MULTILINE)
+        report = json.loads((Path(run_dir) / "report.json").read_text())
         return done.stderr, {m["id"]: m["witness"] for m in report["mutations"] if m.get("witness")}
 
     # Searches that run out of their time are reused too on the same content (a push that changes only a
