@@ -573,3 +573,34 @@ def test_a_survivor_of_a_source_too_large_to_read_is_left_unsearched_saying_why(
     monkeypatch.setattr(survivors, "LARGEST_SEARCHED", len(RATIO))  # at the limit, the search runs and finds it
     [answer] = survivors.witness_survivors([_guard_dropped()], cohort, head, layout, 10.0, 2, scratch).values()
     assert answer.call.startswith("ratio(") and answer.call.endswith(", 0)")
+
+
+def test_a_target_whose_search_ran_out_of_time_backs_no_equivalence_claim(tmp_path):
+    from elenchus.repo.layout import SourceLayout
+    from elenchus.mutation.mutate import Mutant
+    from elenchus.analysis.witness import NoWitness, find_witness
+
+    source = ("import time\n\n\ndef _double(n):\n    return n * 2\n\n\ndef quick(n):\n    return _double(n)\n\n\n"
+              "def slow(n):\n    time.sleep(0.25)\n    return _double(n)\n")
+    project, scratch = tmp_path / "project", tmp_path / "scratch"
+    (project / "shop").mkdir(parents=True)
+    scratch.mkdir()
+    (project / "shop" / "__init__.py").write_text("")
+    (project / "shop" / "calc.py").write_text(source)
+    mutant = Mutant(id="0" * 12, path="shop/calc.py", symbol="_double", line=5, end_line=5, col=12,
+                    family="handmade", changed_intent="handmade", incident="handmade", expected_detection="none",
+                    diff="", mutated_source=source.replace("n * 2", "n + n"), mutated_lines=(5,))
+    samples = {f"shop.calc:{name}": [probes.CallSample(f"shop.calc:{name}", ("3",))] for name in ("quick", "slow")}
+    layout = SourceLayout((".",), ("shop",))
+    # `quick` is searched in full and agrees; `slow` runs out of the time left after a few inputs: what it never
+    # tried is unknown, so the two searches together claim nothing
+    found = find_witness(project, mutant, samples, (), layout, 8.0, scratch)
+    assert isinstance(found, NoWitness) and not found.searched, found.reason
+    assert "`slow`: the search through `slow` ran out of its" in found.reason, found.reason
+    assert found.reason.startswith("no witness was found, so it stays a gap")
+    # the same two targets, both searched in full: likely equivalent
+    quick = source.replace("    time.sleep(0.25)\n", "")
+    (project / "shop" / "calc.py").write_text(quick)
+    again = find_witness(project, replace(mutant, mutated_source=quick.replace("n * 2", "n + n")), samples, (),
+                         layout, 60.0, scratch)
+    assert again.searched and again.reason.startswith("likely equivalent"), again.reason

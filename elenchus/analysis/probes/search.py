@@ -75,6 +75,7 @@ class InputSearch:
     alike: int = 0  # compared inputs whose results are equal under `==` but print differently
     # the first of them: "`f(1.0)` gives `1.0` with the code and `1` with the mutant"
     first_alike: str | None = None
+    cut_short: bool = False  # the time ran out before every kind of input was tried: it backs no claim
 
     @property
     def inputs(self) -> int:
@@ -136,7 +137,7 @@ def search_input(
     watched = False
 
     def outcome(distinction: Distinction | None, searched: bool, reason: str | None,
-                comparer: _Comparer | None = None, proof: str | None = None) -> InputSearch:
+                comparer: _Comparer | None = None, proof: str | None = None, cut_short: bool = False) -> InputSearch:
         tried = tuple(sorted((comparer.tried if comparer else {}).items()))
         reached = comparer.reached if comparer is not None and watched else None
         alike = comparer.first_alike if comparer is not None else None
@@ -144,7 +145,7 @@ def search_input(
             f"`{call_text(symbol, alike.args_repr, alike.kwargs_repr, alike.receiver, read=alike.read)}` gives "
             f"`{alike.reference_repr}` with the code and `{alike.mutant_repr}` with the mutant")
         return InputSearch(distinction, searched, reason, tried, round(time.monotonic() - started, 3), reached,
-                           proof, comparer.alike if comparer is not None else 0, shown)
+                           proof, comparer.alike if comparer is not None else 0, shown, cut_short)
 
     why = unsupported_reason(reference_dir, mutant, symbol, module)
     if why is not None:
@@ -261,7 +262,7 @@ def search_input(
         if comparer.expired:  # a search cut short backs no claim of equivalence
             return outcome(None, False, f"the search through `{symbol}` ran out of its {time_budget:g} s after "
                                         f"{sum(comparer.tried.values())} input(s), before every kind of input "
-                                        "was tried", comparer)
+                                        "was tried", comparer, cut_short=True)
         if reads and not comparer.reached:  # agreement on calls that never read what the import filled
             differs = f"the module's data differs after its import with the mutant ({_names(changed)}), but" \
                 if changed else "the mutated code runs while the module imports, and"

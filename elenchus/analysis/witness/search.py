@@ -245,7 +245,11 @@ def search_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Se
             return NoWitness(True, f"equivalent (proven): {search.proof}", progress.inputs,
                              round(progress.seconds, 3))
         if not search.searched:
-            if setup is None:
+            if search.cut_short:  # what a search cut short did not try backs no claim, whatever the others found
+                progress.unfinished = True
+                progress.notes.append(f"`{symbol}`" + (f" after `{_setup_text(setup)}`" if setup else "")
+                                      + f": {search.reason}")
+            elif setup is None:
                 progress.notes.append(f"`{symbol}`: {search.reason}")
             elif search.reason and search.reason.startswith("the set-up call"):  # a state the tests select that
                 progress.unreplayed = True  # could not be reproduced: what it would show is unknown
