@@ -18,7 +18,10 @@ literal ``repr``, or a constructor ``repr`` with the imports it needs such as
 (``OPERATORS`` for special methods) and answers the receiver's state after the call too
 (``receiver_after``). A request may name a set-up call of another function of the module,
 made first (``"setup": {"name": ..., "args_repr": [...], "kwargs_repr": {...}}``: activating a
-locale). A request ``{"equal": [A, B], "imports": [...]}``
+locale). A method's request may also name another instance to build and set up first (``"first"``, a
+receiver): made in a forked process of its own (``"isolated"``), so what it changes in the module dies with
+the answer, which then holds the receiver's public attributes a test can write down (``"public"``:
+``public_after``). A request ``{"equal": [A, B], "imports": [...]}``
 asks whether two constructor reprs build equal values. The
 Elenchus process never imports user code; ``elenchus.analysis.probes`` starts drivers.
 
@@ -592,6 +595,16 @@ def _on_receiver(owner: type, name: str, receiver: Receiver, held: list[Any],
     return getattr(instance, name)(*arguments, **kwargs)
 
 
+def _public_state(value: Any) -> dict[str, str]:
+    """Each public attribute of ``value`` a test can write down (``engine.classical_dict == {...}``), by name:
+    what a test can still assert of an instance whose whole state it cannot write."""
+    attributes = getattr(value, "__dict__", None)
+    if not isinstance(attributes, dict):
+        return {}
+    texts = {name: literal_repr(held) for name, held in attributes.items() if not name.startswith("_")}
+    return {name: text for name, text in texts.items() if text is not None}
+
+
 def _state_text(value: Any) -> list[Any] | None:
     """What a test could assert about a receiver after the call: [how ("repr", "vars" or "str"), the text,
     the imports it needs]; else, when its attributes are plain data a test cannot write without naming
@@ -688,6 +701,8 @@ def serve(argv: Sequence[str]) -> int:
             args = [_argument(text, owner if built else None) for text in request["args_repr"]]
             kwargs = {key: _argument(text, owner if built else None) for key, text in request["kwargs_repr"].items()}
             receiver = None if built is None else receiver_from_json(built)
+            earlier = request.get("first")  # an instance built and set up before this call's own
+            first = None if earlier is None or receiver is None else _Instance(receiver_from_json(earlier))
             before = request.get("setup")
             setup = None if before is None else (
                 getattr(sys.modules[module_name], str(before["name"])),
@@ -696,26 +711,49 @@ def serve(argv: Sequence[str]) -> int:
         except (ValueError, KeyError, TypeError, SyntaxError, AttributeError) as exc:
             answer({"kind": "bad-request", "error": str(exc)[:200]})
             continue
-        if setup is not None:  # the call the tests made first, that changes what the module does
-            done = observe(setup[0], setup[1], setup[2], per_call)
-            if done.get("kind") in ("raise", "timeout"):  # (what it returns does not matter: a catalog, say)
-                answer({"kind": "setup-failed", "setup": done})
-                continue
-        if receiver is None:
-            observed = observe(function, args, kwargs, per_call)
-        else:
-            held: list[Any] = []
-            made: list[tuple[int, Any, Any]] = []
-            observed = observe(functools.partial(_on_receiver, owner, name, receiver, held, made), args, kwargs,
-                               per_call)
-            if held:
-                observed["receiver_after"] = _limited(_state_text, per_call, held[0])
-            after = observed.get("args_after")
-            for index, argument, before in made if after is not None else ():  # as built, or changed: unwritable
-                unchanged = before is not None and _limited(_state_text, per_call, argument) == before
-                after[index] = request["args_repr"][index] if unchanged else None
-        if reach is not None:
-            observed["reached"] = reach.reached or reach.at_import
-            reach.reached = False
-        answer(observed)
+        child = os.fork() if request.get("isolated") else None
+        if child:  # what this call changes in the module dies with its own process
+            _, status = os.waitpid(child, 0)
+            if status != 0:
+                answer({"kind": "crashed"})
+            continue
+        try:
+            answer(_answer_call(function, owner, name, args, kwargs, receiver, first, setup, per_call,
+                                request, reach))
+        except BaseException:
+            if child is None:
+                raise
+            os._exit(1)  # (the parent answers for it)
+        if child == 0:
+            os._exit(0)
     return 0
+
+
+def _answer_call(function: Any, owner: Any, name: str, args: list[Any], kwargs: dict[str, Any],
+                 receiver: Receiver | None, first: _Instance | None, setup: tuple[Any, list[Any], dict[str, Any]] | None,
+                 per_call: float, request: dict[str, Any], reach: _Reach | None) -> dict[str, Any]:
+    """One call's answer: the set-up call and the instance built first, when asked, then the call itself."""
+    # The call the tests made first, that changes what the module does; then another instance, set up first.
+    for earlier in ([setup] if setup is not None else []) + ([(first.make, [owner], {})] if first is not None else []):
+        done = observe(*earlier, per_call)
+        if done.get("kind") in ("raise", "timeout"):  # (what it returns does not matter: a catalog, say)
+            return {"kind": "setup-failed", "setup": done}
+    if receiver is None:
+        observed = observe(function, args, kwargs, per_call)
+    else:
+        held: list[Any] = []
+        made: list[tuple[int, Any, Any]] = []
+        observed = observe(functools.partial(_on_receiver, owner, name, receiver, held, made), args, kwargs,
+                           per_call)
+        if held:
+            observed["receiver_after"] = _limited(_state_text, per_call, held[0])
+        after = observed.get("args_after")
+        for index, argument, before in made if after is not None else ():  # as built, or changed: unwritable
+            unchanged = before is not None and _limited(_state_text, per_call, argument) == before
+            after[index] = request["args_repr"][index] if unchanged else None
+        if held and request.get("public"):  # each public attribute a test can write down, by name
+            observed["public_after"] = _limited(_public_state, per_call, held[0])
+    if reach is not None:
+        observed["reached"] = reach.reached or reach.at_import
+        reach.reached = False
+    return observed

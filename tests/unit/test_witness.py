@@ -10,6 +10,7 @@ import pytest
 from elenchus.repo.discover import function_spans
 from elenchus.mutation.mutate import FunctionSpan, generate
 from elenchus.analysis import probes
+from elenchus.execution import callrecord
 from elenchus.analysis.probes import Distinction
 from elenchus.analysis.witness import Witness, data_for, misfit, targets_for
 
@@ -604,3 +605,61 @@ def test_a_target_whose_search_ran_out_of_time_backs_no_equivalence_claim(tmp_pa
     again = find_witness(project, replace(mutant, mutated_source=quick.replace("n * 2", "n + n")), samples, (),
                          layout, 60.0, scratch)
     assert again.searched and again.reason.startswith("likely equivalent"), again.reason
+
+
+MODES = '''\
+ALL = {"herd": True, "zero": True}
+NONE = {"herd": False, "zero": False}
+
+
+class Engine:
+    def __init__(self):
+        self.modes = NONE.copy()
+
+    def classical(self, **kwargs):
+        if not kwargs:
+            self.modes = ALL.copy()
+            return
+        for key, value in kwargs.items():
+            self.modes[key] = value
+
+    def plural(self, word, count=2):
+        if count == 0 and not self.modes["zero"]:
+            return word
+        return word + "s"
+'''
+
+
+def test_a_dropped_copy_is_told_apart_by_another_instance_set_up_first(tmp_path):
+    from elenchus.repo.layout import SourceLayout
+    from elenchus.analysis.witness import NoWitness, Witness, find_witness
+
+    project, scratch = tmp_path / "project", tmp_path / "scratch"
+    (project / "shop").mkdir(parents=True)
+    scratch.mkdir()
+    (project / "shop" / "__init__.py").write_text("")
+    (project / "shop" / "engine.py").write_text(MODES)
+    spans = [FunctionSpan(s.qualname, s.start, s.end) for s in function_spans(MODES)]
+    mutants, _ = generate("shop/engine.py", MODES, spans)
+    [shared] = [m for m in mutants if m.family == "dropped-copy" and "self.modes = ALL\n" in m.mutated_source]
+    plain = callrecord.Receiver()
+    # The tests made `e = Engine(); e.classical()` and, on another engine, `e.classical(); e.classical(zero=False)`:
+    # each call alone gives the same engine with the mutant; the second changes the mutant's shared `ALL`.
+    samples = {"shop.engine:Engine.classical": [
+        probes.CallSample("shop.engine:Engine.classical", (), (), plain),
+        probes.CallSample("shop.engine:Engine.classical", (), (("zero", "False"),),
+                          callrecord.Receiver(steps=(("classical", (), ()),)))]}
+    layout = SourceLayout((".",), ("shop",))
+    found = find_witness(project, shared, samples, (), layout, 30.0, scratch)
+    assert isinstance(found, Witness), found.reason
+    assert found.call == ("other_engine = Engine(); other_engine.classical(); "
+                          "other_engine.classical(zero=False); Engine().classical()"), found.call
+    assert "    other_engine.classical(zero=False)\n    engine = Engine()\n" \
+           "    engine.classical()\n    assert engine.modes == {'herd': True, 'zero': True}\n" \
+           in found.test, found.test
+    assert "the instance's `modes` becomes {'herd': True, 'zero': False}" in found.mutant, found.mutant
+    # without the call that changes an instance in place, nothing the mutant shares is ever changed
+    alone = {"shop.engine:Engine.classical": samples["shop.engine:Engine.classical"][:1]}
+    missed = find_witness(project, shared, alone, (), layout, 30.0, scratch)
+    assert isinstance(missed, NoWitness) and not missed.searched
+    assert "shares the original where the code made a copy" in missed.reason

@@ -85,6 +85,9 @@ class Distinction:
     setup: CallSample | None = None  # a call of another function of the module, made first (``activate('fr')``)
     undo: CallSample | None = None  # the call the tests made that puts back what ``setup`` changed (``deactivate()``)
     attribute: str | None = None  # no call: the module's public data read as it is (``Version.NAMES``)
+    # Another instance built and set up first, as the tests set one up: what it changes shows in the receiver
+    # when the mutant shares what the code copied (``receiver_after`` then reads a public attribute, ``.name``).
+    first: callrecord.Receiver | None = None
 
 
 @dataclass(frozen=True, slots=True)

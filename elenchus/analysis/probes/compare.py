@@ -169,6 +169,35 @@ class _Comparer:
         self._seen[key] = result
         return result
 
+    def check_after(self, first: callrecord.Receiver, args_repr: Sequence[str], kwargs_repr: Mapping[str, str],
+                    receiver: callrecord.Receiver, origin: str = "another-instance",
+                    counted: bool = True) -> Distinction | None:
+        """The call on ``receiver`` made after ``first`` was built and set up (each in a process of its own, so
+        nothing it changes outlives it): a result, or a public attribute of the receiver, a test tells apart."""
+        if counted:
+            self.tried[origin] = self.tried.get(origin, 0) + 1
+        reference_answer = self.reference.call(args_repr, kwargs_repr, receiver, first)
+        mutant_answer = self.mutant.call(args_repr, kwargs_repr, receiver, first)
+        reference, mutant = _observed(reference_answer), _observed(mutant_answer)
+        if reference is None or mutant is None:
+            return None
+        self.compared += counted
+        self.reached += counted and bool(mutant_answer.get("reached") or reference_answer.get("reached"))
+        made = tuple(args_repr), tuple(sorted(kwargs_repr.items()))
+        if not (reference_answer.get("view") or mutant_answer.get("view")) \
+                and self._differs(reference, mutant, reference_answer, mutant_answer):
+            return Distinction(*made, reference[0], reference[1], mutant[0], mutant[1], origin, receiver=receiver,
+                               first=first)
+        if reference[0] is None or mutant[0] is None:  # (a state seen after a call that raised: no test holds it)
+            return None
+        before, after = reference_answer.get("public_after"), mutant_answer.get("public_after")
+        for name in sorted(before if isinstance(before, dict) and isinstance(after, dict) else ()):
+            if isinstance(after.get(name), str) and not _same(callrecord.argument_value(before[name]),
+                                                             callrecord.argument_value(after[name])):
+                return Distinction(*made, reference[0], None, mutant[0], None, origin, receiver=receiver,
+                                   receiver_after=(f".{name}", before[name], after[name]), first=first)
+        return None
+
     def read_attribute(self, dotted: str) -> Distinction | None:
         """Whether the module's public data ``dotted`` holds values a test tells apart with ``==`` (written as
         literals or constructors, never a view): then reading it is the witness."""
@@ -244,6 +273,12 @@ class _Comparer:
             if found.attribute is not None:  # (data read again, as a test would)
                 reference_answer = self.reference.attribute(found.attribute)
                 mutant_answer = self.mutant.attribute(found.attribute)
+            elif found.first is not None:  # (after the other instance again: a public attribute, or the result)
+                assert found.receiver is not None
+                again = self.check_after(found.first, found.args_repr, kwargs, found.receiver, found.origin, False)
+                if again != found:
+                    return False
+                continue
             else:
                 reference_answer = self.reference.call(found.args_repr, kwargs, found.receiver)
                 mutant_answer = self.mutant.call(found.args_repr, kwargs, found.receiver)

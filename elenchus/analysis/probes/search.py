@@ -50,6 +50,7 @@ BOUNDARY_BUDGET = 200  # boundary, test-literal and edge-value calls per mutant
 SEARCH_BUDGET = 200  # Hypothesis examples per mutant
 SEARCH_SECONDS = 60.0  # wall-clock budget of one search
 RECEIVERS_TRIED = 8  # distinct instances the tests built that a method's search calls it on
+ANOTHER_INSTANCE_TRIED = 12  # instances set up first, and calls after them, for a copy the mutant drops
 
 
 # ---------------------------------------------------------------------------
@@ -194,6 +195,10 @@ def search_input(
                                                    "runs only while it imports")
         comparer = _Comparer(reference, mutated, time.monotonic() + time_budget)
         comparer.read = kind == "property"
+        if mutant.family == "dropped-copy" and kind == "instance":  # first, while the module is as imported
+            found = _after_another(comparer, samples, mine, f"{module}:{owner}")
+            if found is not None and comparer.confirm(found):
+                return outcome(found, True, None, comparer)
         for sample in mine:
             comparer.receiver = sample.receiver if kind in ("instance", "property") else None
             found = comparer.check(sample.args_repr, dict(sample.kwargs_repr), "recorded")
@@ -273,6 +278,35 @@ def search_input(
                     f"the mutated line(s) {', '.join(map(str, mutant.mutated_lines))}")
             return outcome(None, False, f"no call of `{symbol}` ran {what}", comparer)
         return outcome(None, True, None, comparer)
+
+
+def _after_another(comparer: _Comparer, samples: Sequence[CallSample], mine: Sequence[CallSample],
+                   owner: str) -> Distinction | None:
+    """For a copy the mutant drops (``self.modes = ALL.copy()`` made ``= ALL``): each call the tests made of the
+    method, on an instance built after another was set up as the tests set one up (its set-up calls, then one
+    more call the tests made on an instance of the class). Where the code copied, what the other instance
+    changes stays its own; where the mutant shares, it shows in the next instance's public attributes."""
+    others = []
+    for sample in samples:
+        method = sample.target.rpartition(".")[2]
+        if sample.receiver is None or sample.target.rpartition(".")[0] != owner or method.startswith("_") \
+                or len(sample.receiver.steps) >= callrecord.MAX_STEPS:
+            continue
+        built = sample.receiver
+        others.append(callrecord.Receiver(built.args_repr, built.kwargs_repr,
+                                          (*built.steps, (method, sample.args_repr, sample.kwargs_repr))))
+    others = [other for other in dict.fromkeys(others) if other.steps][:ANOTHER_INSTANCE_TRIED]
+    calls = list({(s.args_repr, s.kwargs_repr, s.receiver): s for s in mine if s.receiver is not None}.values())
+    for sample in calls[:ANOTHER_INSTANCE_TRIED]:
+        for other in others:
+            if time.monotonic() > comparer.deadline:
+                comparer.expired = True
+                return None
+            assert sample.receiver is not None
+            found = comparer.check_after(other, sample.args_repr, dict(sample.kwargs_repr), sample.receiver)
+            if found is not None:
+                return found
+    return None
 
 
 def _instance_arguments(signature: _Signature, built: Sequence[callrecord.Receiver],

@@ -46,7 +46,7 @@ def _argument_texts(distinction: Distinction) -> list[str]:
     calls = [(distinction.args_repr, distinction.kwargs_repr)]
     calls += [(made.args_repr, made.kwargs_repr) for made in (distinction.setup,) if made]
     texts = [text for args, kwargs in calls for text in (*args, *(value for _, value in kwargs))]
-    return texts + list(distinction.receiver.texts() if distinction.receiver else ())
+    return texts + [text for built in (distinction.receiver, distinction.first) if built for text in built.texts()]
 
 
 def _bare(text: str) -> str:
@@ -134,7 +134,9 @@ def arguments_narrated(distinction: Distinction, side: int, short: bool = False)
     2: mutant)."""
     changes = [(f"argument {change[0] + 1}", change[side]) for change in distinction.changed_arguments]
     if distinction.receiver_after is not None:
-        changes.append((_INSTANCE_STATE[distinction.receiver_after[0]], distinction.receiver_after[side]))
+        how = distinction.receiver_after[0]
+        changes.append((f"the instance's `{how[1:]}`" if how.startswith(".") else _INSTANCE_STATE[how],
+                        distinction.receiver_after[side]))
     if not changes:
         return ""
     if short:
@@ -190,6 +192,11 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
         call, shown = f"{distinction.view}({_bare(call)})", f"{distinction.view}({_bare(shown)})"
     if stepped:
         shown = "; ".join([*building, shown])
+    # another instance, set up first as the tests set one up: what it changes must not reach this one
+    earlier = _building(function, distinction.first, f"other_{instance or _instance_name(function)}") \
+        if distinction.first is not None else []
+    if earlier:
+        shown = "; ".join([*earlier, shown])
     test_name = f"test_{_snake(function)}_{mutant.id[:8]}"
     path = path or f"tests/test_elenchus_probe_{mutant.id}.py"
 
@@ -219,10 +226,12 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
         if instance is not None and receiver is not None and distinction.receiver_after is not None:
             # the call leaves its instance in another state: build it, call, then check the state
             how, after, _ = distinction.receiver_after
-            state = {"repr": instance, "vars": f"vars({instance})", "str": f"str({instance})"}[how]
+            state = f"{instance}{how}" if how.startswith(".") else {
+                "repr": instance, "vars": f"vars({instance})", "str": f"str({instance})"}[how]
             body = f"    {call}\n    assert {state} == {after}\n"
     if building:  # the instance, built (and set up) as the tests built theirs, before the call
         body = "".join(f"    {line}\n" for line in building) + body
+    body = "".join(f"    {line}\n" for line in earlier) + body
     if distinction.setup is not None:  # the call the tests made first, that selects the state shown
         setup_name = distinction.setup.target.partition(":")[2]
         names.setdefault(module, []).append(setup_name)

@@ -40,7 +40,8 @@ _ORIGINS = {"recorded": "calls the tests made", "boundary": "the mutated constan
             "designed": "inputs designed for the mutant (what its patterns and the tables it reads match)",
             "test-literal": "the tests' literals", "edge-value": "empty, zero, negative and None values",
             "search": "a derandomized search", "instance": "other instances built as the tests built theirs",
-            "attribute": "reading the public data the mutant assigns"}
+            "attribute": "reading the public data the mutant assigns",
+            "another-instance": "calls made after another instance was set up as the tests set one up"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,6 +229,10 @@ def search_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Se
             break
         built = samples.get(f"{module}:{symbol.rpartition('.')[0]}", ()) if "." in symbol else ()
         called = [*samples.get(f"{module}:{symbol}", ()), *built]
+        if mutant.family == "dropped-copy" and "." in symbol:  # the calls that set another instance up first
+            owner = f"{module}:{symbol.rpartition('.')[0]}."
+            called += [sample for key, made in samples.items() if key.startswith(owner) and key != f"{module}:{symbol}"
+                       for sample in made]
         # A private module's function is called, and its test imports it, from the package that re-exports it
         # (`semver.replace`, defined in `semver/_deprecated.py`): where the module's own data is not needed.
         home = None if data or state or reads or setup else public_home(reference_dir, mutant.path, module,
