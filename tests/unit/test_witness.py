@@ -663,3 +663,11 @@ def test_a_dropped_copy_is_told_apart_by_another_instance_set_up_first(tmp_path)
     missed = find_witness(project, shared, alone, (), layout, 30.0, scratch)
     assert isinstance(missed, NoWitness) and not missed.searched
     assert "shares the original where the code made a copy" in missed.reason
+    # The tests made `Engine().classical()` and, on a fresh engine, `classical(zero=False)`: no test changed an
+    # engine after the call that copies, so the other one is set up that way: the copying call, then a change.
+    apart = {"shop.engine:Engine.classical": [
+        probes.CallSample("shop.engine:Engine.classical", (), (), plain),
+        probes.CallSample("shop.engine:Engine.classical", (), (("zero", "False"),), plain)]}
+    crossed = find_witness(project, shared, apart, (), layout, 30.0, scratch)
+    assert isinstance(crossed, Witness), crossed.reason
+    assert crossed.call == found.call, crossed.call

@@ -285,16 +285,22 @@ def _after_another(comparer: _Comparer, samples: Sequence[CallSample], mine: Seq
     """For a copy the mutant drops (``self.modes = ALL.copy()`` made ``= ALL``): each call the tests made of the
     method, on an instance built after another was set up as the tests set one up (its set-up calls, then one
     more call the tests made on an instance of the class). Where the code copied, what the other instance
-    changes stays its own; where the mutant shares, it shows in the next instance's public attributes."""
-    others = []
+    changes stays its own; where the mutant shares, it shows in the next instance's public attributes.
+
+    The tests seldom change a mode right after the call that copied it (the call that would show the mutant is
+    the one they did not write), so the other instance is then set up the way no test did: one call of the
+    method as a test made it (where the mutant shares), then one more call a test made on an instance of the
+    class (the change through what is shared); the new instance makes the method's same call."""
+    others, steps = [], []
     for sample in samples:
         method = sample.target.rpartition(".")[2]
-        if sample.receiver is None or sample.target.rpartition(".")[0] != owner or method.startswith("_") \
-                or len(sample.receiver.steps) >= callrecord.MAX_STEPS:
+        if sample.receiver is None or sample.target.rpartition(".")[0] != owner or method.startswith("_"):
             continue
+        steps.append((method, sample.args_repr, sample.kwargs_repr))
         built = sample.receiver
-        others.append(callrecord.Receiver(built.args_repr, built.kwargs_repr,
-                                          (*built.steps, (method, sample.args_repr, sample.kwargs_repr))))
+        if len(built.steps) < callrecord.MAX_STEPS:
+            others.append(callrecord.Receiver(built.args_repr, built.kwargs_repr,
+                                              (*built.steps, (method, sample.args_repr, sample.kwargs_repr))))
     others = [other for other in dict.fromkeys(others) if other.steps][:ANOTHER_INSTANCE_TRIED]
     calls = list({(s.args_repr, s.kwargs_repr, s.receiver): s for s in mine if s.receiver is not None}.values())
     for sample in calls[:ANOTHER_INSTANCE_TRIED]:
@@ -306,6 +312,30 @@ def _after_another(comparer: _Comparer, samples: Sequence[CallSample], mine: Seq
             found = comparer.check_after(other, sample.args_repr, dict(sample.kwargs_repr), sample.receiver)
             if found is not None:
                 return found
+    # (the changes tried: the method's own calls, then the set-up calls the tests made, then the rest)
+    set_up = [step for s in samples if s.receiver is not None for step in s.receiver.steps]
+    mine_made = [step for step in steps if step[0] == calls[0].target.rpartition(".")[2]] if calls else []
+    changes = list(dict.fromkeys([*mine_made, *set_up, *steps]))[:2 * ANOTHER_INSTANCE_TRIED]
+    tried = set(others)
+    constructions = list(dict.fromkeys((s.receiver.args_repr, s.receiver.kwargs_repr) for s in calls
+                                       if s.receiver is not None))[:1]
+    made = list({(s.args_repr, s.kwargs_repr): s for s in calls}.values())[:ANOTHER_INSTANCE_TRIED]
+    for args_repr, kwargs_repr in constructions:
+        for sample in made:
+            method = sample.target.rpartition(".")[2]
+            receiver = callrecord.Receiver(args_repr, kwargs_repr)
+            for step in changes:
+                other = callrecord.Receiver(args_repr, kwargs_repr,
+                                            ((method, sample.args_repr, sample.kwargs_repr), step))
+                if other in tried or step == other.steps[0]:
+                    continue
+                tried.add(other)
+                if time.monotonic() > comparer.deadline:
+                    comparer.expired = True
+                    return None
+                found = comparer.check_after(other, sample.args_repr, dict(sample.kwargs_repr), receiver)
+                if found is not None:
+                    return found
     return None
 
 
