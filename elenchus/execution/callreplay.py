@@ -14,7 +14,8 @@ observed result out (a
 literal ``repr``, or a constructor ``repr`` with the imports it needs such as
 ``datetime.date(2000, 1, 2)`` after ``import datetime``; an exception type,
 "unrepresentable" or a per-call timeout). A method's request names its receiver
-(``"receiver"``, as recorded); the driver builds it, calls the method as a test would
+(``"receiver"``, as recorded); a value answered names its type too (``"type"``, ``type_name``: text
+equal under ``==`` to another type is told apart by it); the driver builds it, calls the method as a test would
 (``OPERATORS`` for special methods) and answers the receiver's state after the call too
 (``receiver_after``). A request may name a set-up call of another function of the module,
 made first (``"setup": {"name": ..., "args_repr": [...], "kwargs_repr": {...}}``: activating a
@@ -356,7 +357,7 @@ def observe(function: Callable[..., Any], args: list[Any], kwargs: dict[str, Any
     after = [argument_repr(arg) for arg in args]  # (dates and numbers are written by their constructors)
     text = literal_repr(value)
     if text is not None:
-        return {"kind": "value", "repr": text, "args_after": after}
+        return {"kind": "value", "repr": text, "args_after": after, "type": type_name(value)}
     built = _limited(constructor_repr, per_call, value)  # the value's own __repr__ and __eq__ run here
     if built is None:
         # Builtin literal types all the way down: only too long (or not finite) to write down.
@@ -366,7 +367,14 @@ def observe(function: Callable[..., Any], args: list[Any], kwargs: dict[str, Any
             return {"kind": "value", "repr": seen[1], "imports": list(seen[2]), "view": seen[0],
                     "args_after": after}
         return {"kind": "unrepresentable", "type": type(value).__qualname__, "too_long": too_long}
-    return {"kind": "value", "repr": built[0], "imports": list(built[1]), "args_after": after}
+    return {"kind": "value", "repr": built[0], "imports": list(built[1]), "args_after": after,
+            "type": type_name(value)}
+
+
+def type_name(value: Any) -> str:
+    """The type of a result as a test names it: ``str``, ``semver.version.Version``."""
+    kind = type(value)
+    return kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
 
 
 def view_of(value: Any) -> tuple[str, str, tuple[str, ...]] | None:

@@ -973,6 +973,46 @@ def test_equal_values_that_print_differently_are_neither_told_apart_nor_called_e
     assert not found.searched and "values equal under `==` that print differently" in found.reason  # nor equivalent
 
 
+VERSIONS = textwrap.dedent(
+    """\
+    class Version:
+        def __init__(self, major, minor):
+            self.major, self.minor = major, minor
+
+        def __eq__(self, other):
+            return str(self) == str(other)
+
+        def __str__(self):
+            return f"{self.major}.{self.minor}"
+
+        def __repr__(self):
+            return f"Version({self.major}, {self.minor})"
+
+
+    def bumped(text):
+        major, minor = text.split(".")
+        return str(Version(int(major) + 1, int(minor)))
+    """)
+
+
+def test_text_equal_under_eq_to_an_object_the_mutant_returns_is_told_apart_by_its_type(tmp_path):
+    # As semver's `replace`: `str(...)` dropped, the mutant returns the `Version` itself, equal to the text
+    # under its `==`; every caller that uses the result as text breaks, and `type(f(x)) is str` shows it.
+    tests = "from shop.versions import bumped\n\n\ndef test_bumped():\n    assert bumped('1.2') == '2.2'\n"
+    root = make_project(tmp_path / "versions", "versions", VERSIONS, tests)
+    samples = probes.record_calls(root, ["tests"], [("shop.versions", "bumped")])
+    mutant = handmade_mutant("src/shop/versions.py", "bumped", VERSIONS.replace(
+        "return str(Version(int(major) + 1, int(minor)))", "return Version(int(major) + 1, int(minor))"))
+    found = probes.search_input(root, mutant, samples["shop.versions:bumped"], search_budget=20)
+    assert found.distinction is not None, found.reason
+    assert found.distinction.typed == "str"
+    assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("'2.2'", "Version(2, 2)")
+    probe = probes.write_probe(mutant, found.distinction, "shop.versions", witness=True)
+    assert "    assert type(bumped('1.2')) is str\n" in probe.source, probe.source
+    assert "equal to it under `==` but not a `str`" in probe.source
+    assert probes.verify_probe(root, probe, mutant).accepted  # passes on the code, fails on the mutant
+
+
 QUANTITY = textwrap.dedent(
     """\
     class QuantityError(ValueError):

@@ -88,6 +88,9 @@ class Distinction:
     # Another instance built and set up first, as the tests set one up: what it changes shows in the receiver
     # when the mutant shares what the code copied (``receiver_after`` then reads a public attribute, ``.name``).
     first: callrecord.Receiver | None = None
+    # The builtin type of the reference's result (text, bytes or a container) when the mutant's is another one
+    # that `==` still takes for it (``'2.2.3'`` and ``Version(2, 2, 3)``): asserted as ``type(f(x)) is str``.
+    typed: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,6 +32,19 @@ def _same(reference: Any, mutant: Any) -> bool:
         return False
 
 
+#: Builtin types a result is checked by when `==` takes another type for it: text, bytes and containers. (An
+#: integer that became a float, equal under `==`, is seldom a difference anyone wants a test for.)
+_TYPED = frozenset({"str", "bytes", "list", "tuple", "dict", "set", "frozenset"})
+
+
+def _other_type(reference_answer: Mapping[str, Any], mutant_answer: Mapping[str, Any]) -> str | None:
+    """The reference result's builtin type when the mutant's result, though equal to it under `==`, is of
+    another type (``'2.2.3'`` and ``Version(2, 2, 3)``): every caller that uses it as text, and a test asserting
+    ``type(f(x)) is str``, tells them apart."""
+    kind, other = reference_answer.get("type"), mutant_answer.get("type")
+    return kind if kind in _TYPED and isinstance(other, str) and other != kind else None
+
+
 def _observed(answer: Mapping[str, Any]) -> tuple[str | None, str | None] | None:
     """(value repr, exception) for a usable observation, else None."""
     if answer.get("kind") == "value":
@@ -152,6 +165,12 @@ class _Comparer:
                 if view and not (differs or changed or held):  # agreeing attributes or text: they may still differ
                     kind = "results that agree only in their attributes or text"
                     self.opaque[kind] = self.opaque.get(kind, 0) + 1
+                elif not (differs or changed or held) and reference[0] is not None and mutant[0] is not None \
+                        and reference[0] != mutant[0] and _other_type(reference_answer, mutant_answer):
+                    result = Distinction(tuple(args_repr), tuple(sorted(kwargs_repr.items())), reference[0], None,
+                                         mutant[0], None, origin, imports=tuple(reference_answer.get("imports") or ()),
+                                         receiver=receiver, read=self.read, setup=self.reference.setup,
+                                         typed=_other_type(reference_answer, mutant_answer))
                 elif not (differs or changed or held) and reference[0] is not None and mutant[0] is not None \
                         and reference[0] != mutant[0]:
                     self.alike += 1

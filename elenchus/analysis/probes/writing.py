@@ -215,6 +215,9 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
             expected = f"pytest.approx({expected})"
         line = f"    assert {call} is None\n" if expected == "None" else f"    assert {call} == {expected}\n"
         body = line if len(line) <= 100 else f"    expected = {expected}\n    assert {call} == expected\n"
+        if distinction.typed is not None:  # equal under `==` to the mutant's, which is of another type
+            needs_pytest = False
+            body = f"    assert type({call}) is {distinction.typed}\n"
         if matched:  # a regex match: what it matched, where, and each group
             body = f"    found = {call}\n    expected = {expected}\n    assert {callrecord.MATCH_FACTS} == expected\n"
         if held:  # the call changes arguments in place: hold them, then check their states
@@ -265,7 +268,9 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
         told = (f"For {shown} {code} {_narrate(distinction.reference_repr, distinction.reference_exception)}"
                 f"{arguments_narrated(distinction, 1)}; the mutant "
                 f"{_narrate(distinction.mutant_repr, distinction.mutant_exception)}"
-                f"{arguments_narrated(distinction, 2)}.")
+                f"{arguments_narrated(distinction, 2)}")
+        told += (f", equal to it under `==` but not a `{distinction.typed}`." if distinction.typed is not None
+                 else ".")
     summary = (f"Guards against: {incident or mutant.incident}\n\n"
                f"Mutant {mutant.id} at {mutant.path}:{mutant.line} {mutant.changed_intent}. {told}")
     if contract_id:
