@@ -671,3 +671,43 @@ def test_a_dropped_copy_is_told_apart_by_another_instance_set_up_first(tmp_path)
     crossed = find_witness(project, shared, apart, (), layout, 30.0, scratch)
     assert isinstance(crossed, Witness), crossed.reason
     assert crossed.call == found.call, crossed.call
+
+
+VERBS = '''\
+IRREGULAR = {"is": "are", "was": "were"}
+
+
+def plural_verb(text):
+    return _special(text) or text
+
+
+def _special(word):
+    first = word.split(" ")[0]
+    if first.endswith("n't") and first[:-3] in IRREGULAR:
+        return f"{IRREGULAR[first[:-3]]}n't{word[len(first):]}"
+    return None
+'''
+
+
+def test_a_slice_one_place_off_past_the_first_word_is_told_apart_by_two_words_the_tests_passed(tmp_path):
+    # As inflect's `_pl_special_verb`: the tests call the private helper with one word (`"wasn't"`), for which
+    # the rest of the text is empty with the code and the mutant alike; the public caller is given that word
+    # followed by another, and the word the slice now swallows shows.
+    from elenchus.repo.layout import SourceLayout
+    from elenchus.analysis.witness import Candidate, search_witness
+
+    project, scratch = tmp_path / "project", tmp_path / "scratch"
+    (project / "shop").mkdir(parents=True)
+    scratch.mkdir()
+    (project / "shop" / "__init__.py").write_text("")
+    (project / "shop" / "verbs.py").write_text(VERBS)
+    spans = [FunctionSpan(s.qualname, s.start, s.end) for s in function_spans(VERBS)]
+    mutants, _ = generate("shop/verbs.py", VERBS, spans)
+    [skipped] = [m for m in mutants if "word[len(first) + 1:]" in m.mutated_source]
+    samples = {"shop.verbs:plural_verb": [probes.CallSample("shop.verbs:plural_verb", ("'runs'",))],
+               "shop.verbs:_special": [probes.CallSample("shop.verbs:_special", ('"wasn\'t"',))]}
+    found = search_witness(project, skipped, samples, ("runs",), SourceLayout((".",), ("shop",)), 30.0, scratch)
+    assert isinstance(found, Candidate), found.reason
+    assert found.probe.input_repr in ('plural_verb("wasn\'t runs")', "plural_verb(\"runs wasn't\")"), \
+        found.probe.input_repr
+    assert probes.verify_probe(project, found.probe, skipped).accepted

@@ -145,6 +145,30 @@ def _sized_texts(source: str, mutant: Mutant) -> list[str]:
     return _unique("0" * at + "f" + "00" for bound in bounds for at in (bound - 1, bound, bound + 1))
 
 
+def _joined_texts(source: str, mutant: Mutant, texts: Sequence[Any]) -> list[str]:
+    """For a slice on the mutated lines (``words[len(first):]`` made ``[len(first) + 1:]``): texts of two words,
+    each one the tests wrote followed by a space and the next (``"wasn't am"``). A slice that starts or ends one
+    place off shows only on what lies past the first word, and the tests' own texts are often single words,
+    for which such a slice is empty either way."""
+    shift = len(mutant.mutated_source.splitlines()) - len(source.splitlines())
+    sliced = False
+    for text, first, last in ((source, mutant.line, mutant.end_line),
+                              (mutant.mutated_source, mutant.line, mutant.end_line + shift)):
+        tree = _module_tree(text)
+        sliced = sliced or tree is not None and any(
+            isinstance(node, ast.Slice) and first <= node.lineno <= last for node in ast.walk(tree))
+    if not sliced:
+        return []
+    words = _unique(t for t in texts if isinstance(t, str) and 0 < len(t) <= _WORD_CHARS
+                    and not any(c.isspace() for c in t))[:_JOINED]
+    return [f"{word} {after}" for word, after in zip(words, [*words[1:], *words[:1]]) if len(words) > 1]
+
+
+#: Words of the tests' texts joined two by two for a slice, at most, and the longest taken as a word.
+_JOINED = 8
+_WORD_CHARS = 40
+
+
 #: The largest size bound texts are made for (longer texts cost every call of the search).
 _SIZED_MAX = 4096
 

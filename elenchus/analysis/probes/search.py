@@ -39,6 +39,7 @@ from elenchus.analysis.probes.designed import (
     _code_point_characters,
     _data_examples,
     _in_text,
+    _joined_texts,
     _pattern_examples,
     _row_examples,
     _sized_texts,
@@ -207,7 +208,9 @@ def search_input(
         constructed = not owner and node.name == "__init__"  # a class called: `self` is what it builds
         signature = _Signature.of(node, bound=kind in ("instance", "class") or constructed)
         designed = (_pattern_examples(source, mutant) + _data_examples((reference, mutated), source, mutant, data)
-                    + _in_text(_code_point_characters(source, mutant, node, reference)) + _sized_texts(source, mutant))
+                    + _in_text(_code_point_characters(source, mutant, node, reference)) + _sized_texts(source, mutant)
+                    + _joined_texts(source, mutant, [*(v for s in mine for v in (*s.args, *s.kwargs.values())),
+                                                     *test_literals]))
         related = _row_examples(reference, source, mutant)
         calls = list({(s.args_repr, s.kwargs_repr): s for s in mine}.values())  # the tests' arguments, once each
         constants = _character_variants(source, mutant, calls) + mutated_constants(source, mutant)

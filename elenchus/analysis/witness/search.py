@@ -216,6 +216,12 @@ def search_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Se
     # Each target as it is, then the first ones again after each set-up call the tests made (activating a
     # locale): what shows only in the state such a call selects.
     setups = _setup_calls(source, mutant, samples, module)
+    # What the tests passed to the mutated function itself, when it is not called directly (a private helper
+    # its test calls: `_pl_special_verb("wasn't")`): the first literals a public caller gets, since the caller
+    # often hands its argument down.
+    own = samples.get(f"{module}:{mutant.symbol}", ()) if mutant.symbol not in targets else ()
+    passed = {f"{type(v).__name__}:{v!r}": v for s in own for v in (*s.args, *s.kwargs.values())}
+    seeds = [*passed.values(), *test_literals]
     phases = [(symbol, None) for symbol in targets] + [
         (symbol, setup) for setup in setups for symbol in targets[:SETUP_TARGETS]
         if setup.target != f"{module}:{symbol}"]
@@ -240,7 +246,7 @@ def search_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Se
         if home is not None:
             called = [replace(sample, target=home + sample.target[len(module):]) for sample in called]
         search = probes.search_input(reference_dir, mutant, called,
-                                     test_literals=test_literals, time_budget=remaining, scratch=scratch,
+                                     test_literals=seeds, time_budget=remaining, scratch=scratch,
                                      symbol=symbol, module=home or module, roots=layout.roots, data=data,
                                      state=state, reads=reads, setup=setup,
                                      attribute=attribute if home is None and setup is None else None)

@@ -76,6 +76,10 @@ def witness_survivors(survivors: Sequence[Mutant], cohort: Cohort, head: Snapsho
                 steps.update((module, step) for step in instance_setups_for(source, owner))
             if names:
                 searchable.append(mutant)
+            if names and mutant.symbol not in names and "<" not in mutant.symbol:
+                # a private function's own calls by the tests: the literals its public callers get first
+                wanted.add((module, mutant.symbol))
+                spans.setdefault((mutant.path, mutant.symbol), _lines_of(source, [mutant.symbol]))
     unrecorded: dict[str, int] = {}
     callers = _callers(cohort, coverage, spans) if cohort.tests else ()
     samples = probes.record_calls(cohort.template, callers, sorted(wanted), roots=layout.roots, scratch=scratch,
