@@ -711,3 +711,33 @@ def test_a_slice_one_place_off_past_the_first_word_is_told_apart_by_two_words_th
     assert found.probe.input_repr in ('plural_verb("wasn\'t runs")', "plural_verb(\"runs wasn't\")"), \
         found.probe.input_repr
     assert probes.verify_probe(project, found.probe, skipped).accepted
+    # among many words, those holding what the guard of the mutated line looks for (`n't`) are joined first
+    from elenchus.analysis.probes.designed import _joined_texts
+
+    joined = _joined_texts(VERBS, skipped, [*(f"w{n}" for n in range(12)), "wasn't", "two words"])
+    assert joined[0].startswith("wasn't ") and all(" " in text for text in joined), joined
+
+
+def test_the_tests_that_call_a_private_function_by_name_are_recorded_for_its_arguments(tmp_path):
+    from elenchus.execution.cohorts import Cohort
+    from elenchus.execution.coverage_map import CoverageMap
+    from elenchus.analysis.witness.survivors import _naming_callers
+
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_m.py").write_text("def test_plural():\n    plural('x')\n\n\n"
+                                                  "def test_helper():\n    _helper('y')\n")
+    (tmp_path / "tests" / "test_n.py").write_text("def test_other():\n    m._helper('z')\n")
+    ordered = ["tests/test_m.py::test_plural", "tests/test_m.py::test_helper", "tests/test_n.py::test_other"]
+    keys = {nodeid: nodeid for nodeid in ordered}
+    durations = {ordered[0]: 0.1, ordered[1]: 0.5, ordered[2]: 0.2}  # the caller through `plural` is fastest
+    coverage = CoverageMap({"m.py": {6: tuple(ordered)}}, {}, durations,
+                           {k: k.partition("::")[0] for k in ordered}, keys)
+    cohort = Cohort("modified", tmp_path, ("tests/test_m.py", "tests/test_n.py"), "0" * 64)
+    # the test named after it, not the faster ones that only reach it through a public function
+    assert _naming_callers(cohort, coverage, {("m.py", "_helper"): {6}}) == ("tests/test_m.py::test_helper",)
+    # none named after it: those whose file calls it by name
+    renamed = CoverageMap({"m.py": {6: (ordered[0], ordered[2])}}, {}, durations,
+                          {k: k.partition("::")[0] for k in ordered}, keys)
+    assert _naming_callers(cohort, renamed, {("m.py", "_helper"): {6}}) == (
+        "tests/test_m.py::test_plural", "tests/test_n.py::test_other")
+    assert _naming_callers(cohort, None, {("m.py", "_helper"): {6}}) == ()

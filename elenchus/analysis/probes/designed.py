@@ -159,8 +159,15 @@ def _joined_texts(source: str, mutant: Mutant, texts: Sequence[Any]) -> list[str
             isinstance(node, ast.Slice) and first <= node.lineno <= last for node in ast.walk(tree))
     if not sliced:
         return []
+    # the words that pass the guard of the mutated line first: they hold what its test looks for (`"n't"`)
+    guards = [node.test for node in ast.walk(_module_tree(source) or ast.Module([], []))
+              if isinstance(node, (ast.If, ast.While)) and node.body
+              and node.body[0].lineno <= mutant.line <= (node.body[-1].end_lineno or node.body[-1].lineno)]
+    looked_for = [c.value for guard in guards[-1:] for c in ast.walk(guard)
+                  if isinstance(c, ast.Constant) and isinstance(c.value, str) and c.value]
     words = _unique(t for t in texts if isinstance(t, str) and 0 < len(t) <= _WORD_CHARS
-                    and not any(c.isspace() for c in t))[:_JOINED]
+                    and not any(c.isspace() for c in t))
+    words = sorted(words, key=lambda word: not any(part in word for part in looked_for))[:_JOINED]
     return [f"{word} {after}" for word, after in zip(words, [*words[1:], *words[:1]]) if len(words) > 1]
 
 

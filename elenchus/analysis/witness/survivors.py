@@ -60,6 +60,7 @@ def witness_survivors(survivors: Sequence[Mutant], cohort: Cohort, head: Snapsho
     wanted = set()
     steps = set()  # (module, Class.method): set-up calls on an instance, replayed with its construction
     spans: dict[tuple[str, str], set[int]] = {}  # (file, function) -> body lines of a function a witness will call
+    own: dict[tuple[str, str], set[int]] = {}  # ... of a mutated function no witness calls (a private helper)
     searchable: list[Mutant] = []  # (a survivor no public function reaches is answered here, at once)
     too_large = {mutant.id: _too_large(mutant.path, size) for mutant in survivors
                  if (size := len(head.read(mutant.path) or "")) > LARGEST_SEARCHED}
@@ -79,9 +80,11 @@ def witness_survivors(survivors: Sequence[Mutant], cohort: Cohort, head: Snapsho
             if names and mutant.symbol not in names and "<" not in mutant.symbol:
                 # a private function's own calls by the tests: the literals its public callers get first
                 wanted.add((module, mutant.symbol))
-                spans.setdefault((mutant.path, mutant.symbol), _lines_of(source, [mutant.symbol]))
+                own.setdefault((mutant.path, mutant.symbol), _lines_of(source, [mutant.symbol]))
     unrecorded: dict[str, int] = {}
     callers = _callers(cohort, coverage, spans) if cohort.tests else ()
+    if callers != cohort.tests:
+        callers = tuple(sorted({*callers, *_naming_callers(cohort, coverage, own)}))
     samples = probes.record_calls(cohort.template, callers, sorted(wanted), roots=layout.roots, scratch=scratch,
                                   steps=sorted(steps), disabled_plugins=cohort.disabled_plugins, unrecorded=unrecorded,
                                   tests_only=callers != cohort.tests) if wanted and callers else {}
@@ -176,6 +179,32 @@ def _callers(cohort: Cohort, coverage: CoverageMap | None,
         keys.update(sorted(running, key=lambda k: (coverage.durations.get(k, 0.0), k))[:CALLERS_PER_FUNCTION])
     nodeids = tuple(sorted(nodeid for nodeid, key in coverage.keys.items() if key in keys))
     return cohort.tests if len(nodeids) > _NARROWED_SHARE * len(coverage.keys) else nodeids
+
+
+def _naming_callers(cohort: Cohort, coverage: CoverageMap | None,
+                    spans: Mapping[tuple[str, str], set[int]]) -> tuple[str, ...]:
+    """For each private function of ``spans``, the fastest tests that ran its body and name it (the test's
+    name holds the function's, else its file calls it by name): those call it themselves, with the
+    arguments its public callers are then given first; the fastest tests running it only go through its
+    callers."""
+    if coverage is None:
+        return ()
+    nodeids = {key: nodeid for nodeid, key in coverage.keys.items()}
+    texts: dict[str, str] = {}
+    chosen: set[str] = set()
+    for (path, symbol), lines in spans.items():
+        name = symbol.rpartition(".")[2]
+        running = sorted({key for line in lines for key in coverage.lines.get(path, {}).get(line, ())
+                          if key in nodeids}, key=lambda k: (coverage.durations.get(k, 0.0), k))
+        named = [key for key in running if name.strip("_") in nodeids[key].rpartition("::")[2]]
+        for key in running if not named else ():
+            file = nodeids[key].partition("::")[0]
+            if file not in texts:
+                texts[file] = read_python(cohort.template / file) if (cohort.template / file).is_file() else ""
+            if f"{name}(" in texts[file]:
+                named.append(key)
+        chosen.update(nodeids[key] for key in named[:CALLERS_PER_FUNCTION])
+    return tuple(sorted(chosen))
 
 
 def _outcome(future: Future) -> Witness | NoWitness | Candidate | _Progress:
