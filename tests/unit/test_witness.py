@@ -36,6 +36,16 @@ SOURCE = textwrap.dedent("""
 """)
 
 
+def _shop_project(tmp_path, name, source):
+    """A project whose package `shop` holds the module ``name``, and a scratch directory beside it."""
+    project, scratch = tmp_path / "project", tmp_path / "scratch"
+    (project / "shop").mkdir(parents=True)
+    scratch.mkdir()
+    (project / "shop" / "__init__.py").write_text("")
+    (project / "shop" / f"{name}.py").write_text(source)
+    return project, scratch
+
+
 @pytest.mark.parametrize(("symbol", "expected"), [
     ("total", ["total"]),  # public: itself
     ("_scale", ["total"]),  # private: its public caller
@@ -414,11 +424,7 @@ def test_a_widened_handler_no_input_told_apart_stays_a_gap_never_likely_equivale
 
     source = "TABLE = {'a': 1}\n\n\ndef lookup(key):\n    try:\n        return TABLE[key]\n    except KeyError:\n" \
              "        return None\n"
-    project, scratch = tmp_path / "project", tmp_path / "scratch"
-    (project / "shop").mkdir(parents=True)
-    scratch.mkdir()
-    (project / "shop" / "__init__.py").write_text("")
-    (project / "shop" / "table.py").write_text(source)
+    project, scratch = _shop_project(tmp_path, "table", source)
     widened = source.replace("except KeyError:", "except Exception:")
     mutant = Mutant(id="0" * 12, path="shop/table.py", symbol="lookup", line=7, end_line=7, col=5,
                     family="broadened-handler", changed_intent="handmade", incident="handmade",
@@ -438,11 +444,7 @@ def test_a_dropped_copy_no_input_told_apart_stays_a_gap_never_likely_equivalent(
     from elenchus.analysis.witness import NoWitness, find_witness
 
     source = "DEFAULTS = {'all': False}\n\n\ndef settings():\n    return DEFAULTS.copy()\n"
-    project, scratch = tmp_path / "project", tmp_path / "scratch"
-    (project / "shop").mkdir(parents=True)
-    scratch.mkdir()
-    (project / "shop" / "__init__.py").write_text("")
-    (project / "shop" / "settings.py").write_text(source)
+    project, scratch = _shop_project(tmp_path, "settings", source)
     mutant = Mutant(id="0" * 12, path="shop/settings.py", symbol="settings", line=5, end_line=5, col=5,
                     family="dropped-copy", changed_intent="handmade", incident="handmade", expected_detection="none",
                     diff="", mutated_source=source.replace("DEFAULTS.copy()", "DEFAULTS"), mutated_lines=(5,))
@@ -510,11 +512,7 @@ def test_an_entry_seen_only_after_a_set_up_call_is_told_apart_by_making_that_cal
     from elenchus.analysis.witness import Candidate, search_witness, setups_for
 
     assert setups_for(LOCALES) == ["activate", "deactivate"]  # they change what the module does afterwards
-    project, scratch = tmp_path / "project", tmp_path / "scratch"
-    (project / "shop").mkdir(parents=True)
-    scratch.mkdir()
-    (project / "shop" / "__init__.py").write_text("")
-    (project / "shop" / "i18n.py").write_text(LOCALES)
+    project, scratch = _shop_project(tmp_path, "i18n", LOCALES)
     spans = [FunctionSpan("_SEPARATOR", 3, 6), *(FunctionSpan(s.qualname, s.start, s.end)
                                                 for s in function_spans(LOCALES))]
     mutants, _ = generate("shop/i18n.py", LOCALES, spans)
@@ -540,11 +538,7 @@ def test_a_set_up_call_that_fails_here_leaves_the_survivor_a_gap_never_likely_eq
     # Its catalogs are build output no snapshot holds (git ignores them): activating fails in the workspace.
     source = LOCALES.replace('def activate(locale):\n', 'def activate(locale):\n'
                              '    open(__file__.replace("i18n.py", locale + ".mo")).close()\n')
-    project, scratch = tmp_path / "project", tmp_path / "scratch"
-    (project / "shop").mkdir(parents=True)
-    scratch.mkdir()
-    (project / "shop" / "__init__.py").write_text("")
-    (project / "shop" / "i18n.py").write_text(source)
+    project, scratch = _shop_project(tmp_path, "i18n", source)
     spans = [FunctionSpan("_SEPARATOR", 3, 6), *(FunctionSpan(s.qualname, s.start, s.end)
                                                 for s in function_spans(source))]
     mutants, _ = generate("shop/i18n.py", source, spans)
@@ -583,11 +577,7 @@ def test_a_target_whose_search_ran_out_of_time_backs_no_equivalence_claim(tmp_pa
 
     source = ("import time\n\n\ndef _double(n):\n    return n * 2\n\n\ndef quick(n):\n    return _double(n)\n\n\n"
               "def slow(n):\n    time.sleep(0.25)\n    return _double(n)\n")
-    project, scratch = tmp_path / "project", tmp_path / "scratch"
-    (project / "shop").mkdir(parents=True)
-    scratch.mkdir()
-    (project / "shop" / "__init__.py").write_text("")
-    (project / "shop" / "calc.py").write_text(source)
+    project, scratch = _shop_project(tmp_path, "calc", source)
     mutant = Mutant(id="0" * 12, path="shop/calc.py", symbol="_double", line=5, end_line=5, col=12,
                     family="handmade", changed_intent="handmade", incident="handmade", expected_detection="none",
                     diff="", mutated_source=source.replace("n * 2", "n + n"), mutated_lines=(5,))
@@ -634,13 +624,9 @@ def test_a_dropped_copy_is_told_apart_by_another_instance_set_up_first(tmp_path)
     from elenchus.repo.layout import SourceLayout
     from elenchus.analysis.witness import NoWitness, Witness, find_witness
 
-    project, scratch = tmp_path / "project", tmp_path / "scratch"
-    (project / "shop").mkdir(parents=True)
-    scratch.mkdir()
-    (project / "shop" / "__init__.py").write_text("")
-    (project / "shop" / "engine.py").write_text(MODES)
-    spans = [FunctionSpan(s.qualname, s.start, s.end) for s in function_spans(MODES)]
-    mutants, _ = generate("shop/engine.py", MODES, spans)
+    project, scratch = _shop_project(tmp_path, "engine", MODES)
+    mutants, _ = generate("shop/engine.py", MODES, [FunctionSpan(s.qualname, s.start, s.end)
+                                                       for s in function_spans(MODES)])
     [shared] = [m for m in mutants if m.family == "dropped-copy" and "self.modes = ALL\n" in m.mutated_source]
     plain = callrecord.Receiver()
     # The tests made `e = Engine(); e.classical()` and, on another engine, `e.classical(); e.classical(zero=False)`:
@@ -696,13 +682,9 @@ def test_a_slice_one_place_off_past_the_first_word_is_told_apart_by_two_words_th
     from elenchus.repo.layout import SourceLayout
     from elenchus.analysis.witness import Candidate, search_witness
 
-    project, scratch = tmp_path / "project", tmp_path / "scratch"
-    (project / "shop").mkdir(parents=True)
-    scratch.mkdir()
-    (project / "shop" / "__init__.py").write_text("")
-    (project / "shop" / "verbs.py").write_text(VERBS)
-    spans = [FunctionSpan(s.qualname, s.start, s.end) for s in function_spans(VERBS)]
-    mutants, _ = generate("shop/verbs.py", VERBS, spans)
+    project, scratch = _shop_project(tmp_path, "verbs", VERBS)
+    mutants, _ = generate("shop/verbs.py", VERBS, [FunctionSpan(s.qualname, s.start, s.end)
+                                                       for s in function_spans(VERBS)])
     [skipped] = [m for m in mutants if "word[len(first) + 1:]" in m.mutated_source]
     samples = {"shop.verbs:plural_verb": [probes.CallSample("shop.verbs:plural_verb", ("'runs'",))],
                "shop.verbs:_special": [probes.CallSample("shop.verbs:_special", ('"wasn\'t"',))]}
