@@ -166,17 +166,18 @@ class _Comparer:
                     kind = "results that agree only in their attributes or text"
                     self.opaque[kind] = self.opaque.get(kind, 0) + 1
                 elif not (differs or changed or held) and reference[0] is not None and mutant[0] is not None \
-                        and reference[0] != mutant[0] and _other_type(reference_answer, mutant_answer):
-                    result = Distinction(tuple(args_repr), tuple(sorted(kwargs_repr.items())), reference[0], None,
-                                         mutant[0], None, origin, imports=tuple(reference_answer.get("imports") or ()),
-                                         receiver=receiver, read=self.read, setup=self.reference.setup,
-                                         typed=_other_type(reference_answer, mutant_answer))
-                elif not (differs or changed or held) and reference[0] is not None and mutant[0] is not None \
                         and reference[0] != mutant[0]:
-                    self.alike += 1
-                    self.first_alike = self.first_alike or Distinction(
-                        tuple(args_repr), tuple(sorted(kwargs_repr.items())), reference[0], None, mutant[0], None,
-                        origin, receiver=receiver, read=self.read)
+                    typed = _other_type(reference_answer, mutant_answer)
+                    if typed is not None:  # equal under `==`, but not the type the code returns
+                        result = Distinction(tuple(args_repr), tuple(sorted(kwargs_repr.items())), reference[0],
+                                             None, mutant[0], None, origin,
+                                             imports=tuple(reference_answer.get("imports") or ()), receiver=receiver,
+                                             read=self.read, setup=self.reference.setup, typed=typed)
+                    else:
+                        self.alike += 1
+                        self.first_alike = self.first_alike or Distinction(
+                            tuple(args_repr), tuple(sorted(kwargs_repr.items())), reference[0], None, mutant[0],
+                            None, origin, receiver=receiver, read=self.read)
                 if differs or changed or held:
                     result = Distinction(tuple(args_repr), tuple(sorted(kwargs_repr.items())), reference[0],
                                          reference[1], mutant[0], mutant[1], origin, changed,

@@ -175,10 +175,15 @@ def _callers(cohort: Cohort, coverage: CoverageMap | None,
         return cohort.tests  # calls made at import or by a shared fixture: only a whole run records them
     keys: set[str] = set()
     for (path, _), lines in spans.items():
-        running = {key for line in lines for key in coverage.lines.get(path, {}).get(line, ())}
-        keys.update(sorted(running, key=lambda k: (coverage.durations.get(k, 0.0), k))[:CALLERS_PER_FUNCTION])
+        keys.update(_running(coverage, path, lines)[:CALLERS_PER_FUNCTION])
     nodeids = tuple(sorted(nodeid for nodeid, key in coverage.keys.items() if key in keys))
     return cohort.tests if len(nodeids) > _NARROWED_SHARE * len(coverage.keys) else nodeids
+
+
+def _running(coverage: CoverageMap, path: str, lines: set[int]) -> list[str]:
+    """The tests (coverage keys) that ran any of ``lines`` of ``path``, fastest first."""
+    running = {key for line in lines for key in coverage.lines.get(path, {}).get(line, ())}
+    return sorted(running, key=lambda k: (coverage.durations.get(k, 0.0), k))
 
 
 def _naming_callers(cohort: Cohort, coverage: CoverageMap | None,
@@ -194,8 +199,7 @@ def _naming_callers(cohort: Cohort, coverage: CoverageMap | None,
     chosen: set[str] = set()
     for (path, symbol), lines in spans.items():
         name = symbol.rpartition(".")[2]
-        running = sorted({key for line in lines for key in coverage.lines.get(path, {}).get(line, ())
-                          if key in nodeids}, key=lambda k: (coverage.durations.get(k, 0.0), k))
+        running = [key for key in _running(coverage, path, lines) if key in nodeids]
         named = [key for key in running if name.strip("_") in nodeids[key].rpartition("::")[2]]
         for key in running if not named else ():
             file = nodeids[key].partition("::")[0]
