@@ -432,6 +432,36 @@ def test_a_character_check_is_reached_through_the_recorded_text_of_its_shape_not
     assert found.distinction.args_repr[0].startswith("'#") and found.distinction.reference_exception == "ValueError"
 
 
+SINGULAR = textwrap.dedent("""\
+    def singular(word, count=None):
+        if count == 1:
+            return word
+        if word[-5:] == "quies":
+            return word[:-3] + "y"
+        if word.endswith("s"):
+            return word[:-1]
+        return word
+""")
+
+
+def test_the_mutated_lines_own_text_is_tried_before_each_recorded_call_gets_every_constant(tmp_path):
+    # As inflect's `_sinoun`: a parametrized test recorded hundreds of words, and a test passed a count. The dropped
+    # early return shows only on a word ending in `quies`; the numbers of the line (`-5`, `-3`) fit the count, and
+    # they and the tests' words with a letter of `"quies"` put in used to fill the budget, each in every recorded
+    # call, before `"quies"` itself was passed once.
+    root = make_project(tmp_path / "words", "words", SINGULAR, "def test_nothing():\n    pass\n")
+    line = next(number for number, text in enumerate(SINGULAR.splitlines(), 1) if "quies" in text)
+    dropped = SINGULAR.replace('    if word[-5:] == "quies":\n        return word[:-3] + "y"\n', "")
+    mutant = dataclasses.replace(handmade_mutant("src/shop/words.py", "singular", dropped),
+                                 line=line, end_line=line + 1, mutated_lines=())
+    samples = [probes.CallSample("shop.words:singular", ("'cats'", "2")),
+               *(probes.CallSample("shop.words:singular", (repr(f"word{n}s"), "None")) for n in range(120))]
+    found = probes.search_input(root, mutant, samples, search_budget=0)
+    assert found.distinction is not None, found.reason
+    assert found.distinction.origin == "boundary" and "'quies'" in found.distinction.args_repr, found.distinction
+    assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("'quy'", "'quie'")
+
+
 SIZE = "LIMIT = 100\n\n\ndef is_large(n):\n    return n >= LIMIT\n"
 
 SIZE_TESTS = textwrap.dedent(

@@ -153,6 +153,8 @@ def _neighbours(value: Any) -> tuple[Any, ...]:
     return (value,)
 
 
+#: Base calls every constant and designed input is put in before any is put in the others.
+_FIRST_BASES = 4
 #: Numbers of the mutated lines written into the tests' texts (``'50%'`` -> ``'0.0%'``), at most.
 _RENUMBERED = 8
 #: Calls with the mutated line's constants inside the tuples and texts the tests passed, at most.
@@ -280,7 +282,8 @@ def _boundary_calls(signature: _Signature, samples: Sequence[CallSample], consta
     order: the ``constants`` of the mutated lines and their neighbours ("boundary"), the
     ``designed`` inputs (strings the mutated patterns and tables match, characters at code-point
     bounds: "designed"; before everything, each two words of a ``related`` group in two text
-    arguments of the first base call), the first base call's empty, zero, negative, huge and None
+    arguments of the first base call; each constant and designed input goes into the first few base
+    calls before any goes into the rest), the first base call's empty, zero, negative, huge and None
     values ("edge-value"), the ``test_literals`` ("test-literal"), then the other base calls' edge values; those of
     the first base call always fit in the budget. A replacement must fit the types seen for that
     argument in the samples, its default and its annotation. Yields (args_repr,
@@ -347,6 +350,17 @@ def _boundary_calls(signature: _Signature, samples: Sequence[CallSample], consta
             for value in _unique([*edges, None, *huge]):
                 yield value, slot, base, "edge-value"
 
+    def spread(values: Sequence[Any], origin: str) -> Iterator[tuple[Any, int | str, tuple[tuple[Any, ...],
+                                                                                     dict[str, Any]], str]]:
+        # each value in the first few base calls before any value in all of them: a parametrized test records
+        # hundreds of calls, and the first constant (`-5` of `word[-5:] == "quies"`) put in each of them would
+        # spend the budget before the telling one (`"quies"`) is ever passed
+        for tier in (bases[:_FIRST_BASES], bases[_FIRST_BASES:]):
+            for value in values:
+                for base in tier:
+                    for slot in slots(*base):
+                        yield value, slot, base, origin
+
     def steps() -> Iterator[tuple[Any, int | str, tuple[tuple[Any, ...], dict[str, Any]], str]]:
         # two words a table's row relates, in two text arguments (`compare('stamens', 'stamina')`): few, and
         # made for the mutated row alone
@@ -358,10 +372,7 @@ def _boundary_calls(signature: _Signature, samples: Sequence[CallSample], consta
                     args[one] = first
                     yield second, other, (tuple(args), bases[0][1]), "designed"
         near = _unique(v for constant in constants for v in _neighbours(constant))
-        for value in near:
-            for base in bases:
-                for slot in slots(*base):
-                    yield value, slot, base, "boundary"
+        yield from spread(near, "boundary")
         # inside what the tests passed: `(64, 64, 64)` where they passed `(255, 255, 255)` and the mutant
         # drops the entry for 64; `'0.0%'` where they wrote `'50%'` and the mutant moves a bound at 0
         # (at most _INSIDE of them: the designed inputs after them keep their share of the budget)
@@ -372,10 +383,7 @@ def _boundary_calls(signature: _Signature, samples: Sequence[CallSample], consta
                                 *_renumbered(held, numbers)])
         for value, slot, base in itertools.islice(inside, _INSIDE):
             yield value, slot, base, "boundary"
-        for value in _unique(designed):
-            for base in bases:
-                for slot in slots(*base):
-                    yield value, slot, base, "designed"
+        yield from spread(_unique(designed), "designed")
         yield from edge_values(bases[0])  # few, and often the telling ones: before the time runs out
         built = [value for value in test_literals if isinstance(value, _BUILT_KINDS)]
         # the zero of each kind the tests used too: an empty duration is where `x == 0` and `x == other` meet

@@ -213,7 +213,9 @@ def search_input(
                                                      *test_literals]))
         related = _row_examples(reference, source, mutant)
         calls = list({(s.args_repr, s.kwargs_repr): s for s in mine}.values())  # the tests' arguments, once each
-        constants = _character_variants(source, mutant, calls) + mutated_constants(source, mutant)
+        # the mutated line's own constants first: few, where the tests' texts with a character of theirs put in
+        # are up to sixty (`"quies"` is told apart by itself, before `"horsesq"`)
+        constants = mutated_constants(source, mutant) + _character_variants(source, mutant, calls)
         for receiver in receivers:  # each instance the tests built gets its share of the inputs
             comparer.receiver = receiver
             for sample in calls if receiver is not None else ():  # the tests' arguments on this instance
