@@ -700,6 +700,44 @@ def test_a_slice_one_place_off_past_the_first_word_is_told_apart_by_two_words_th
     assert joined[0].startswith("wasn't ") and all(" " in text for text in joined), joined
 
 
+PHRASES = '''\
+PREPOSITIONS = ["of", "in", "about"]
+
+
+def plural(text):
+    return _phrase(text) or text + "s"
+
+
+def _phrase(text):
+    words = text.split(" ")
+    if len(words) >= 3:
+        for at in range(1, len(words) - 1):
+            if words[at] in PREPOSITIONS:
+                return " ".join(words[:at - 1] + [words[at - 1] + "s"] + words[at:])
+    return None
+'''
+
+
+def test_a_loop_bound_one_place_off_is_told_apart_by_a_word_of_the_table_it_looks_words_up_in_placed_last(tmp_path):
+    # As inflect's `_plnoun` (`plural('a cup of')`): the loop never looks at the last word, and with the mutant it
+    # does; only a text whose last word is in the table shows it, and the tests' texts hold theirs in the middle.
+    from elenchus.repo.layout import SourceLayout
+    from elenchus.analysis.witness import Candidate, search_witness
+
+    project, scratch = _shop_project(tmp_path, "phrases", PHRASES)
+    mutants, _ = generate("shop/phrases.py", PHRASES, [FunctionSpan(s.qualname, s.start, s.end)
+                                                       for s in function_spans(PHRASES)])
+    [further] = [m for m in mutants if "range(1, len(words) - 1 + 1)" in m.mutated_source]
+    samples = {"shop.phrases:plural": [probes.CallSample("shop.phrases:plural", ("'cat'",))],
+               "shop.phrases:_phrase": [probes.CallSample("shop.phrases:_phrase", ("'mother in law'",))]}
+    found = search_witness(project, further, samples, ("cat", "mother in law"), SourceLayout((".",), ("shop",)),
+                           30.0, scratch)
+    assert isinstance(found, Candidate), found.reason
+    assert found.probe.input_repr.startswith("plural('") and found.probe.input_repr.split()[-1][:-2] in (
+        "of", "in", "about"), found.probe.input_repr
+    assert probes.verify_probe(project, found.probe, further).accepted
+
+
 def test_the_tests_that_call_a_private_function_by_name_are_recorded_for_its_arguments(tmp_path):
     from elenchus.execution.cohorts import Cohort
     from elenchus.execution.coverage_map import CoverageMap

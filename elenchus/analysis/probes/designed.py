@@ -145,34 +145,61 @@ def _sized_texts(source: str, mutant: Mutant) -> list[str]:
     return _unique("0" * at + "f" + "00" for bound in bounds for at in (bound - 1, bound, bound + 1))
 
 
-def _joined_texts(source: str, mutant: Mutant, texts: Sequence[Any]) -> list[str]:
-    """For a slice on the mutated lines (``words[len(first):]`` made ``[len(first) + 1:]``): texts of two words,
-    each one the tests wrote followed by a space and the next (``"wasn't am"``). A slice that starts or ends one
-    place off shows only on what lies past the first word, and the tests' own texts are often single words,
-    for which such a slice is empty either way."""
+def _joined_texts(source: str, mutant: Mutant, texts: Sequence[Any], members: Sequence[str] = ()) -> list[str]:
+    """For a slice or a ``range`` on the mutated lines (``words[len(first):]`` made ``[len(first) + 1:]``): texts
+    of two words, each one the tests wrote followed by a space and the next (``"wasn't am"``); and for a loop
+    that looks each word up in a module table (``members``, the strings it holds: ``if split[i] in
+    prepositions``), texts of three words with a member at each place (``"a cup of"``). A slice or a loop bound
+    one place off shows only on what lies past the first word, or on the one word its last step reaches, and
+    the tests' own texts are often single words, for which both are the same either way."""
     shift = len(mutant.mutated_source.splitlines()) - len(source.splitlines())
-    sliced = False
+    walked = False
     for text, first, last in ((source, mutant.line, mutant.end_line),
                               (mutant.mutated_source, mutant.line, mutant.end_line + shift)):
         tree = _module_tree(text)
-        sliced = sliced or tree is not None and any(
-            isinstance(node, ast.Slice) and first <= node.lineno <= last for node in ast.walk(tree))
-    if not sliced:
+        walked = walked or tree is not None and any(
+            (isinstance(node, ast.Slice) or isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+             and node.func.id == "range") and first <= node.lineno <= last for node in ast.walk(tree))
+    if not walked:
         return []
     # the words that pass the guard of the mutated line first: they hold what its test looks for (`"n't"`)
-    guards = [node.test for node in ast.walk(_module_tree(source) or ast.Module([], []))
-              if isinstance(node, (ast.If, ast.While)) and node.body
-              and node.body[0].lineno <= mutant.line <= (node.body[-1].end_lineno or node.body[-1].lineno)]
-    looked_for = [c.value for guard in guards[-1:] for c in ast.walk(guard)
+    looked_for = [c.value for guard in _guards(source, mutant)[-1:] for c in ast.walk(guard)
                   if isinstance(c, ast.Constant) and isinstance(c.value, str) and c.value]
     words = _unique(t for t in texts if isinstance(t, str) and 0 < len(t) <= _WORD_CHARS
                     and not any(c.isspace() for c in t))
     words = sorted(words, key=lambda word: not any(part in word for part in looked_for))[:_JOINED]
-    return [f"{word} {after}" for word, after in zip(words, [*words[1:], *words[:1]]) if len(words) > 1]
+    joined = [f"{word} {after}" for word, after in zip(words, [*words[1:], *words[:1]]) if len(words) > 1]
+    one, two = [*words, "a", "b"][:2]
+    members = [m for m in _unique(members) if 0 < len(m) <= _WORD_CHARS and not any(c.isspace() for c in m)]
+    placed = [text for member in members[:_MEMBERS]
+              for text in (f"{one} {two} {member}", f"{member} {one} {two}", f"{one} {member} {two}")]
+    return joined + placed
+
+
+def _guards(source: str, mutant: Mutant) -> list[ast.expr]:
+    """The tests of the ``if`` and ``while`` statements whose body holds the mutated line (outermost first), then
+    those of the ``if`` statements inside a loop whose header is on it (what each step of the loop checks)."""
+    tree = _module_tree(source) or ast.Module([], [])
+    around = [node.test for node in ast.walk(tree) if isinstance(node, (ast.If, ast.While)) and node.body
+              and node.body[0].lineno <= mutant.line <= (node.body[-1].end_lineno or node.body[-1].lineno)]
+    inside = [inner.test for node in ast.walk(tree) if isinstance(node, (ast.For, ast.While))
+              and node.lineno == mutant.line for statement in node.body for inner in ast.walk(statement)
+              if isinstance(inner, ast.If)]
+    return around + inside
+
+
+def _tested_tables(source: str, mutant: Mutant) -> list[str]:
+    """The module-level names the guards of the mutated line look a value up in (``word in prepositions``)."""
+    data = set(_data_names(source, 1, len(source.splitlines())))
+    return _unique(name.id for guard in _guards(source, mutant) for compare in ast.walk(guard)
+                   if isinstance(compare, ast.Compare) and any(isinstance(op, (ast.In, ast.NotIn)) for op in compare.ops)
+                   for name in compare.comparators if isinstance(name, ast.Name) and name.id in data)
 
 
 #: Words of the tests' texts joined two by two for a slice, at most, and the longest taken as a word.
 _JOINED = 8
+#: Members of a table a loop looks words up in, each put at every place of a three-word text, at most.
+_MEMBERS = 4
 _WORD_CHARS = 40
 
 

@@ -43,6 +43,7 @@ from elenchus.analysis.probes.designed import (
     _pattern_examples,
     _row_examples,
     _sized_texts,
+    _tested_tables,
 )
 from elenchus.analysis.probes.writing import call_text
 
@@ -207,10 +208,11 @@ def search_input(
                 return outcome(found, True, None, comparer)
         constructed = not owner and node.name == "__init__"  # a class called: `self` is what it builds
         signature = _Signature.of(node, bound=kind in ("instance", "class") or constructed)
+        tables = _tested_tables(source, mutant)
         designed = (_pattern_examples(source, mutant) + _data_examples((reference, mutated), source, mutant, data)
                     + _in_text(_code_point_characters(source, mutant, node, reference)) + _sized_texts(source, mutant)
                     + _joined_texts(source, mutant, [*(v for s in mine for v in (*s.args, *s.kwargs.values())),
-                                                     *test_literals]))
+                                                     *test_literals], reference.strings(tables) if tables else ()))
         related = _row_examples(reference, source, mutant)
         calls = list({(s.args_repr, s.kwargs_repr): s for s in mine}.values())  # the tests' arguments, once each
         # the mutated line's own constants first: few, where the tests' texts with a character of theirs put in
