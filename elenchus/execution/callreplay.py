@@ -38,8 +38,10 @@ from __future__ import annotations
 import ast
 import builtins
 import functools
+import hashlib
 import importlib
 import inspect
+import io
 import json
 import math
 import operator
@@ -470,6 +472,73 @@ class _Reach:
         return self._line
 
 
+class _Argv(list):  # type: ignore[type-arg]
+    """The command line the code under test sees (the module's name alone), noting whether it was read: a
+    call that parses it (``argparse``'s ``parse_args()``) does what the search never varies."""
+
+    read = False
+
+    def __getitem__(self, index: Any) -> Any:
+        _Argv.read = True
+        return super().__getitem__(index)
+
+    def __iter__(self) -> Iterator[Any]:
+        _Argv.read = True
+        return super().__iter__()
+
+    def __len__(self) -> int:
+        _Argv.read = True
+        return super().__len__()
+
+
+class _Stdin(io.StringIO):
+    """An empty standard input that notes whether the code under test read it."""
+
+    read_from = False
+
+    def read(self, size: int | None = -1) -> str:
+        _Stdin.read_from = True
+        return super().read(size)
+
+    def readline(self, size: int | None = -1) -> str:
+        _Stdin.read_from = True
+        return super().readline(size)
+
+    def readlines(self, hint: int | None = -1) -> list[str]:
+        _Stdin.read_from = True
+        return super().readlines(hint)
+
+    def __iter__(self) -> Any:
+        _Stdin.read_from = True
+        return super().__iter__()
+
+    @property
+    def buffer(self) -> io.BytesIO:
+        _Stdin.read_from = True
+        return io.BytesIO()
+
+
+def _watched(call: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """``call``'s answer, with what the call printed (``"printed"``: a digest of its standard output and
+    error, the two compared as a test's ``capsys`` would) and the process-wide input it read (``"ambient"``:
+    the command line, standard input), which every call of the search shares."""
+    _Argv.read = _Stdin.read_from = False
+    out, err = io.StringIO(), io.StringIO()
+    kept = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = out, err
+    try:
+        answer = call()
+    finally:
+        sys.stdout, sys.stderr = kept
+    printed = out.getvalue(), err.getvalue()
+    if any(printed):
+        answer["printed"] = hashlib.sha256(json.dumps(printed).encode("utf-8", "replace")).hexdigest()[:16]
+    read = [name for name, flag in (("the command line", _Argv.read), ("standard input", _Stdin.read_from)) if flag]
+    if read:
+        answer["ambient"] = read
+    return answer
+
+
 #: Strings one ``strings`` request returns at most, and the longest kept (a table's pattern of stems,
 #: ``(?:maxim|minim|...)``, runs to hundreds of characters).
 MAX_STRINGS = 200
@@ -634,7 +703,8 @@ def serve(argv: Sequence[str]) -> int:
     stdin, answers on stdout.
 
     The workspace (the current directory) and its ``src/`` come first on ``sys.path``.
-    Anything the code under test prints is discarded; it cannot read the requests. With
+    What a call prints is digested, never passed on (``_watched``); the code under test cannot read the
+    requests: its standard input is empty and its command line the module's name alone. With
     ``PATH:LINES`` every answer to a call says whether those lines ran (``reached``).
     """
     module_name, qualname, per_call = argv[0], argv[1], float(argv[2])
@@ -648,8 +718,9 @@ def serve(argv: Sequence[str]) -> int:
     null = os.open(os.devnull, os.O_RDWR)
     os.dup2(null, 0)
     os.dup2(null, 1)
-    sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115
+    sys.stdin = _Stdin()
     sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
+    sys.argv = _Argv([module_name])
     root = os.getcwd()
     roots = [root] + ([os.path.join(root, "src")] if os.path.isdir(os.path.join(root, "src")) else [])
     sys.path[:0] = roots
@@ -746,13 +817,13 @@ def _answer_call(function: Any, owner: Any, name: str, args: list[Any], kwargs: 
         done = observe(*earlier, per_call)
         if done.get("kind") in ("raise", "timeout"):  # (what it returns does not matter: a catalog, say)
             return {"kind": "setup-failed", "setup": done}
+    held: list[Any] = []
+    made: list[tuple[int, Any, Any]] = []
     if receiver is None:
-        observed = observe(function, args, kwargs, per_call)
+        observed = _watched(lambda: observe(function, args, kwargs, per_call))
     else:
-        held: list[Any] = []
-        made: list[tuple[int, Any, Any]] = []
-        observed = observe(functools.partial(_on_receiver, owner, name, receiver, held, made), args, kwargs,
-                           per_call)
+        observed = _watched(lambda: observe(functools.partial(_on_receiver, owner, name, receiver, held, made),
+                                            args, kwargs, per_call))
         if held:
             observed["receiver_after"] = _limited(_state_text, per_call, held[0])
         after = observed.get("args_after")

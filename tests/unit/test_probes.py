@@ -630,6 +630,68 @@ def test_a_rule_of_a_regex_table_is_told_apart_by_a_word_the_rule_matches(tmp_pa
     assert probes._matching(r"(unbalanced") == []
 
 
+def test_a_repeat_made_optional_is_told_apart_by_the_shortest_word_the_mutated_pattern_matches(tmp_path):
+    # titlecase's `MAC_MC`: `(\w.+)` made `(\w.*)` now takes `"Mca"`, which the code leaves as it is; a word
+    # rendered with each repeat taken once (`"Mcaa"`) is matched by both patterns alike
+    source = textwrap.dedent('''\
+        import re
+
+        MAC = re.compile(r"^(Mc)(\\w.+)")
+
+
+        def cap(word, hook=None):
+            found = MAC.match(word)
+            return found.group(1) + found.group(2).capitalize() if found else (hook or str.capitalize)(word)
+    ''')
+    root = make_project(tmp_path / "mac", "mac", source, "def test_nothing():\n    pass\n")
+    mutant = dataclasses.replace(handmade_mutant("src/shop/mac.py", "cap", source.replace(r"(\w.+)", r"(\w.*)")),
+                                 line=3, end_line=3, mutated_lines=(3,))
+    for words in (["Mcdonald"], [f"word{n}" for n in range(150)]):
+        # (with a hundred and fifty recorded calls, the patterns of the line itself, passed as the `hook` of each,
+        # used to spend the budget before any designed word was passed)
+        samples = [probes.CallSample("shop.mac:cap", (repr(word), "None")) for word in words]
+        found = probes.search_input(root, mutant, samples, search_budget=0)
+        assert found.distinction is not None and found.distinction.origin == "designed", found.reason
+        assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("'Mca'", "'McA'"), found
+    assert probes._matching(r"a(b)?c\d+") == ["abc1", "ac1"]
+
+
+TITLE = textwrap.dedent("""\
+    import re
+
+    INITIAL = re.compile(r"^[A-Z]\\.$")
+    SMALL = ("a.", "v.", "and")
+
+
+    def title(line):
+        all_caps = line.upper() == line
+        words = line.split(" ")
+        out = []
+        for index, word in enumerate(words):
+            if all_caps and INITIAL.match(word):
+                out.append(word)
+            elif 0 < index < len(words) - 1 and word.lower() in SMALL:
+                out.append(word.lower())
+            else:
+                out.append(word.capitalize())
+        return " ".join(out)
+""")
+
+
+def test_code_that_looks_at_the_case_of_its_text_is_given_the_tests_texts_in_capitals(tmp_path):
+    # titlecase's `if all_caps:` made `if not all_caps:`: only a line in capitals with an initial inside it
+    # shows it (`"THIS V. THAT"`), and the tests wrote theirs in lower case
+    root = make_project(tmp_path / "title", "title", TITLE, "def test_nothing():\n    pass\n")
+    line = next(number for number, text in enumerate(TITLE.splitlines(), 1) if "if all_caps and" in text)
+    mutant = dataclasses.replace(
+        handmade_mutant("src/shop/title.py", "title", TITLE.replace("if all_caps and", "if not all_caps and")),
+        line=line, end_line=line, mutated_lines=(line,))
+    found = probes.search_input(root, mutant, [probes.CallSample("shop.title:title", ("'this v. that'",))])
+    assert found.distinction is not None, found.reason
+    assert found.distinction.args_repr == ("'THIS V. THAT'",) and found.distinction.origin == "designed"
+    assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("'This V. That'", "'This v. That'")
+
+
 def test_a_result_no_text_rebuilds_is_compared_by_its_attributes_else_its_text(tmp_path):
     import dataclasses
 

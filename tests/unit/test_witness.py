@@ -597,6 +597,48 @@ def test_a_target_whose_search_ran_out_of_time_backs_no_equivalence_claim(tmp_pa
     assert again.searched and again.reason.startswith("likely equivalent"), again.reason
 
 
+CLI = """\
+import argparse
+
+
+def shout(text):
+    print(text.upper())
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--loud", action="store_true", help="say it loudly")
+    return parser.parse_args().loud
+"""
+
+
+@pytest.mark.parametrize(("symbol", "before", "after", "why"), [
+    ("shout", "text.upper()", "text.lower()", "output printed differently with the mutant"),
+    ("main", 'help="say it loudly"', 'help=""', "calls that read the command line, the same in every call here"),
+], ids=["printed", "command-line"])
+def test_calls_that_print_something_else_or_read_the_command_line_back_no_equivalence_claim(tmp_path, symbol, before,
+                                                                                           after, why):
+    # titlecase's `cmd()` parses the command line and writes to standard output: each mutant of its options
+    # returned None like the code, on the one command line a search has, and was called "likely equivalent"
+    from elenchus.mutation.mutate import Mutant
+    from elenchus.repo.layout import SourceLayout
+    from elenchus.analysis.witness import NoWitness, find_witness
+
+    project, scratch = _shop_project(tmp_path, "cli", CLI)
+    line = next(number for number, text in enumerate(CLI.splitlines(), 1) if before in text)
+    mutant = Mutant(id="0" * 12, path="shop/cli.py", symbol=symbol, line=line, end_line=line, col=4,
+                    family="handmade", changed_intent="handmade", incident="handmade", expected_detection="none",
+                    diff="", mutated_source=CLI.replace(before, after), mutated_lines=(line,))
+    samples = {"shop.cli:shout": [probes.CallSample("shop.cli:shout", ("'hi'",))], "shop.cli:main": []}
+    found = find_witness(project, mutant, samples, (), SourceLayout((".",), ("shop",)), 20.0, scratch)
+    assert isinstance(found, NoWitness) and not found.searched, found.reason
+    assert found.reason.startswith("no witness was found, so it stays a gap") and why in found.reason, found.reason
+    if symbol == "shout":  # a mutant that prints the same: the same search backs the claim
+        alike = replace(mutant, mutated_source=CLI.replace("text.upper()", "text.upper().upper()"))
+        quiet = find_witness(project, alike, samples, (), SourceLayout((".",), ("shop",)), 20.0, scratch)
+        assert quiet.searched and quiet.reason.startswith("likely equivalent"), quiet.reason
+
+
 MODES = '''\
 ALL = {"herd": True, "zero": True}
 NONE = {"herd": False, "zero": False}

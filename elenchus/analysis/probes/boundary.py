@@ -155,6 +155,8 @@ def _neighbours(value: Any) -> tuple[Any, ...]:
 
 #: Base calls every constant and designed input is put in before any is put in the others.
 _FIRST_BASES = 4
+#: Calls the tests made with a text of theirs in capitals or lower case, at most.
+_RECASED = 40
 #: Numbers of the mutated lines written into the tests' texts (``'50%'`` -> ``'0.0%'``), at most.
 _RENUMBERED = 8
 #: Calls with the mutated line's constants inside the tuples and texts the tests passed, at most.
@@ -273,7 +275,8 @@ def _fits(value: Any, kinds: Sequence[type]) -> bool:
 
 def _boundary_calls(signature: _Signature, samples: Sequence[CallSample], constants: Sequence[Any],
                     test_literals: Sequence[Any], budget: int, designed: Sequence[Any] = (),
-                    related: Sequence[Sequence[str]] = ()) -> Iterator[tuple[list[str], dict[str, str], str]]:
+                    related: Sequence[Sequence[str]] = (), recase: bool = False
+                    ) -> Iterator[tuple[list[str], dict[str, str], str]]:
     """Up to ``budget`` distinct calls, each a base call with one argument replaced.
 
     The base calls are the recorded ``samples``; with none, one default call: each
@@ -283,7 +286,8 @@ def _boundary_calls(signature: _Signature, samples: Sequence[CallSample], consta
     ``designed`` inputs (strings the mutated patterns and tables match, characters at code-point
     bounds: "designed"; before everything, each two words of a ``related`` group in two text
     arguments of the first base call; each constant and designed input goes into the first few base
-    calls before any goes into the rest), the first base call's empty, zero, negative, huge and None
+    calls before any goes into the rest; with ``recase``, the base calls' texts in capitals and in lower
+    case), the first base call's empty, zero, negative, huge and None
     values ("edge-value"), the ``test_literals`` ("test-literal"), then the other base calls' edge values; those of
     the first base call always fit in the budget. A replacement must fit the types seen for that
     argument in the samples, its default and its annotation. Yields (args_repr,
@@ -350,16 +354,12 @@ def _boundary_calls(signature: _Signature, samples: Sequence[CallSample], consta
             for value in _unique([*edges, None, *huge]):
                 yield value, slot, base, "edge-value"
 
-    def spread(values: Sequence[Any], origin: str) -> Iterator[tuple[Any, int | str, tuple[tuple[Any, ...],
-                                                                                     dict[str, Any]], str]]:
-        # each value in the first few base calls before any value in all of them: a parametrized test records
-        # hundreds of calls, and the first constant (`-5` of `word[-5:] == "quies"`) put in each of them would
-        # spend the budget before the telling one (`"quies"`) is ever passed
-        for tier in (bases[:_FIRST_BASES], bases[_FIRST_BASES:]):
-            for value in values:
-                for base in tier:
-                    for slot in slots(*base):
-                        yield value, slot, base, origin
+    def spread(values: Sequence[Any], origin: str, tier: Sequence[tuple[tuple[Any, ...], dict[str, Any]]]
+               ) -> Iterator[tuple[Any, int | str, tuple[tuple[Any, ...], dict[str, Any]], str]]:
+        for value in values:
+            for base in tier:
+                for slot in slots(*base):
+                    yield value, slot, base, origin
 
     def steps() -> Iterator[tuple[Any, int | str, tuple[tuple[Any, ...], dict[str, Any]], str]]:
         # two words a table's row relates, in two text arguments (`compare('stamens', 'stamina')`): few, and
@@ -371,8 +371,13 @@ def _boundary_calls(signature: _Signature, samples: Sequence[CallSample], consta
                     args = list(bases[0][0])
                     args[one] = first
                     yield second, other, (tuple(args), bases[0][1]), "designed"
+        # Each constant and designed input goes into the first few base calls before any goes into all of them:
+        # a parametrized test records hundreds of calls, and the first constant (`-5` of `word[-5:] == "quies"`,
+        # or the mutated pattern itself) put in each of them would spend the budget before the telling one
+        # (`"quies"`, a word the mutated pattern alone matches) is ever passed.
+        first, rest = bases[:_FIRST_BASES], bases[_FIRST_BASES:]
         near = _unique(v for constant in constants for v in _neighbours(constant))
-        yield from spread(near, "boundary")
+        yield from spread(near, "boundary", first)
         # inside what the tests passed: `(64, 64, 64)` where they passed `(255, 255, 255)` and the mutant
         # drops the entry for 64; `'0.0%'` where they wrote `'50%'` and the mutant moves a bound at 0
         # (at most _INSIDE of them: the designed inputs after them keep their share of the budget)
@@ -383,7 +388,16 @@ def _boundary_calls(signature: _Signature, samples: Sequence[CallSample], consta
                                 *_renumbered(held, numbers)])
         for value, slot, base in itertools.islice(inside, _INSIDE):
             yield value, slot, base, "boundary"
-        yield from spread(_unique(designed), "designed")
+        yield from spread(_unique(designed), "designed", first)
+        # for code that looks at the case of its text (`all_caps = line.upper() == line`): each call the tests
+        # made with its text in capitals, then in lower case (`"THIS V. THAT"` where a test wrote `"this v. that"`)
+        recased = ((value, slot, base) for base in bases if recase for slot in slots(*base)
+                   for held in [base[0][slot] if isinstance(slot, int) else base[1].get(slot)] if isinstance(held, str)
+                   for value in _unique([held.upper(), held.lower()]) if value != held)
+        for value, slot, base in itertools.islice(recased, _RECASED):
+            yield value, slot, base, "designed"
+        yield from spread(near, "boundary", rest)
+        yield from spread(_unique(designed), "designed", rest)
         yield from edge_values(bases[0])  # few, and often the telling ones: before the time runs out
         built = [value for value in test_literals if isinstance(value, _BUILT_KINDS)]
         # the zero of each kind the tests used too: an empty duration is where `x == 0` and `x == other` meet

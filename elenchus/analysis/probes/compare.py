@@ -113,6 +113,18 @@ def _acting_lines(source: str, mutated_source: str) -> tuple[int, ...]:
     return tuple(sorted(acting))
 
 
+def _unseen(reference_answer: Mapping[str, Any], mutant_answer: Mapping[str, Any]) -> str | None:
+    """Why two agreeing answers still back no claim: the call printed something else with the mutant (a test
+    reads it with ``capsys``; none is written here), or it read the command line or standard input, which the
+    search never varies (``argparse``'s ``parse_args()`` of a command's entry point)."""
+    if reference_answer.get("printed") != mutant_answer.get("printed"):
+        return "output printed differently with the mutant"
+    read = sorted({*(reference_answer.get("ambient") or ()), *(mutant_answer.get("ambient") or ())})
+    if read:
+        return f"calls that read {' and '.join(read)}, the same in every call here"
+    return None
+
+
 class _Comparer:
     def __init__(self, reference: _Driver, mutant: _Driver, deadline: float) -> None:
         self.reference = reference
@@ -131,6 +143,9 @@ class _Comparer:
         # values sees them, one checking the type or text does; the first is kept to be shown.
         self.alike = 0
         self.first_alike: Distinction | None = None
+        # Agreeing calls that printed something else with the mutant, or read what every call here shares (the
+        # command line, standard input): the two may differ where no result shows it, so nothing backs a claim.
+        self.unsettled = False
 
     def check(self, args_repr: Sequence[str], kwargs_repr: Mapping[str, str], origin: str) -> Distinction | None:
         receiver = self.receiver
@@ -178,6 +193,10 @@ class _Comparer:
                         self.first_alike = self.first_alike or Distinction(
                             tuple(args_repr), tuple(sorted(kwargs_repr.items())), reference[0], None, mutant[0],
                             None, origin, receiver=receiver, read=self.read)
+                unseen = None if differs or changed or held or result else _unseen(reference_answer, mutant_answer)
+                if unseen is not None:
+                    self.unsettled = True
+                    self.opaque[unseen] = self.opaque.get(unseen, 0) + 1
                 if differs or changed or held:
                     result = Distinction(tuple(args_repr), tuple(sorted(kwargs_repr.items())), reference[0],
                                          reference[1], mutant[0], mutant[1], origin, changed,

@@ -207,6 +207,19 @@ _WORD_CHARS = 40
 _SIZED_MAX = 4096
 
 
+def _looks_at_case(source: str, mutant: Mutant) -> bool:
+    """Does the mutated function look at the case of a text (``line.upper() == line``, ``word.istitle()``)? Then a
+    text the tests wrote in capitals or in lower case takes a branch their own spelling never took."""
+    function = _function_node(source, mutant.symbol)
+    return function is not None and any(isinstance(node, ast.Attribute) and node.attr in _CASE_METHODS
+                                        for node in ast.walk(function))
+
+
+#: What reads or changes the case of a text.
+_CASE_METHODS = frozenset({"upper", "lower", "isupper", "islower", "istitle", "title", "capitalize", "casefold",
+                           "swapcase"})
+
+
 def _code_point_characters(source: str, mutant: Mutant, target: ast.FunctionDef,
                            reference: _Driver | None = None) -> list[str]:
     """For code that reads characters as code points (``ord``), the characters at and beside each integer
@@ -239,9 +252,10 @@ def _matching(pattern: str) -> list[str]:
     except (re.error, TypeError, ValueError, OverflowError, RecursionError):
         return []
     found: list[str] = []
-    for choice in range(_PATTERN_ALTERNATIVES):
+    # (then the shortest: each repeat as few times as it may, none for `*`, where a `+` made `*` shows)
+    for choice, fewest in [*((choice, False) for choice in range(_PATTERN_ALTERNATIVES)), (0, True)]:
         try:
-            text = _render(parsed, choice)
+            text = _render(parsed, choice, fewest)
         except (RecursionError, ValueError, KeyError):
             continue
         if text not in found and compiled.search(text) is not None:
@@ -258,9 +272,10 @@ def _regex_parser() -> Any:
     return parser
 
 
-def _render(parsed: Any, choice: int) -> str:
+def _render(parsed: Any, choice: int, fewest: bool = False) -> str:
     """One string the parsed pattern matches: the ``choice``-th alternative of each branch (the last when
-    there are fewer), each repeat taken once (or as often as its minimum), a class's first member."""
+    there are fewer), each repeat taken once (or as often as its minimum; ``fewest``: its minimum, none
+    when it may be absent), a class's first member."""
     text: list[str] = []
     for op, value in parsed:
         name = str(op)
@@ -274,14 +289,14 @@ def _render(parsed: Any, choice: int) -> str:
             text.append(_member(value))
         elif name == "BRANCH":
             branches = value[1]
-            text.append(_render(branches[min(choice, len(branches) - 1)], choice))
+            text.append(_render(branches[min(choice, len(branches) - 1)], choice, fewest))
         elif name == "SUBPATTERN":
-            text.append(_render(value[-1], choice))
+            text.append(_render(value[-1], choice, fewest))
         elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
             low, _, inner = value
-            text.append(_render(inner, choice) * max(low, 1))
+            text.append(_render(inner, choice, fewest) * (low if fewest else max(low, 1)))
         elif name in ("ATOMIC_GROUP",):
-            text.append(_render(value, choice))
+            text.append(_render(value, choice, fewest))
         # anchors (AT), lookarounds (ASSERT, ASSERT_NOT), back references and conditionals add nothing
     return "".join(text)
 

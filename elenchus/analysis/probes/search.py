@@ -40,6 +40,7 @@ from elenchus.analysis.probes.designed import (
     _data_examples,
     _in_text,
     _joined_texts,
+    _looks_at_case,
     _pattern_examples,
     _row_examples,
     _sized_texts,
@@ -78,7 +79,10 @@ class InputSearch:
     alike: int = 0  # compared inputs whose results are equal under `==` but print differently
     # the first of them: "`f(1.0)` gives `1.0` with the code and `1` with the mutant"
     first_alike: str | None = None
-    cut_short: bool = False  # the time ran out before every kind of input was tried: it backs no claim
+    # what it did not try or could not see backs no claim, whatever other searches found: the time ran out before
+    # every kind of input was tried, the calls read the command line or standard input (the same in every call
+    # here), or they printed something else with the mutant
+    unsettled: bool = False
 
     @property
     def inputs(self) -> int:
@@ -140,7 +144,7 @@ def search_input(
     watched = False
 
     def outcome(distinction: Distinction | None, searched: bool, reason: str | None,
-                comparer: _Comparer | None = None, proof: str | None = None, cut_short: bool = False) -> InputSearch:
+                comparer: _Comparer | None = None, proof: str | None = None, unsettled: bool = False) -> InputSearch:
         tried = tuple(sorted((comparer.tried if comparer else {}).items()))
         reached = comparer.reached if comparer is not None and watched else None
         alike = comparer.first_alike if comparer is not None else None
@@ -148,7 +152,7 @@ def search_input(
             f"`{call_text(symbol, alike.args_repr, alike.kwargs_repr, alike.receiver, read=alike.read)}` gives "
             f"`{alike.reference_repr}` with the code and `{alike.mutant_repr}` with the mutant")
         return InputSearch(distinction, searched, reason, tried, round(time.monotonic() - started, 3), reached,
-                           proof, comparer.alike if comparer is not None else 0, shown, cut_short)
+                           proof, comparer.alike if comparer is not None else 0, shown, unsettled)
 
     why = unsupported_reason(reference_dir, mutant, symbol, module)
     if why is not None:
@@ -214,6 +218,7 @@ def search_input(
                     + _joined_texts(source, mutant, [*(v for s in mine for v in (*s.args, *s.kwargs.values())),
                                                      *test_literals], reference.strings(tables) if tables else ()))
         related = _row_examples(reference, source, mutant)
+        recase = _looks_at_case(source, mutant)
         calls = list({(s.args_repr, s.kwargs_repr): s for s in mine}.values())  # the tests' arguments, once each
         # the mutated line's own constants first: few, where the tests' texts with a character of theirs put in
         # are up to sixty (`"quies"` is told apart by itself, before `"horsesq"`)
@@ -230,7 +235,7 @@ def search_input(
                 receiver.steps else 4
             share = max(boundary_budget // shares, boundary_budget // 4)
             for args_repr, kwargs_repr, origin in _boundary_calls(signature, calls, constants, test_literals,
-                                                                   share, designed, related):
+                                                                   share, designed, related, recase):
                 if time.monotonic() > comparer.deadline:
                     comparer.expired = True
                     break
@@ -263,7 +268,7 @@ def search_input(
             count = sum(comparer.opaque.values())
             return outcome(None, False, f"`{symbol}` gave results a test cannot write down or compare ({kinds}) "
                                         f"for {count} of {sum(comparer.tried.values())} inputs, so those could "
-                                        "not be compared", comparer)
+                                        "not be compared", comparer, unsettled=comparer.unsettled)
         if not comparer.compared and comparer.setup_failed and setup is not None:
             made = call_text(setup.target.partition(":")[2], setup.args_repr, setup.kwargs_repr)
             return outcome(None, False, f"the set-up call `{made}` the tests made fails here "
@@ -274,7 +279,7 @@ def search_input(
         if comparer.expired:  # a search cut short backs no claim of equivalence
             return outcome(None, False, f"the search through `{symbol}` ran out of its {time_budget:g} s after "
                                         f"{sum(comparer.tried.values())} input(s), before every kind of input "
-                                        "was tried", comparer, cut_short=True)
+                                        "was tried", comparer, unsettled=True)
         if reads and not comparer.reached:  # agreement on calls that never read what the import filled
             differs = f"the module's data differs after its import with the mutant ({_names(changed)}), but" \
                 if changed else "the mutated code runs while the module imports, and"

@@ -256,7 +256,7 @@ def search_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Se
             return NoWitness(True, f"equivalent (proven): {search.proof}", progress.inputs,
                              round(progress.seconds, 3))
         if not search.searched:
-            if search.cut_short:  # what a search cut short did not try backs no claim, whatever the others found
+            if search.unsettled:  # what a search did not try or see backs no claim, whatever the others found
                 progress.unfinished = True
                 progress.notes.append(f"`{symbol}`" + (f" after `{_setup_text(setup)}`" if setup else "")
                                       + f": {search.reason}")
