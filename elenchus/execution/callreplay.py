@@ -38,10 +38,8 @@ from __future__ import annotations
 import ast
 import builtins
 import functools
-import hashlib
 import importlib
 import inspect
-import io
 import json
 import math
 import operator
@@ -60,6 +58,23 @@ MAX_ELEMENTS = 500
 
 _SCALARS = (int, float, str, bytes, bool, type(None))
 _CONTAINERS = (tuple, list, dict, set)
+
+
+def _load_sibling(name: str) -> Any:
+    """A self-contained module beside this file, loaded from its file under a private name as this one is."""
+    import importlib.util
+
+    private = f"_elenchus_{name}"
+    if private not in sys.modules:
+        spec = importlib.util.spec_from_file_location(private, os.path.join(os.path.dirname(__file__), f"{name}.py"))
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[private] = module
+        spec.loader.exec_module(module)
+    return sys.modules[private]
+
+
+_watch = _load_sibling("callwatch")
 
 
 # ---------------------------------------------------------------------------
@@ -444,101 +459,6 @@ def equal(texts: Sequence[str], imports: Sequence[str]) -> dict[str, Any]:
         return {"kind": "raise", "exception": exception_name(exc)}
 
 
-class _Reach:
-    """Did a call run any of ``lines`` of ``path``? A trace declined for every other file.
-
-    Lines that ran while the module was imported (module-level code) count for every call:
-    the functions read what they built.
-    """
-
-    def __init__(self, path: str, lines: set[int]) -> None:
-        self.path, self.lines = os.path.realpath(path), lines
-        self.reached = self.at_import = False
-        self._mine: dict[str, bool] = {}  # code file name -> is it the watched file
-
-    def start(self) -> None:
-        sys.settrace(self._call)
-
-    def _call(self, frame: Any, event: str, arg: Any) -> Any:
-        name = frame.f_code.co_filename
-        mine = self._mine.get(name)
-        if mine is None:
-            mine = self._mine[name] = os.path.realpath(name) == self.path
-        return self._line if mine and event == "call" else None
-
-    def _line(self, frame: Any, event: str, arg: Any) -> Any:
-        if event == "line" and frame.f_lineno in self.lines:
-            self.reached = True
-        return self._line
-
-
-class _Argv(list):  # type: ignore[type-arg]
-    """The command line the code under test sees (the module's name alone), noting whether it was read: a
-    call that parses it (``argparse``'s ``parse_args()``) does what the search never varies."""
-
-    read = False
-
-    def __getitem__(self, index: Any) -> Any:
-        _Argv.read = True
-        return super().__getitem__(index)
-
-    def __iter__(self) -> Iterator[Any]:
-        _Argv.read = True
-        return super().__iter__()
-
-    def __len__(self) -> int:
-        _Argv.read = True
-        return super().__len__()
-
-
-class _Stdin(io.StringIO):
-    """An empty standard input that notes whether the code under test read it."""
-
-    read_from = False
-
-    def read(self, size: int | None = -1) -> str:
-        _Stdin.read_from = True
-        return super().read(size)
-
-    def readline(self, size: int | None = -1) -> str:
-        _Stdin.read_from = True
-        return super().readline(size)
-
-    def readlines(self, hint: int | None = -1) -> list[str]:
-        _Stdin.read_from = True
-        return super().readlines(hint)
-
-    def __iter__(self) -> Any:
-        _Stdin.read_from = True
-        return super().__iter__()
-
-    @property
-    def buffer(self) -> io.BytesIO:
-        _Stdin.read_from = True
-        return io.BytesIO()
-
-
-def _watched(call: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-    """``call``'s answer, with what the call printed (``"printed"``: a digest of its standard output and
-    error, the two compared as a test's ``capsys`` would) and the process-wide input it read (``"ambient"``:
-    the command line, standard input), which every call of the search shares."""
-    _Argv.read = _Stdin.read_from = False
-    out, err = io.StringIO(), io.StringIO()
-    kept = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = out, err
-    try:
-        answer = call()
-    finally:
-        sys.stdout, sys.stderr = kept
-    printed = out.getvalue(), err.getvalue()
-    if any(printed):
-        answer["printed"] = hashlib.sha256(json.dumps(printed).encode("utf-8", "replace")).hexdigest()[:16]
-    read = [name for name, flag in (("the command line", _Argv.read), ("standard input", _Stdin.read_from)) if flag]
-    if read:
-        answer["ambient"] = read
-    return answer
-
-
 #: Strings one ``strings`` request returns at most, and the longest kept (a table's pattern of stems,
 #: ``(?:maxim|minim|...)``, runs to hundreds of characters).
 MAX_STRINGS = 200
@@ -703,7 +623,7 @@ def serve(argv: Sequence[str]) -> int:
     stdin, answers on stdout.
 
     The workspace (the current directory) and its ``src/`` come first on ``sys.path``.
-    What a call prints is digested, never passed on (``_watched``); the code under test cannot read the
+    What a call prints is digested, never passed on (``callwatch.watched``); the code under test cannot read the
     requests: its standard input is empty and its command line the module's name alone. With
     ``PATH:LINES`` every answer to a call says whether those lines ran (``reached``).
     """
@@ -711,16 +631,16 @@ def serve(argv: Sequence[str]) -> int:
     reach = None
     if len(argv) > 3:
         path, _, numbers = argv[3].rpartition(":")
-        reach = _Reach(path, {int(n) for n in numbers.split(",") if n})
+        reach = _watch.Reach(path, {int(n) for n in numbers.split(",") if n})
         reach.start()
     answers = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
     requests = os.fdopen(os.dup(0), "r", encoding="utf-8")
     null = os.open(os.devnull, os.O_RDWR)
     os.dup2(null, 0)
     os.dup2(null, 1)
-    sys.stdin = _Stdin()
+    sys.stdin = _watch.Stdin()
     sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
-    sys.argv = _Argv([module_name])
+    sys.argv = _watch.Argv([module_name])
     root = os.getcwd()
     roots = [root] + ([os.path.join(root, "src")] if os.path.isdir(os.path.join(root, "src")) else [])
     sys.path[:0] = roots
@@ -810,7 +730,7 @@ def serve(argv: Sequence[str]) -> int:
 
 def _answer_call(function: Any, owner: Any, name: str, args: list[Any], kwargs: dict[str, Any],
                  receiver: Receiver | None, first: _Instance | None, setup: tuple[Any, list[Any], dict[str, Any]] | None,
-                 per_call: float, request: dict[str, Any], reach: _Reach | None) -> dict[str, Any]:
+                 per_call: float, request: dict[str, Any], reach: Any) -> dict[str, Any]:
     """One call's answer: the set-up call and the instance built first, when asked, then the call itself."""
     # The call the tests made first, that changes what the module does; then another instance, set up first.
     for earlier in ([setup] if setup is not None else []) + ([(first.make, [owner], {})] if first is not None else []):
@@ -820,9 +740,9 @@ def _answer_call(function: Any, owner: Any, name: str, args: list[Any], kwargs: 
     held: list[Any] = []
     made: list[tuple[int, Any, Any]] = []
     if receiver is None:
-        observed = _watched(lambda: observe(function, args, kwargs, per_call))
+        observed = _watch.watched(lambda: observe(function, args, kwargs, per_call))
     else:
-        observed = _watched(lambda: observe(functools.partial(_on_receiver, owner, name, receiver, held, made),
+        observed = _watch.watched(lambda: observe(functools.partial(_on_receiver, owner, name, receiver, held, made),
                                             args, kwargs, per_call))
         if held:
             observed["receiver_after"] = _limited(_state_text, per_call, held[0])

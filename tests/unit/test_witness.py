@@ -133,6 +133,38 @@ def test_a_table_is_reached_through_the_module_level_names_built_from_it():
     assert targets_for(source, mutant) == ["shown"]
 
 
+def test_data_the_module_defines_under_if_or_try_is_reached_through_the_functions_reading_it():
+    # titlecase defines its patterns in an `if REGEX_AVAILABLE: ... else: ...` block: its mutants there were
+    # "no witness was searched: `<module>` is not a public function" though `titlecase()` reads every one
+    source = textwrap.dedent("""
+        try:
+            import regex as engine
+        except ImportError:
+            import re as engine
+
+        if hasattr(engine, "fullmatch"):
+            WORD = engine.compile(r"[a-z]+")
+        else:
+            WORD = engine.compile(r"[a-zA-Z]+")
+        LIMIT = 3
+
+
+        def words(text):
+            return WORD.findall(text)[:LIMIT]
+
+
+        def count(text):
+            return len(text)
+    """)
+    mutants, _ = generate("m.py", source)
+    nested = next(m for m in mutants if m.symbol == "<module>" and m.line == 8)
+    assert targets_for(source, nested) == ["words"]
+    assert data_for(source, nested)[0] == ["WORD"]
+    # the block's own line: every name the block assigns
+    block = next(m for m in mutants if m.symbol == "<module>" and m.line == 7)
+    assert targets_for(source, block) == ["words"]
+
+
 def test_what_the_import_runs_is_reached_through_the_functions_reading_the_data_it_fills():
     source = textwrap.dedent("""
         RULES = []

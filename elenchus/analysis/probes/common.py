@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path, PurePosixPath
@@ -168,6 +169,25 @@ def _module_tree(source: str) -> ast.Module | None:
         return ast.parse(source)
     except SyntaxError:
         return None
+
+
+#: Blocks whose statements a module runs while it imports, as if at its top level (``try: import regex``
+#: ``except ImportError: ...``, ``if sys.version_info >= ...:``).
+IMPORT_BLOCKS: tuple[type[ast.stmt], ...] = (ast.If, ast.Try, ast.With, ast.For, ast.While,
+                                             *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
+
+
+def import_statements(statements: Sequence[ast.stmt]) -> list[ast.stmt]:
+    """``statements`` (a module's body) and, inside its blocks, the statements they hold, outer first: what the
+    import runs, a function's or class's body left out. The constants a module defines under ``if`` or ``try``
+    are its data as much as those at its top level."""
+    found: list[ast.stmt] = []
+    for node in statements:
+        found.append(node)
+        if isinstance(node, IMPORT_BLOCKS):
+            found += import_statements([*node.body, *getattr(node, "orelse", ()), *getattr(node, "finalbody", ()),
+                                        *(inner for handler in getattr(node, "handlers", ()) for inner in handler.body)])
+    return found
 
 
 def _function_node(source: str, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:

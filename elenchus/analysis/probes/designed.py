@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from elenchus.mutation.mutate import Mutant
-from elenchus.analysis.probes.common import CallSample, _function_node, _module_tree
+from elenchus.analysis.probes.common import CallSample, _function_node, _module_tree, import_statements
 from elenchus.analysis.probes.drivers import _Driver
 from elenchus.analysis.probes.boundary import _constants_on, _unique, mutated_constants
 
@@ -117,11 +117,13 @@ def _data_names(source: str, first: int, last: int) -> list[str]:
     tree = _module_tree(source)
     if tree is None:
         return []
-    # (names unpacked together count: `(singulars, plurals) = make_lists(...)`)
-    assigned = {name.id for node in tree.body if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+    # (names unpacked together count: `(singulars, plurals) = make_lists(...)`; and those assigned under `if` or
+    # `try` at the top level)
+    body = import_statements(tree.body)
+    assigned = {name.id for node in body if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
                 for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
                 for name in ast.walk(target) if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Store)}
-    assigned |= {alias.asname or alias.name for node in tree.body if isinstance(node, ast.ImportFrom)
+    assigned |= {alias.asname or alias.name for node in body if isinstance(node, ast.ImportFrom)
                  for alias in node.names if alias.name != "*"}
     used = [node for node in ast.walk(tree) if isinstance(node, ast.Name) and node.id in assigned
             and first <= node.lineno <= last]

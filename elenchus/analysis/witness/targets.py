@@ -18,6 +18,7 @@ from pathlib import Path, PurePosixPath
 
 from elenchus.execution import callrecord
 from elenchus.analysis import probes
+from elenchus.analysis.probes.common import IMPORT_BLOCKS, import_statements
 from elenchus.encoding import read_python
 from elenchus.mutation.mutate import Mutant
 
@@ -51,7 +52,11 @@ def _module_statements(source: str) -> tuple[ast.stmt, ...]:
 
 
 def _assigned(node: ast.stmt) -> set[str]:
-    """The names a module-level statement assigns (``LIMIT = 3``, ``MAP: dict = {...}``)."""
+    """The names a module-level statement assigns (``LIMIT = 3``, ``MAP: dict = {...}``), or the statements of a
+    block do (``if REGEX_AVAILABLE: PERIOD = ... else: PERIOD = ...``)."""
+    if isinstance(node, IMPORT_BLOCKS):
+        return set().union(set(), *(_assigned(inner) for inner in import_statements([node])[1:]
+                                    if not isinstance(inner, IMPORT_BLOCKS)))
     targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
     return {inner.id for target in targets if isinstance(target, ast.AST)
             for inner in ast.walk(target) if isinstance(inner, ast.Name)}
@@ -60,11 +65,11 @@ def _assigned(node: ast.stmt) -> set[str]:
 def _assigned_at(source: str, line: int) -> set[str]:
     """The names the module-level statement spanning ``line`` assigns, and the module-level
     names built from them (``TRANS = str.maketrans(MAP)`` carries a change of ``MAP``)."""
-    body = _module_statements(source)
+    body = [node for node in import_statements(_module_statements(source))
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, *IMPORT_BLOCKS))]
     names = set().union(*(_assigned(n) for n in _statements_at(source, line)))
     for _ in range(3):
-        names |= set().union(set(), *(_assigned(n) for n in body if not isinstance(n, (
-            ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and names & {
+        names |= set().union(set(), *(_assigned(n) for n in body if names & {
             inner.id for inner in ast.walk(n) if isinstance(inner, ast.Name)}))
     return names
 
@@ -79,7 +84,7 @@ def _called_at(source: str, line: int | None = None) -> set[str]:
 
 def _module_data(source: str) -> set[str]:
     """The names the module assigns at its top level: its constants and tables."""
-    return set().union(set(), *(_assigned(node) for node in _module_statements(source)
+    return set().union(set(), *(_assigned(node) for node in import_statements(_module_statements(source))
                                 if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))))
 
 
@@ -138,8 +143,11 @@ def public_attribute(source: str, mutant: Mutant) -> str | None:
 
 
 def _statements_at(source: str, line: int) -> list[ast.stmt]:
-    """The module's top-level statements spanning ``line``."""
-    return [node for node in _module_statements(source) if node.lineno <= line <= (node.end_lineno or node.lineno)]
+    """The module's statements spanning ``line``: its top-level ones, or inside a block the import runs (``if``,
+    ``try``) the statement there, or the innermost block when ``line`` is the block's own (``if REGEX_AVAILABLE:``)."""
+    spanning = [node for node in import_statements(_module_statements(source))
+                if node.lineno <= line <= (node.end_lineno or node.lineno)]
+    return [node for node in spanning if not isinstance(node, IMPORT_BLOCKS)] or spanning[-1:]
 
 
 def _only_data(statements: Sequence[ast.stmt]) -> bool:

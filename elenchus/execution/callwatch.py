@@ -1,0 +1,111 @@
+"""What a driver's call touches besides its result: the lines it ran (``Reach``), what it printed, and the
+process-wide input it read (``watched``).
+
+A sibling of ``callreplay.py``, loaded by it from its file under a private name: keep it self-contained,
+standard library only, never an import of Elenchus.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import sys
+from collections.abc import Callable, Iterator
+from typing import Any
+
+
+class Reach:
+    """Did a call run any of ``lines`` of ``path``? A trace declined for every other file.
+
+    Lines that ran while the module was imported (module-level code) count for every call:
+    the functions read what they built.
+    """
+
+    def __init__(self, path: str, lines: set[int]) -> None:
+        self.path, self.lines = os.path.realpath(path), lines
+        self.reached = self.at_import = False
+        self._mine: dict[str, bool] = {}  # code file name -> is it the watched file
+
+    def start(self) -> None:
+        sys.settrace(self._call)
+
+    def _call(self, frame: Any, event: str, arg: Any) -> Any:
+        name = frame.f_code.co_filename
+        mine = self._mine.get(name)
+        if mine is None:
+            mine = self._mine[name] = os.path.realpath(name) == self.path
+        return self._line if mine and event == "call" else None
+
+    def _line(self, frame: Any, event: str, arg: Any) -> Any:
+        if event == "line" and frame.f_lineno in self.lines:
+            self.reached = True
+        return self._line
+
+
+class Argv(list):  # type: ignore[type-arg]
+    """The command line the code under test sees (the module's name alone), noting whether it was read: a
+    call that parses it (``argparse``'s ``parse_args()``) does what the search never varies."""
+
+    read = False
+
+    def __getitem__(self, index: Any) -> Any:
+        Argv.read = True
+        return super().__getitem__(index)
+
+    def __iter__(self) -> Iterator[Any]:
+        Argv.read = True
+        return super().__iter__()
+
+    def __len__(self) -> int:
+        Argv.read = True
+        return super().__len__()
+
+
+class Stdin(io.StringIO):
+    """An empty standard input that notes whether the code under test read it."""
+
+    read_from = False
+
+    def read(self, size: int | None = -1) -> str:
+        Stdin.read_from = True
+        return super().read(size)
+
+    def readline(self, size: int | None = -1) -> str:
+        Stdin.read_from = True
+        return super().readline(size)
+
+    def readlines(self, hint: int | None = -1) -> list[str]:
+        Stdin.read_from = True
+        return super().readlines(hint)
+
+    def __iter__(self) -> Any:
+        Stdin.read_from = True
+        return super().__iter__()
+
+    @property
+    def buffer(self) -> io.BytesIO:
+        Stdin.read_from = True
+        return io.BytesIO()
+
+
+def watched(call: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """``call``'s answer, with what the call printed (``"printed"``: a digest of its standard output and
+    error, the two compared as a test's ``capsys`` would) and the process-wide input it read (``"ambient"``:
+    the command line, standard input), which every call of the search shares."""
+    Argv.read = Stdin.read_from = False
+    out, err = io.StringIO(), io.StringIO()
+    kept = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = out, err
+    try:
+        answer = call()
+    finally:
+        sys.stdout, sys.stderr = kept
+    printed = out.getvalue(), err.getvalue()
+    if any(printed):
+        answer["printed"] = hashlib.sha256(json.dumps(printed).encode("utf-8", "replace")).hexdigest()[:16]
+    read = [name for name, flag in (("the command line", Argv.read), ("standard input", Stdin.read_from)) if flag]
+    if read:
+        answer["ambient"] = read
+    return answer
