@@ -619,19 +619,22 @@ def _state_text(value: Any) -> list[Any] | None:
 
 
 def serve(argv: Sequence[str]) -> int:
-    """The driver loop: ``MODULE QUALNAME PER_CALL_SECONDS [PATH:LINE,LINE]``; requests on
+    """The driver loop: ``MODULE QUALNAME PER_CALL_SECONDS [PATH:LINE,LINE [RAN,RAN]]``; requests on
     stdin, answers on stdout.
 
     The workspace (the current directory) and its ``src/`` come first on ``sys.path``.
     What a call prints is digested, never passed on (``callwatch.watched``); the code under test cannot read the
     requests: its standard input is empty and its command line the module's name alone. With
-    ``PATH:LINES`` every answer to a call says whether those lines ran (``reached``).
+    ``PATH:LINES`` every answer to a call says whether those lines ran (``reached``); with ``RAN`` after it
+    (lines of the same file), only when one of those ran while the module imported, and the first answer
+    says whether one did (``ran_at_import``).
     """
     module_name, qualname, per_call = argv[0], argv[1], float(argv[2])
     reach = None
     if len(argv) > 3:
         path, _, numbers = argv[3].rpartition(":")
-        reach = _watch.Reach(path, {int(n) for n in numbers.split(",") if n})
+        ran = {int(n) for n in argv[4].split(",") if n} if len(argv) > 4 else set()
+        reach = _watch.Reach(path, {int(n) for n in numbers.split(",") if n}, ran)
         reach.start()
     answers = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
     requests = os.fdopen(os.dup(0), "r", encoding="utf-8")
@@ -667,7 +670,7 @@ def serve(argv: Sequence[str]) -> int:
     except BaseException as exc:  # noqa: BLE001
         answer({"ready": False, "error": f"{type(exc).__name__}: {exc}"[:500]})
         return 1
-    answer({"ready": True})
+    answer({"ready": True, **({"ran_at_import": reach.ran} if reach is not None and reach.ran_lines else {})})
     for line in requests:
         try:
             request = json.loads(line)
@@ -753,6 +756,6 @@ def _answer_call(function: Any, owner: Any, name: str, args: list[Any], kwargs: 
         if held and request.get("public"):  # each public attribute a test can write down, by name
             observed["public_after"] = _limited(_public_state, per_call, held[0])
     if reach is not None:
-        observed["reached"] = reach.reached or reach.at_import
+        observed["reached"] = (reach.reached or reach.at_import) and (reach.ran or not reach.ran_lines)
         reach.reached = False
     return observed

@@ -20,12 +20,13 @@ class Reach:
     """Did a call run any of ``lines`` of ``path``? A trace declined for every other file.
 
     Lines that ran while the module was imported (module-level code) count for every call:
-    the functions read what they built.
+    the functions read what they built. With ``ran_lines``, those count only when one of them ran
+    (``ran``): module-level code under an ``if`` the import did not take is reached by no call.
     """
 
-    def __init__(self, path: str, lines: set[int]) -> None:
-        self.path, self.lines = os.path.realpath(path), lines
-        self.reached = self.at_import = False
+    def __init__(self, path: str, lines: set[int], ran_lines: frozenset[int] | set[int] = frozenset()) -> None:
+        self.path, self.lines, self.ran_lines = os.path.realpath(path), lines, ran_lines
+        self.reached = self.at_import = self.ran = False
         self._mine: dict[str, bool] = {}  # code file name -> is it the watched file
 
     def start(self) -> None:
@@ -41,6 +42,8 @@ class Reach:
     def _line(self, frame: Any, event: str, arg: Any) -> Any:
         if event == "line" and frame.f_lineno in self.lines:
             self.reached = True
+        if event == "line" and frame.f_lineno in self.ran_lines:
+            self.ran = True
         return self._line
 
 

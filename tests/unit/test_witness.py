@@ -165,6 +165,41 @@ def test_data_the_module_defines_under_if_or_try_is_reached_through_the_function
     assert targets_for(source, block) == ["words"]
 
 
+BRANCHED = """\
+import re
+
+FAST = True
+if FAST:
+    WORD = re.compile(r"[a-z]+")
+else:
+    WORD = re.compile(r"[a-zA-Z]+")
+
+
+def words(text):
+    return WORD.findall(text)
+"""
+
+
+def test_data_under_a_branch_the_import_never_takes_stays_a_gap_saying_so(tmp_path):
+    # titlecase's fallback patterns under `else:` of `if REGEX_AVAILABLE:`, with `regex` installed: the functions
+    # read the names, never what that branch would assign, so agreeing calls show nothing
+    from elenchus.repo.layout import SourceLayout
+    from elenchus.analysis.witness import NoWitness, Witness, find_witness
+
+    project, scratch = _shop_project(tmp_path, "branched", BRANCHED)
+    mutants, _ = generate("shop/branched.py", BRANCHED)
+    samples = {"shop.branched:words": [probes.CallSample("shop.branched:words", ("'Some words'",))]}
+    layout = SourceLayout((".",), ("shop",))
+    [dead] = [m for m in mutants if m.line == 7 and m.mutated_source.splitlines()[6].endswith('r"[a-zA-Z]")')]
+    found = find_witness(project, dead, samples, (), layout, 20.0, scratch)
+    assert isinstance(found, NoWitness) and not found.searched, found.reason
+    assert "line 7 never runs when the module is imported here" in found.reason, found.reason
+    # the branch the import takes is searched as before: its mutant is told apart
+    [live] = [m for m in mutants if m.line == 5 and m.mutated_source.splitlines()[4].endswith('r"[a-z]")')]
+    shown = find_witness(project, live, samples, (), layout, 20.0, scratch)
+    assert isinstance(shown, Witness), shown.reason
+
+
 def test_what_the_import_runs_is_reached_through_the_functions_reading_the_data_it_fills():
     source = textwrap.dedent("""
         RULES = []

@@ -68,7 +68,7 @@ class _Driver:
 
     def __init__(self, workspace: Path, module: str, qualname: str, per_call: float,
                  roots: Sequence[str] = (), watch: tuple[str, Sequence[int]] | None = None,
-                 setup: CallSample | None = None) -> None:
+                 setup: CallSample | None = None, ran: Sequence[int] = ()) -> None:
         self.setup = setup  # made before every call (the driver starts afresh: each call sees it once more)
         self.workspace = workspace
         self.module = module
@@ -76,6 +76,10 @@ class _Driver:
         self.per_call = per_call
         self.roots = tuple(roots)
         self.watch = watch  # (workspace-relative path, lines): answers say whether a call ran them
+        # lines of the watched file that must have run while the module imported for any call to count as
+        # reaching them (module-level code under `if`: the import may take the other branch)
+        self.ran = tuple(ran)
+        self.ran_at_import: bool | None = None  # whether they did; None when not asked
         self.error: str | None = None
         self._proc: subprocess.Popen[bytes] | None = None
         self._buffer = b""
@@ -108,8 +112,8 @@ class _Driver:
             self._proc = subprocess.Popen(
                 sandbox.current().wrap(
                     [sys.executable, "-P", "-c", code, self.module, self.qualname, repr(self.per_call),
-                     *([f"{(self.workspace / self.watch[0]).resolve()}:{','.join(map(str, self.watch[1]))}"]
-                       if self.watch else [])], self.workspace),
+                     *([f"{(self.workspace / self.watch[0]).resolve()}:{','.join(map(str, self.watch[1]))}",
+                        ",".join(map(str, self.ran))] if self.watch else [])], self.workspace),
                 cwd=self.workspace, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True, bufsize=0,
             )
@@ -118,6 +122,7 @@ class _Driver:
             return
         self._buffer = b""
         hello = self._read(time.monotonic() + DRIVER_START_TIMEOUT)
+        self.ran_at_import = hello.get("ran_at_import") if hello and self.ran else None
         if not hello or not hello.get("ready"):
             detail = (hello or {}).get("error") or "no answer"
             self.error = f"cannot import {self.module}:{self.qualname} in {self.workspace.name}: {detail}"

@@ -23,9 +23,12 @@ from elenchus.encoding import read_python
 from elenchus.mutation.mutate import Mutant
 from elenchus.execution.workspace import fresh_copy, remove_tree, write_mutant
 from elenchus.analysis.probes.common import (
+    IMPORT_BLOCKS,
     CallSample,
     Distinction,
     _function_node,
+    _module_tree,
+    import_statements,
     method_kind,
     module_name_for,
     unsupported_reason,
@@ -87,6 +90,16 @@ class InputSearch:
     @property
     def inputs(self) -> int:
         return sum(count for _, count in self.tried)
+
+
+def _statement_lines(source: str, mutant: Mutant) -> tuple[int, ...]:
+    """The lines of the statement the import runs that holds the mutated line (the innermost, inside an ``if`` or
+    ``try`` at the top level): one of them runs when the import runs the mutated code."""
+    tree = _module_tree(source)
+    spanning = [node for node in import_statements(tree.body if tree else [])
+                if node.lineno <= mutant.line <= (node.end_lineno or node.lineno)]
+    inner = [node for node in spanning if not isinstance(node, IMPORT_BLOCKS)] or spanning[-1:]
+    return tuple(range(inner[-1].lineno, (inner[-1].end_lineno or inner[-1].lineno) + 1)) if inner else (mutant.line,)
 
 
 def find_distinguishing_input(reference_dir: Path, mutant: Mutant, samples: Sequence[CallSample],
@@ -188,12 +201,15 @@ def search_input(
         else:
             read_watch = (mutant.path, removed) if removed else None
         reference = stack.enter_context(_Driver(reference_copy, module, symbol, per_call_timeout, roots,
-                                                read_watch, setup))
+                                                read_watch, setup, _statement_lines(source, mutant) if reads else ()))
         watch = (mutant.path, mutant.mutated_lines) if mutant.mutated_lines and not removed and not reads else None
         watched = bool(watch or read_watch)
         mutated = stack.enter_context(_Driver(mutant_copy, module, symbol, per_call_timeout, roots, watch, setup))
         if not reference.ready or not mutated.ready:
             return outcome(None, False, reference.error or mutated.error or f"cannot call {target}")
+        if reads and reference.ran_at_import is False:  # (`if REGEX_AVAILABLE: ... else:` the import never took)
+            return outcome(None, False, f"line {mutant.line} never runs when the module is imported here (the "
+                                        "import takes another branch), so no call reads what the mutant changes")
         same, changed = _compared_state(reference, mutated, state)
         if same:  # the mutated code runs only while the module imports, and left the same data behind
             return outcome(None, True, None, proof=f"the module holds the same data after its import with and "
