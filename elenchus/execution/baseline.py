@@ -93,7 +93,10 @@ def _establish(cohort: Cohort, root: Path, observes: Callable[[frozenset[str]], 
                             "no pre-change test relates to the evaluated code, so nothing caught it before",
                             empty=True)
         return Baseline(cohort.name, "blocked", (), (), None, None,
-                        "no runnable tests: no test file in this cohort relates to the evaluated code")
+                        "no runnable tests: no test file in this cohort relates to the evaluated code (test files "
+                        "are those named as `test-patterns` in [tool.elenchus] says, `test_*.py` and `*_test.py` "
+                        "unless set; if yours are named otherwise, list that name there too, e.g. "
+                        "test-patterns = [\"test_*.py\", \"*_test.py\", \"tests.py\"])")
     assert first is not None
     if first.execution is not Execution.COMPLETED:
         return Baseline(cohort.name, "inconclusive", (), (), None, None,

@@ -8,7 +8,7 @@ from elenchus.repo import fingerprint
 from elenchus import scratch
 from elenchus.repo.git import Repository
 
-from tests.conftest import git, run_cli
+from tests.conftest import git, run_cli, write_tree
 
 pytestmark = pytest.mark.slow
 
@@ -114,3 +114,27 @@ def test_a_scope_from_the_file_is_reported_as_the_files_and_a_scope_given_on_the
     assert report["scope"]["option"] == "current-change" and report["scope"]["target"] is None
     assert report["scope"]["reason"].startswith("Chosen with --scope.")
     assert "Scope: current-change; 1 mutant(s)" in done.stderr
+
+
+def test_tests_named_otherwise_are_found_once_test_patterns_names_them_and_the_blocked_baseline_says_how(tmp_path):
+    # titlecase keeps its tests in `titlecase/tests.py`, which no default pattern names
+    repo = write_tree(tmp_path / "repo", {
+        "shop/__init__.py": "def double(n):\n    return n * 2\n",
+        "shop/tests.py": "import unittest\n\nfrom shop import double\n\n\nclass T(unittest.TestCase):\n"
+                         "    def test_double(self):\n        self.assertEqual(double(2), 4)\n",
+        "pyproject.toml": SETTINGS.replace('fail-on = ["unprotected"]\n', ""),
+    })
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "base")
+    (repo / "shop" / "__init__.py").write_text("def double(n):\n    return n + n\n")
+    git(repo, "commit", "-q", "-am", "change")
+    done, report = _evaluate(repo, tmp_path / "runs-default")
+    assert "Baseline, modified: blocked" in done.stderr, done.stderr
+    assert 'test-patterns = ["test_*.py", "*_test.py", "tests.py"]' in done.stderr, done.stderr
+    with (repo / "pyproject.toml").open("a") as handle:
+        handle.write('test-patterns = ["test_*.py", "*_test.py", "tests.py"]\n')
+    git(repo, "commit", "-q", "-am", "name the tests")
+    done, report = _evaluate(repo, tmp_path / "runs-named", "--base", "HEAD~2")
+    assert "Baseline, modified: green" in done.stderr, done.stderr
+    assert report["mutations"] and all(m["result"] == "killed" for m in report["mutations"]), report["mutations"]
