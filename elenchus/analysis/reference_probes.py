@@ -136,6 +136,8 @@ def derive_capture_contract(change: ChangeSet, proposed: Snapshot, intent: str |
 
 def gives(observed: str) -> str:
     """What a call did, as a sentence says it: ``gives '13th'``, ``raises TypeError`` (never "gives raise")."""
+    if observed.startswith("print "):  # (a call that returns the same, and prints something else)
+        return f"prints {observed[len('print '):]}"
     return f"raises {observed[len('raise '):]}" if observed.startswith("raise ") else f"gives {observed}"
 
 

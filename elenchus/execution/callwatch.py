@@ -93,10 +93,15 @@ class Stdin(io.StringIO):
         return io.BytesIO()
 
 
+#: The longest standard output or error a call's answer carries as text (longer is compared by its digest only).
+MAX_PRINTED = 2000
+
+
 def watched(call: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     """``call``'s answer, with what the call printed (``"printed"``: a digest of its standard output and
-    error, the two compared as a test's ``capsys`` would) and the process-wide input it read (``"ambient"``:
-    the command line, standard input), which every call of the search shares."""
+    error, the two compared as a test's ``capsys`` would; ``"printed_text"``: the two texts themselves, when
+    neither is longer than ``MAX_PRINTED``, for a test to assert) and the process-wide input it read
+    (``"ambient"``: the command line, standard input), which every call of the search shares."""
     Argv.read = Stdin.read_from = False
     out, err = io.StringIO(), io.StringIO()
     kept = sys.stdout, sys.stderr
@@ -108,6 +113,8 @@ def watched(call: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     printed = out.getvalue(), err.getvalue()
     if any(printed):
         answer["printed"] = hashlib.sha256(json.dumps(printed).encode("utf-8", "replace")).hexdigest()[:16]
+        if max(map(len, printed)) <= MAX_PRINTED:
+            answer["printed_text"] = list(printed)
     read = [name for name, flag in (("the command line", Argv.read), ("standard input", Stdin.read_from)) if flag]
     if read:
         answer["ambient"] = read

@@ -87,6 +87,8 @@ def _behaves(observed: str) -> str:
     """"raise ValueError" -> "raises `ValueError`"; "0" -> "gives `0`"."""
     if observed.startswith("raise "):
         return f"raises `{observed[len('raise '):]}`"
+    if observed.startswith("print "):  # (a call that returns the same, and prints something else)
+        return f"prints `{observed[len('print '):]}`"
     return f"gives `{observed}`"
 
 

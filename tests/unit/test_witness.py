@@ -672,6 +672,10 @@ def shout(text):
     print(text.upper())
 
 
+def report(text):
+    print(text.upper() * 3000)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--loud", action="store_true", help="say it loudly")
@@ -679,31 +683,52 @@ def main():
 """
 
 
+def _cli_mutant(symbol, before, after):
+    from elenchus.mutation.mutate import Mutant
+
+    line = next(number for number, text in enumerate(CLI.splitlines(), 1) if before in text)
+    return Mutant(id="0" * 12, path="shop/cli.py", symbol=symbol, line=line, end_line=line, col=4,
+                  family="handmade", changed_intent="handmade", incident="handmade", expected_detection="none",
+                  diff="", mutated_source=CLI.replace(before, after, 1), mutated_lines=(line,))
+
+
 @pytest.mark.parametrize(("symbol", "before", "after", "why"), [
-    ("shout", "text.upper()", "text.lower()", "output printed differently with the mutant"),
+    ("report", "print(text.upper() * 3000)", "print(text.lower() * 3000)", "output printed differently with the mutant"),
     ("main", 'help="say it loudly"', 'help=""', "calls that read the command line, the same in every call here"),
-], ids=["printed", "command-line"])
+], ids=["printed-at-length", "command-line"])
 def test_calls_that_print_something_else_or_read_the_command_line_back_no_equivalence_claim(tmp_path, symbol, before,
                                                                                            after, why):
     # titlecase's `cmd()` parses the command line and writes to standard output: each mutant of its options
     # returned None like the code, on the one command line a search has, and was called "likely equivalent"
-    from elenchus.mutation.mutate import Mutant
     from elenchus.repo.layout import SourceLayout
     from elenchus.analysis.witness import NoWitness, find_witness
 
     project, scratch = _shop_project(tmp_path, "cli", CLI)
-    line = next(number for number, text in enumerate(CLI.splitlines(), 1) if before in text)
-    mutant = Mutant(id="0" * 12, path="shop/cli.py", symbol=symbol, line=line, end_line=line, col=4,
-                    family="handmade", changed_intent="handmade", incident="handmade", expected_detection="none",
-                    diff="", mutated_source=CLI.replace(before, after), mutated_lines=(line,))
-    samples = {"shop.cli:shout": [probes.CallSample("shop.cli:shout", ("'hi'",))], "shop.cli:main": []}
-    found = find_witness(project, mutant, samples, (), SourceLayout((".",), ("shop",)), 20.0, scratch)
+    samples = {f"shop.cli:{name}": [probes.CallSample(f"shop.cli:{name}", ("'hi'",))] for name in ("shout", "report")}
+    samples["shop.cli:main"] = []
+    found = find_witness(project, _cli_mutant(symbol, before, after), samples, (), SourceLayout((".",), ("shop",)),
+                         20.0, scratch)
     assert isinstance(found, NoWitness) and not found.searched, found.reason
     assert found.reason.startswith("no witness was found, so it stays a gap") and why in found.reason, found.reason
-    if symbol == "shout":  # a mutant that prints the same: the same search backs the claim
-        alike = replace(mutant, mutated_source=CLI.replace("text.upper()", "text.upper().upper()"))
-        quiet = find_witness(project, alike, samples, (), SourceLayout((".",), ("shop",)), 20.0, scratch)
-        assert quiet.searched and quiet.reason.startswith("likely equivalent"), quiet.reason
+
+
+def test_a_call_that_prints_something_else_is_witnessed_by_what_it_prints(tmp_path):
+    from elenchus.repo.layout import SourceLayout
+    from elenchus.analysis.witness import NoWitness, Witness, find_witness
+
+    project, scratch = _shop_project(tmp_path, "cli", CLI)
+    samples = {"shop.cli:shout": [probes.CallSample("shop.cli:shout", ("'hi'",))]}
+    layout = SourceLayout((".",), ("shop",))
+    found = find_witness(project, _cli_mutant("shout", "text.upper()", "text.lower()"), samples, (), layout, 20.0,
+                         scratch)
+    assert isinstance(found, Witness), found.reason
+    assert "    with contextlib.redirect_stdout(io.StringIO()) as printed:\n        shout('hi')\n" \
+           "    assert printed.getvalue() == 'HI\\n'\n" in found.test, found.test
+    assert (found.original, found.mutant) == ("print 'HI\\n'", "print 'hi\\n'"), found
+    # a mutant that prints the same: the same search backs the claim
+    alike = find_witness(project, _cli_mutant("shout", "text.upper()", "text.upper().upper()"), samples, (), layout,
+                         20.0, scratch)
+    assert isinstance(alike, NoWitness) and alike.reason.startswith("likely equivalent"), alike.reason
 
 
 MODES = '''\

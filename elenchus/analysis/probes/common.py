@@ -92,6 +92,9 @@ class Distinction:
     # The builtin type of the reference's result (text, bytes or a container) when the mutant's is another one
     # that `==` still takes for it (``'2.2.3'`` and ``Version(2, 2, 3)``): asserted as ``type(f(x)) is str``.
     typed: str | None = None
+    # What the call printed where the two agree otherwise: (the stream, "stdout" or "stderr", the reference's
+    # text, the mutant's), asserted as what a `contextlib.redirect_stdout` around the call holds.
+    printed: tuple[str, str, str] | None = None
 
 
 @dataclass(frozen=True, slots=True)

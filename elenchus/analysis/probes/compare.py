@@ -113,6 +113,21 @@ def _acting_lines(source: str, mutated_source: str) -> tuple[int, ...]:
     return tuple(sorted(acting))
 
 
+def _printed(reference_answer: Mapping[str, Any], mutant_answer: Mapping[str, Any]) -> tuple[str, str, str] | None:
+    """(the stream, the reference's text, the mutant's) of the first stream the two calls printed differently,
+    when neither read the command line or standard input and both texts came back whole."""
+    if reference_answer.get("ambient") or mutant_answer.get("ambient"):
+        return None
+    texts = [answer.get("printed_text") or ["", ""] if answer.get("printed") else ["", ""]
+             for answer in (reference_answer, mutant_answer)]
+    if any(answer.get("printed") and not answer.get("printed_text") for answer in (reference_answer, mutant_answer)):
+        return None  # (too long to write into a test)
+    for stream, code, mutant in zip(("stdout", "stderr"), texts[0], texts[1]):
+        if code != mutant:
+            return stream, code, mutant
+    return None
+
+
 def _unseen(reference_answer: Mapping[str, Any], mutant_answer: Mapping[str, Any]) -> str | None:
     """Why two agreeing answers still back no claim: the call printed something else with the mutant (a test
     reads it with ``capsys``; none is written here), or it read the command line or standard input, which the
@@ -194,7 +209,13 @@ class _Comparer:
                             tuple(args_repr), tuple(sorted(kwargs_repr.items())), reference[0], None, mutant[0],
                             None, origin, receiver=receiver, read=self.read)
                 unseen = None if differs or changed or held or result else _unseen(reference_answer, mutant_answer)
-                if unseen is not None:
+                printed = _printed(reference_answer, mutant_answer) if unseen and reference[1] is None else None
+                if printed is not None:  # the same result, but what it prints differs: a test reads that
+                    result = Distinction(tuple(args_repr), tuple(sorted(kwargs_repr.items())), reference[0], None,
+                                         mutant[0], mutant[1], origin, imports=tuple(reference_answer.get("imports")
+                                                                                    or ()), receiver=receiver,
+                                         read=self.read, setup=self.reference.setup, printed=printed)
+                elif unseen is not None:
                     self.unsettled = True
                     self.opaque[unseen] = self.opaque.get(unseen, 0) + 1
                 if differs or changed or held:
@@ -329,6 +350,8 @@ class _Comparer:
                 return False
             if found.changed_arguments and _changed_arguments(
                     _after(reference_answer), _after(mutant_answer)) != found.changed_arguments:
+                return False
+            if found.printed and _printed(reference_answer, mutant_answer) != found.printed:
                 return False
         return True
 

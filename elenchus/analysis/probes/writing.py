@@ -200,7 +200,7 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
     test_name = f"test_{_snake(function)}_{mutant.id[:8]}"
     path = path or f"tests/test_elenchus_probe_{mutant.id}.py"
 
-    needs_pytest = False
+    needs_pytest = printing = False
     if distinction.reference_exception is not None:
         needs_pytest = True
         exc_module, _, exc_name = distinction.reference_exception.rpartition(".")
@@ -218,6 +218,11 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
         if distinction.typed is not None:  # equal under `==` to the mutant's, which is of another type
             needs_pytest = False
             body = f"    assert type({call}) is {distinction.typed}\n"
+        if distinction.printed is not None:  # the same result, but it prints something else: what a test reads
+            stream, text, _ = distinction.printed
+            needs_pytest, printing = False, True
+            body = (f"    with contextlib.redirect_{stream}(io.StringIO()) as printed:\n        {call}\n"
+                    f"    assert printed.getvalue() == {text!r}\n")
         if matched:  # a regex match: what it matched, where, and each group
             body = f"    found = {call}\n    expected = {expected}\n    assert {callrecord.MATCH_FACTS} == expected\n"
         if held:  # the call changes arguments in place: hold them, then check their states
@@ -257,7 +262,9 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
             lines.append(line)
         body = "".join(lines)
         needs_pytest = "pytest." in body
-    imports = ("import unittest\n\n" if style == "unittest" else "") + ("import pytest\n\n" if needs_pytest else "") \
+    imports = ("import contextlib\nimport io\n" if printing else "") \
+        + ("import unittest\n\n" if style == "unittest" else "\n" if printing else "") \
+        + ("import pytest\n\n" if needs_pytest else "") \
         + "\n".join(dict.fromkeys([*callrecord.argument_imports(_argument_texts(distinction)),
                                     *distinction.imports, *distinction.receiver_imports, *_import_lines(names)]))
 
@@ -271,6 +278,10 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
                 f"{arguments_narrated(distinction, 2)}")
         told += (f", equal to it under `==` but not a `{distinction.typed}`." if distinction.typed is not None
                  else ".")
+        if distinction.printed is not None:
+            stream, text, other = distinction.printed
+            where = "standard output" if stream == "stdout" else "standard error"
+            told = f"For {shown} {code} prints {text!r} to its {where}; the mutant prints {other!r}."
     summary = (f"Guards against: {incident or mutant.incident}\n\n"
                f"Mutant {mutant.id} at {mutant.path}:{mutant.line} {mutant.changed_intent}. {told}")
     if contract_id:
@@ -295,8 +306,10 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
         contract_id=contract_id,
         mutant_ids=(mutant.id,),
         input_repr=shown,
-        reference_repr=_behaviour(distinction.reference_repr, distinction.reference_exception),
-        mutant_repr=_behaviour(distinction.mutant_repr, distinction.mutant_exception),
+        reference_repr=f"print {distinction.printed[1]!r}" if distinction.printed else _behaviour(
+            distinction.reference_repr, distinction.reference_exception),
+        mutant_repr=f"print {distinction.printed[2]!r}" if distinction.printed else _behaviour(
+            distinction.mutant_repr, distinction.mutant_exception),
         module=module,
         function=function,
         args_repr=distinction.args_repr,

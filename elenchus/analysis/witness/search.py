@@ -102,6 +102,8 @@ def _account(call: str, original: str, mutant: str) -> str:
 
 
 def _gives(observed: str) -> str:
+    if observed.startswith("print "):  # (a call that returns the same, and prints something else)
+        return f"prints `{observed[len('print '):]}`"
     return f"raises `{observed[len('raise '):]}`" if observed.startswith("raise ") else f"gives `{observed}`"
 
 
