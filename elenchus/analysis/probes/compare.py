@@ -129,8 +129,8 @@ def _printed(reference_answer: Mapping[str, Any], mutant_answer: Mapping[str, An
 
 
 def _unseen(reference_answer: Mapping[str, Any], mutant_answer: Mapping[str, Any]) -> str | None:
-    """Why two agreeing answers still back no claim: the call printed something else with the mutant (a test
-    reads it with ``capsys``; none is written here), or it read the command line or standard input, which the
+    """Why two agreeing answers still back no claim: the call printed something else with the mutant (a witness
+    when ``_printed`` can write both texts down), or it read the command line or standard input, which the
     search never varies (``argparse``'s ``parse_args()`` of a command's entry point)."""
     if reference_answer.get("printed") != mutant_answer.get("printed"):
         return "output printed differently with the mutant"
