@@ -193,6 +193,13 @@ def import_statements(statements: Sequence[ast.stmt]) -> list[ast.stmt]:
     return found
 
 
+def statements_at(statements: Sequence[ast.stmt], line: int) -> list[ast.stmt]:
+    """The statements the import runs that span ``line`` (of ``statements``, a module's body): the statement inside
+    a block there (``if``, ``try``), or the innermost block when ``line`` is the block's own (``if FAST:``)."""
+    spanning = [node for node in import_statements(statements) if node.lineno <= line <= (node.end_lineno or node.lineno)]
+    return [node for node in spanning if not isinstance(node, IMPORT_BLOCKS)] or spanning[-1:]
+
+
 def _function_node(source: str, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
     """The module-level function ``name``, or the method ``Class.name`` of a module-level class; for a
     module-level class ``name``, its ``__init__`` (the class is called as its constructor)."""

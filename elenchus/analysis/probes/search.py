@@ -23,14 +23,13 @@ from elenchus.encoding import read_python
 from elenchus.mutation.mutate import Mutant
 from elenchus.execution.workspace import fresh_copy, remove_tree, write_mutant
 from elenchus.analysis.probes.common import (
-    IMPORT_BLOCKS,
     CallSample,
     Distinction,
     _function_node,
     _module_tree,
-    import_statements,
     method_kind,
     module_name_for,
+    statements_at,
     unsupported_reason,
 )
 from elenchus.analysis.probes.drivers import PER_CALL_TIMEOUT, _Driver, _scratch
@@ -96,9 +95,7 @@ def _statement_lines(source: str, mutant: Mutant) -> tuple[int, ...]:
     """The lines of the statement the import runs that holds the mutated line (the innermost, inside an ``if`` or
     ``try`` at the top level): one of them runs when the import runs the mutated code."""
     tree = _module_tree(source)
-    spanning = [node for node in import_statements(tree.body if tree else [])
-                if node.lineno <= mutant.line <= (node.end_lineno or node.lineno)]
-    inner = [node for node in spanning if not isinstance(node, IMPORT_BLOCKS)] or spanning[-1:]
+    inner = statements_at(tree.body if tree else [], mutant.line)
     return tuple(range(inner[-1].lineno, (inner[-1].end_lineno or inner[-1].lineno) + 1)) if inner else (mutant.line,)
 
 

@@ -18,7 +18,7 @@ from pathlib import Path, PurePosixPath
 
 from elenchus.execution import callrecord
 from elenchus.analysis import probes
-from elenchus.analysis.probes.common import IMPORT_BLOCKS, import_statements
+from elenchus.analysis.probes.common import IMPORT_BLOCKS, import_statements, statements_at
 from elenchus.encoding import read_python
 from elenchus.mutation.mutate import Mutant
 
@@ -145,9 +145,7 @@ def public_attribute(source: str, mutant: Mutant) -> str | None:
 def _statements_at(source: str, line: int) -> list[ast.stmt]:
     """The module's statements spanning ``line``: its top-level ones, or inside a block the import runs (``if``,
     ``try``) the statement there, or the innermost block when ``line`` is the block's own (``if REGEX_AVAILABLE:``)."""
-    spanning = [node for node in import_statements(_module_statements(source))
-                if node.lineno <= line <= (node.end_lineno or node.lineno)]
-    return [node for node in spanning if not isinstance(node, IMPORT_BLOCKS)] or spanning[-1:]
+    return statements_at(_module_statements(source), line)
 
 
 def _only_data(statements: Sequence[ast.stmt]) -> bool:
