@@ -188,15 +188,17 @@ def import_statements(statements: Sequence[ast.stmt]) -> list[ast.stmt]:
     for node in statements:
         found.append(node)
         if isinstance(node, IMPORT_BLOCKS):
+            handled = (inner for handler in getattr(node, "handlers", ()) for inner in handler.body)
             found += import_statements([*node.body, *getattr(node, "orelse", ()), *getattr(node, "finalbody", ()),
-                                        *(inner for handler in getattr(node, "handlers", ()) for inner in handler.body)])
+                                        *handled])
     return found
 
 
 def statements_at(statements: Sequence[ast.stmt], line: int) -> list[ast.stmt]:
     """The statements the import runs that span ``line`` (of ``statements``, a module's body): the statement inside
     a block there (``if``, ``try``), or the innermost block when ``line`` is the block's own (``if FAST:``)."""
-    spanning = [node for node in import_statements(statements) if node.lineno <= line <= (node.end_lineno or node.lineno)]
+    spanning = [node for node in import_statements(statements)
+                if node.lineno <= line <= (node.end_lineno or node.lineno)]
     return [node for node in spanning if not isinstance(node, IMPORT_BLOCKS)] or spanning[-1:]
 
 
