@@ -107,10 +107,15 @@ def _summary(report: Mapping[str, Any]) -> str:
     findings = []
     for comparison in report.get("comparisons", ()):
         mutation = mutations.get(comparison["mutation_id"])
-        if comparison["assessment"] in _ORDER[:2] and mutation is not None:
+        # (and what the current tests miss where the old ones could not be compared)
+        missed = comparison["assessment"] in ("not-comparable", "blocked", "inconclusive") \
+            and comparison["modified"]["result"] in ("survived", "not-covered")
+        if (comparison["assessment"] in _ORDER[:2] or missed) and mutation is not None:
             where = f"{mutation['location']['path']}:{mutation['location']['line']}"
-            findings.append(f"<li><strong>{html.escape(ASSESSMENT_WORDS[comparison['assessment']].split(':')[0])}"
-                            f"</strong> ({html.escape(where)}): {html.escape(mutation['incident'])}</li>")
+            label = "Not caught by the current tests" if missed else \
+                ASSESSMENT_WORDS[comparison["assessment"]].split(":")[0]
+            findings.append(f"<li><strong>{html.escape(label)}</strong> ({html.escape(where)}): "
+                            f"{html.escape(mutation['incident'])}</li>")
     lines = [
         '<header id="elenchus-summary">',
         f"<h1>{html.escape(_title(report))}</h1>",

@@ -136,6 +136,19 @@ def _incident_block(mutation: dict, lines: list[str], caught_by: str | None = No
     lines.append("")
 
 
+def _shown(mutation: dict) -> str:
+    """What shows an incident no test catches: its witness call, or why there is none."""
+    witness = mutation.get("witness") or {}
+    if witness.get("call"):
+        return f"`{witness['call']}` {_behaves(witness['original'])} with the code and " \
+               f"{_behaves(witness['mutant'])} with the mutant"
+    if mutation.get("result") == "not-covered":
+        return "no test runs this code"
+    if "no witness was found" in (mutation.get("reason") or ""):
+        return "no call was found that shows it"
+    return "no witness was searched for it"  # (not searched: that says nothing of whether a call shows it)
+
+
 def _act_on(by_assessment: dict[str, list[dict]], mutations: dict[str, dict]) -> list[str]:
     """One line per finding, first: each protection regression, then each incident no test catches with
     the call that shows it."""
@@ -146,17 +159,13 @@ def _act_on(by_assessment: dict[str, list[dict]], mutations: dict[str, dict]) ->
                      f"old tests caught it ({_kill_text(comparison['existing'])})")
     for comparison in by_assessment.get("unprotected", []):
         mutation = mutations[comparison["mutation_id"]]
-        witness = mutation.get("witness") or {}
-        if witness.get("call"):
-            shown = f"`{witness['call']}` {_behaves(witness['original'])} with the code and " \
-                    f"{_behaves(witness['mutant'])} with the mutant"
-        elif mutation.get("result") == "not-covered":
-            shown = "no test runs this code"
-        elif "no witness was found" in (mutation.get("reason") or ""):
-            shown = "no call was found that shows it"
-        else:  # (not searched: that says nothing of whether a call shows it)
-            shown = "no witness was searched for it"
-        lines.append(f"- Not caught at {_where(mutation['location'])}: {mutation['incident']}; {shown}")
+        lines.append(f"- Not caught at {_where(mutation['location'])}: {mutation['incident']}; {_shown(mutation)}")
+    # the old tests could not be compared, yet the current ones miss it: a gap all the same
+    for comparison in [c for name in ("not-comparable", "blocked", "inconclusive") for c in by_assessment.get(name, [])
+                       if c["modified"]["result"] in ("survived", "not-covered")]:
+        mutation = mutations[comparison["mutation_id"]]
+        lines.append(f"- Not caught by the current tests at {_where(mutation['location'])}: {mutation['incident']}; "
+                     f"{_shown(mutation)} (whether the old tests caught it is unknown: they could not be compared)")
     if len(lines) == 2:
         lines.append("Nothing: no protection regression, and no challenged incident the tests miss.")
     return lines + [""]

@@ -79,6 +79,26 @@ def test_a_survivor_listed_as_not_comparable_still_shows_what_tells_it_apart():
     assert "      assert ratio(1, 0) == 0.0" in unsettled
 
 
+def test_an_incident_the_current_tests_miss_is_to_act_on_even_when_the_old_tests_could_not_be_compared():
+    # titlecase 2.3 -> 2.4: the old tests no longer collect against Head, every comparison is "not comparable",
+    # and "What to act on" said "Nothing" over 18 incidents the current tests miss
+    report = example()
+    for comparison in report["comparisons"]:
+        comparison.update(assessment="not-comparable", reason="the pre-change tests cannot be collected against Head")
+    gap = next(m for m in report["mutations"] if m["id"] == "M2")
+    missed = next(c for c in report["comparisons"] if c["mutation_id"] == "M2")
+    missed["modified"] = {"result": "survived", "kill": None}
+    gap.update(result="survived", witness={"call": "chunks([1], -1)", "original": "raise ValueError", "mutant": "[]",
+                                           "test": "def test_it():\n    pass\n", "origin": "edge-value",
+                                           "seconds": 0.3, "incident_check": "fits"})
+    act = render_markdown(report).split("### What to act on")[1].split("## Existing Protection")[0]
+    assert [line for line in act.splitlines() if line.startswith("- ")] == [
+        f"- Not caught by the current tests at src/chunker/chunks.py:6 in `chunks`: {gap['incident']}; "
+        "`chunks([1], -1)` raises `ValueError` with the code and gives `[]` with the mutant (whether the old tests "
+        "caught it is unknown: they could not be compared)"], act
+    assert "Nothing" not in act
+
+
 def test_incidents_beyond_the_budget_are_a_count_with_the_riskiest_and_how_to_raise_the_budget():
     report = example()
     location = report["mutations"][0]["location"]

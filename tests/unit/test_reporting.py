@@ -147,6 +147,16 @@ def test_the_html_page_is_self_contained_and_escapes_the_embedded_report():
     assert "clamp lets &lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt; through" in page  # the summary
 
 
+def test_the_html_page_lists_what_the_current_tests_miss_when_the_old_tests_could_not_be_compared():
+    report = json.loads(json.dumps(REPORT))
+    for comparison in report["comparisons"]:
+        comparison.update(assessment="not-comparable", reason="the pre-change tests cannot be collected")
+    page = render(stryker.build(report, SOURCES), report)
+    findings = page.split('<ul class="findings">')[1].split("</ul>")[0]
+    assert findings.count("<li>") == 2, findings  # the two the current tests miss, not the one they catch
+    assert "<strong>Not caught by the current tests</strong> (pkg/core.py:2): clamp lets a value equal to" in findings
+
+
 def _junit_cases(text: str) -> dict[str, ElementTree.Element]:
     root = ElementTree.fromstring(text)
     return {case.get("name"): case for case in root.iter("testcase")}
