@@ -13,7 +13,8 @@ notes the arguments each call of a target function actually received, keeps only
 calls whose every argument is a Python literal (``is_literal``) or a date, time,
 duration, Decimal or Fraction (written as a test writes it, ``argument_repr``;
 ``datetime.date(2000, 1, 2)``), de-duplicates them,
-keeps at most ``MAX_SAMPLES`` per target, and writes them at session finish as JSON
+keeps the first ``MAX_SAMPLES`` per target and as many again that hold a word none of those held
+(a later case of another kind), and writes them at session finish as JSON
 lines::
 
     {"target": "pkg.mod:func", "args_repr": ["[1, 2]", "2"], "kwargs_repr": {"flag": "True"}}
@@ -57,6 +58,7 @@ from __future__ import annotations
 import inspect
 import json
 import os
+import re
 import sys
 import threading
 from collections.abc import Sequence
@@ -112,8 +114,13 @@ TARGET_OPTION = "--elenchus-calls-target"
 TESTS_ONLY_OPTION = "--elenchus-calls-tests-only"
 STEP_OPTION = "--elenchus-calls-step"
 
-#: Calls kept per target, after de-duplication.
+#: Calls kept per target, after de-duplication; and at most, with the later ones holding a word none of those held.
 MAX_SAMPLES = 50
+KEPT_SAMPLES = 2 * MAX_SAMPLES
+#: Calls of a target looked at for a new word once its first MAX_SAMPLES are kept, at most.
+_LATER_CALLS = 5000
+#: What counts as a word of a call: three letters or more.
+_WORDS = re.compile(r"[^\W\d_]{3,}")
 
 _SKIPPED_CODE_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 
@@ -206,6 +213,8 @@ class CallRecorder:
             key: {} for names in self._wanted.values() for key in names.values()
         }
         self._unrecorded: dict[str, set[int]] = {}  # distinct calls whose arguments are not all literals
+        self._words: dict[str, set[str]] = {}  # the words the calls kept of each target hold
+        self._later: dict[str, int] = {}  # calls of each target looked at after its first MAX_SAMPLES were kept
         # The constructors of the classes whose methods are targets: "Cls.__init__" -> module -> "Cls"
         self._builders: dict[str, dict[str, str]] = {}
         for module, qualname in targets:
@@ -340,8 +349,10 @@ class CallRecorder:
 
     def _record(self, key: str, code: Any, values: dict[str, Any]) -> None:
         samples = self._samples[key]
+        if len(samples) >= KEPT_SAMPLES or len(samples) >= MAX_SAMPLES and self._later.get(key, 0) >= _LATER_CALLS:
+            return  # (past the first ones, a bounded look at later calls: the hook runs on every call)
         if len(samples) >= MAX_SAMPLES:
-            return
+            self._later[key] = self._later.get(key, 0) + 1
         args, kwargs = split_arguments(code, values)
         receiver: Receiver | None = None
         owner = key.partition(":")[2].rpartition(".")[0]
@@ -363,11 +374,16 @@ class CallRecorder:
                     seen.add(identity)
             return
         identity = json.dumps([args_repr, sorted(kwargs_repr.items()), receiver and receiver.as_json()])
+        words = set(_WORDS.findall(identity))
         with self._lock:
-            if identity not in samples and len(samples) < MAX_SAMPLES:
+            known = self._words.setdefault(key, set())
+            # past the first MAX_SAMPLES, as many again that hold a word none kept before held: the tests' later,
+            # other cases (`'21 Nov 2011'` after fifty numeric dates), where what a table holds shows
+            if identity not in samples and (len(samples) < MAX_SAMPLES or words - known):
                 samples[identity] = {"target": key, "args_repr": args_repr, "kwargs_repr": kwargs_repr}
                 if receiver is not None:
                     samples[identity]["receiver"] = receiver.as_json()
+                known |= words
 
     def write(self) -> None:
         lines = [json.dumps(sample) for samples in self._samples.values() for sample in samples.values()]
@@ -428,6 +444,7 @@ __all__ = [
     "argument_imports",
     "argument_repr",
     "argument_value",
+    "KEPT_SAMPLES",
     "MAX_SAMPLES",
     "OPERATORS",
     "STEP_OPTION",

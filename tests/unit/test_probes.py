@@ -1717,3 +1717,46 @@ def test_public_data_no_call_shows_is_told_apart_by_reading_it_and_the_witness_a
     assert "from shop.version import Version\n" in probe.source
     assert probe.source.startswith('"""Elenchus witness: asserts what `Version.NAMES` holds."""')
     assert probes.verify_probe(root, probe, mutant).accepted  # passes on the code, fails on the mutant
+
+
+DATES = '''\
+MONTHS = {
+    "Jan": 1,
+    "Feb": 2,
+    "Nov": 11,
+}
+
+
+class Reader:
+    def __init__(self, order):
+        self.order = order
+
+    def read(self, text):
+        day, month, year = text.split()[:3] if self.order == "dmy" else text.split()[1::-1] + text.split()[2:3]
+        return (int(year), MONTHS[month], int(day)) if month in MONTHS else None
+'''
+
+
+def test_a_dropped_table_entry_is_told_apart_by_a_later_test_text_with_its_word_in_place_of_another(tmp_path):
+    # parse's month table: fifty calls of numbers come first, then `Reader('dmy').read('21 Nov 2011')`; with
+    # `"Feb": 2` dropped every call the tests made agrees, and `'21 Feb 2011'` on the same reader tells it apart.
+    # Before, the recorder kept the first fifty calls only, and no input put a table's word into a test's text.
+    tests = ("from shop.dates import Reader\n\n\ndef test_numbers():\n"
+             "    for n in range(60):\n        assert Reader('dmy').read(f'{n} x 2000') is None\n\n\n"
+             "def test_names():\n    assert Reader('dmy').read('21 Nov 2011') == (2011, 11, 21)\n"
+             "    assert Reader('mdy').read('Jan 5 2011') == (2011, 1, 5)\n")
+    root = make_project(tmp_path / "dates", "dates", DATES, tests)
+    samples = probes.record_calls(root, ["tests"], [("shop.dates", "Reader.read")])
+    recorded = samples["shop.dates:Reader.read"]
+    assert len(recorded) == 52 and recorded[-2].args_repr == ("'21 Nov 2011'",)
+    assert recorded[-2].receiver == callrecord.Receiver(("'dmy'",))
+    mutant = dataclasses.replace(handmade_mutant("src/shop/dates.py", "<module>", DATES.replace('    "Feb": 2,\n', "")),
+                                 line=3, end_line=3, mutated_lines=())
+    found = probes.search_input(root, mutant, recorded, search_budget=0, symbol="Reader.read", data=["MONTHS"])
+    assert found.distinction is not None, found.reason
+    assert found.distinction.receiver == callrecord.Receiver(("'dmy'",))
+    assert found.distinction.args_repr == ("'21 Feb 2011'",)
+    assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("(2011, 2, 21)", "None")
+    probe = probes.write_probe(mutant, found.distinction, "shop.dates", function="Reader.read", witness=True)
+    assert "    assert Reader('dmy').read('21 Feb 2011') == (2011, 2, 21)\n" in probe.source
+    assert probes.verify_probe(root, probe, mutant).accepted

@@ -13,6 +13,7 @@ from elenchus.analysis import probes
 from elenchus.execution import callrecord
 from elenchus.analysis.probes import Distinction
 from elenchus.analysis.witness import Witness, data_for, misfit, targets_for
+from elenchus.analysis.witness.targets import in_search_order
 
 SOURCE = textwrap.dedent("""
     LIMIT = 3
@@ -110,6 +111,50 @@ def test_a_private_method_a_constructor_or_a_table_read_by_a_method_is_reached_t
     assert targets("Money.__init__")[:4] == ["Money", "Money.split", "Money.__add__", "Money.converted"]
     assert targets("RATES") == ["Money.converted"]  # a table read by a private method, through its public caller
     assert targets("Rate._key") == ["Rate", "Rate.__lt__"]  # called by the constructor: every instance runs it
+
+
+def test_a_table_read_deep_inside_a_class_is_reached_through_the_functions_building_it_and_called_ones_first():
+    # parse: `MONTHS` is read by a private helper of the constructor three calls down, and `parse(format, text)`
+    # (what the tests call) builds the class; `__call__` of a converter is run by the instance holding it. Before,
+    # the search stopped three callers up (no module function) and said `__call__` had no public caller at all.
+    source = textwrap.dedent("""
+        MONTHS = {"Jan": 1, "Feb": 2}
+
+
+        class convert:
+            def __call__(self, text):
+                return MONTHS[text]
+
+
+        class Parser:
+            def __init__(self, format):
+                self._pattern = self._generate(format)
+
+            def _generate(self, format):
+                return self._handle(format)
+
+            def _handle(self, format):
+                return "|".join(MONTHS) + format
+
+            def __repr__(self):
+                return "<Parser>"
+
+            def parse(self, text):
+                return convert()(text) if text in self._pattern else None
+
+
+        def parse(format, text):
+            return Parser(format).parse(text)
+    """)
+    mutants, _ = generate("m.py", source)
+    table = next(m for m in mutants if m.symbol == "<module>" and m.line == 2)
+    assert targets_for(source, table) == ["Parser", "Parser.__repr__", "Parser.parse", "parse"]
+    call = next(m for m in mutants if m.symbol == "convert.__call__")
+    assert targets_for(source, call) == ["Parser.parse", "parse"]  # (the method building and calling one)
+    # what the tests called with literals first, a function of the module before a method or a class
+    called = {"m:parse", "m:Parser.parse", "m:Parser", "other:parse"}
+    assert in_search_order(source, table, targets_for(source, table), "m", called) == [
+        "parse", "Parser", "Parser.parse", "Parser.__repr__"]
 
 
 def test_module_level_code_evaluated_as_a_whole_module_is_reached_through_the_functions_reading_it():

@@ -72,6 +72,65 @@ def _data_examples(drivers: Sequence[_Driver], source: str, mutant: Mutant, data
     return _unique(found)[:_DATA_EXAMPLES]
 
 
+def _table_swaps(source: str, mutant: Mutant) -> list[tuple[str, str]]:
+    """For a literal table whose entry the mutant drops or changes (``"Feb": 2`` in a table of month names):
+    (another text of the same table, the entry's own text), those of the entry's length first. The tests'
+    texts hold the other members (``"21 Nov 2011"``), and a dropped entry shows only on a text holding the
+    same words with its own in their place (``"21 Feb 2011"``), which neither the entry alone nor any
+    recorded call gives."""
+    tree = _module_tree(source)
+    if tree is None:
+        return []
+    own = {v for v in _constants_on(source, mutant.line, mutant.end_line) if isinstance(v, str) and v.strip()}
+    tables = []
+    for node in ast.walk(tree):
+        members = node.keys if isinstance(node, ast.Dict) else node.elts if isinstance(
+            node, (ast.List, ast.Tuple, ast.Set)) else None
+        if members is None or not (node.lineno <= mutant.line and mutant.end_line <= (node.end_lineno or 0)):
+            continue
+        texts = _unique(m.value for m in members if isinstance(m, ast.Constant) and isinstance(m.value, str)
+                        and m.value.strip() and not set(m.value) & _PATTERN_SYNTAX - {"."})
+        if len(texts) > 1 and own & set(texts):
+            tables.append(((node.end_lineno or 0) - node.lineno, texts))
+    if not tables:
+        return []
+    texts = min(tables, key=lambda table: table[0])[1]  # the innermost table holding the entry
+    return [(other, word) for word in texts if word in own
+            for other in sorted((t for t in texts if t != word), key=lambda t: abs(len(t) - len(word)))]
+
+
+def _swapped_calls(samples: Sequence[CallSample], swaps: Sequence[tuple[str, str]]
+                   ) -> list[tuple[CallSample, list[str], dict[str, str]]]:
+    """The tests' calls (each on the instance it was made on) with a word of a ``_table_swaps`` pair put in place
+    of the other wherever it stands as a word of their texts: ``Parser('a {:te} b').parse('21 Feb 2011')`` where
+    the test wrote ``'21 Nov 2011'``. (sample, args_repr, kwargs_repr), at most ``_SWAPPED``."""
+    words = [(re.compile(rf"(?<!\w){re.escape(other)}(?!\w)"), word) for other, word in swaps]
+    made: list[tuple[CallSample, list[str], dict[str, str]]] = []
+    for sample in samples:
+        texts = [*((index, value) for index, value in enumerate(sample.args)),
+                 *((name, value) for name, value in sample.kwargs.items())]
+        for slot, value in texts:
+            if not isinstance(value, str):
+                continue
+            for pattern, word in words:
+                swapped = pattern.sub(lambda _: word, value)
+                if swapped == value:
+                    continue
+                args, kwargs = list(sample.args_repr), dict(sample.kwargs_repr)
+                if isinstance(slot, int):
+                    args[slot] = repr(swapped)
+                else:
+                    kwargs[slot] = repr(swapped)
+                made.append((sample, args, kwargs))
+                if len(made) >= _SWAPPED:
+                    return made
+    return made
+
+
+#: Calls the tests made with a word of a table the mutant edits put in place of another, at most.
+_SWAPPED = 40
+
+
 #: Strings taken from the module's data for one mutant, at most, and the longest tried as an input.
 _DATA_EXAMPLES = 60
 _EXAMPLE_CHARS = 200

@@ -346,5 +346,5 @@ def _read_samples(path: Path, found: dict[str, list[CallSample]], unrecorded: di
             continue
         sample = CallSample(target, args, kwargs, receiver)
         bucket = found.get(target)
-        if bucket is not None and sample not in bucket and len(bucket) < callrecord.MAX_SAMPLES:
+        if bucket is not None and sample not in bucket and len(bucket) < callrecord.KEPT_SAMPLES:
             bucket.append(sample)

@@ -46,6 +46,8 @@ from elenchus.analysis.probes.designed import (
     _pattern_examples,
     _row_examples,
     _sized_texts,
+    _swapped_calls,
+    _table_swaps,
     _tested_tables,
 )
 from elenchus.analysis.probes.writing import call_text
@@ -221,6 +223,13 @@ def search_input(
         for sample in mine:
             comparer.receiver = sample.receiver if kind in ("instance", "property") else None
             found = comparer.check(sample.args_repr, dict(sample.kwargs_repr), "recorded")
+            if found is not None and comparer.confirm(found):
+                return outcome(found, True, None, comparer)
+        # the tests' calls with a word of the table the mutant edits in place of another they wrote (each on its
+        # own instance: the format a text is parsed with comes with the text)
+        for sample, args_repr, kwargs_repr in _swapped_calls(mine, _table_swaps(source, mutant)):
+            comparer.receiver = sample.receiver if kind in ("instance", "property") else None
+            found = comparer.check(args_repr, kwargs_repr, "designed")
             if found is not None and comparer.confirm(found):
                 return outcome(found, True, None, comparer)
         constructed = not owner and node.name == "__init__"  # a class called: `self` is what it builds

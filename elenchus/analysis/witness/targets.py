@@ -198,6 +198,10 @@ def targets_for(source: str, mutant: Mutant) -> list[str]:
     if owner and name in _BUILDERS:  # the class itself builds it, and its methods read what it built
         own = [owner] * probes.public_symbol(owner) + [
             method for method in calls if method.startswith(f"{owner}.") and probes.public_symbol(method)]
+    elif mutant.symbol in calls and not own and name.startswith("__") and name.endswith("__") and owner:
+        # a special method no operator of a test reaches runs where Python calls it on an instance (`__call__`
+        # of `converter(text, match)`): reached through the code that builds or holds instances of its class
+        wanted = {name, owner.split(".")[-1]}
     elif mutant.symbol in calls:  # a method: reached by calls of its name, not by building its class
         wanted = {name}
     if mutant.symbol == "<module>":  # module-level code: the functions reading what it assigns or fills
@@ -205,16 +209,45 @@ def targets_for(source: str, mutant: Mutant) -> list[str]:
     elif leaf in _called_at(source):  # a function the import runs: its effect is the data it fills
         wanted |= _filled(source, calls, {leaf})
     found: list[str] = list(own)
-    for _ in range(3):  # callers, their callers, once more
-        callers = [caller for caller, called in calls.items() if called & wanted and caller not in found]
-        found += [caller for caller in callers if probes.public_symbol(caller)]
+    walked: set[str] = set()
+    for _ in range(_CALLER_DEPTH):  # callers, their callers, and so on
+        callers = [caller for caller, called in calls.items() if called & wanted and caller not in walked]
+        if not callers:
+            break
+        walked.update(callers)
+        found += [caller for caller in callers if probes.public_symbol(caller) and caller not in found]
         wanted |= {part for caller in callers for part in (caller, caller.rpartition(".")[2])}
         for builder in [caller for caller in callers if caller.rpartition(".")[2] in _BUILDERS]:
-            # what a constructor calls runs for every instance: the class and its public methods reach it
+            # what a constructor calls runs for every instance: the class and its public methods reach it, and
+            # so do the functions building one (`parse(format, text)` builds a `Parser`)
             cls = builder.rpartition(".")[0]
             found += [method for method in [cls, *calls] if (method == cls or method.startswith(cls + "."))
                       and probes.public_symbol(method) and method not in found]
+            wanted.add(cls)
     return found
+
+
+#: How many steps of callers a mutant is followed up through, at most.
+_CALLER_DEPTH = 6
+
+
+def in_search_order(source: str, mutant: Mutant, targets: Sequence[str], module: str, called: set[str]) -> list[str]:
+    """``targets`` in the order a search tries them (nearest first within each rank): the mutated function, then
+    the functions of ``module`` the tests called (``called``, as ``"module:name"``) with arguments a search repeats,
+    then the methods and classes they called, then the rest. Every designed input is put into the tests' own
+    calls, and a function's call carries all it reads (``parse('a {:te} b', '21 Feb 2011')``), where a method's
+    arguments meet an instance built apart from them; a target never called so gets no such inputs at all."""
+    classes = {node.name for node in _module_statements(source) if isinstance(node, ast.ClassDef)}
+    names = {key.partition(":")[2] for key in called if key.partition(":")[0] == module}
+
+    def rank(target: str) -> int:
+        if target == mutant.symbol:
+            return 0
+        if target not in names:
+            return 3
+        return 2 if "." in target or target in classes else 1
+
+    return sorted(targets, key=rank)
 
 
 #: Set-up calls of the module the tests made that a search tries before its calls, and the targets tried after each.
