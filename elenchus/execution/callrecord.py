@@ -33,8 +33,8 @@ runs; a test that measures time or installs its own profiler may notice that, no
 else can. A call matches when its code's qualified name and its module's
 ``__name__`` equal the target's. Positional parameters (and ``*args``) become
 ``args_repr``, keyword-only ones (and ``**kwargs``) ``kwargs_repr``; defaults are
-recorded as passed. Generators and coroutines are skipped (their frames start again
-at every resume). A method's target is ``pkg.mod:Class.method``: a class method's ``cls`` is
+recorded as passed. A generator's call is its frame's first start (it starts again at every resume);
+coroutines are skipped. A method's target is ``pkg.mod:Class.method``: a class method's ``cls`` is
 left out (the call names the class), and an instance method's call is kept with how its
 ``self`` was built (``"receiver": {"args_repr": [...], "kwargs_repr": {...}}``): the literal
 arguments its class's ``__init__`` received when the recorder saw it constructed, else the
@@ -55,6 +55,7 @@ hooks, which receive its objects).
 
 from __future__ import annotations
 
+import dis
 import inspect
 import json
 import os
@@ -122,7 +123,9 @@ _LATER_CALLS = 5000
 #: What counts as a word of a call: three letters or more.
 _WORDS = re.compile(r"[^\W\d_]{3,}")
 
-_SKIPPED_CODE_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+_SKIPPED_CODE_FLAGS = inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+#: Where each generator's code starts running (its first ``RESUME``; -1 before Python 3.11), by code object.
+_STARTS: dict[Any, int] = {}
 
 #: Instances whose construction one recording run remembers at most.
 MAX_RECEIVERS = 10_000
@@ -275,8 +278,10 @@ class CallRecorder:
                     pass
         else:
             key = modules.get(frame.f_globals.get("__name__"))
-            # (a code object without new locals is a class body running, not a call)
-            if key is not None and not code.co_flags & _SKIPPED_CODE_FLAGS and code.co_flags & inspect.CO_NEWLOCALS:
+            # (a code object without new locals is a class body running, not a call; a generator's frame starts
+            # again at every resume, and only its first start is the call)
+            if key is not None and not code.co_flags & _SKIPPED_CODE_FLAGS and code.co_flags & inspect.CO_NEWLOCALS \
+                    and (not code.co_flags & inspect.CO_GENERATOR or _first_start(frame)):
                 try:
                     self._record(key, code, frame.f_locals)
                 except Exception:  # observation must never disturb the run  # noqa: BLE001
@@ -391,6 +396,18 @@ class CallRecorder:
         temporary = self.path.with_name(self.path.name + ".part")
         temporary.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
         os.replace(temporary, self.path)
+
+
+def _first_start(frame: Any) -> bool:
+    """Is this a generator frame's first start (its call), not a resume after a ``yield``? A first start stands at
+    the code's own start; a resume, past the ``yield`` it left at."""
+    code = frame.f_code
+    start = _STARTS.get(code)
+    if start is None:
+        start = next((i.offset for i in dis.get_instructions(code) if i.opname == "RESUME"), -1)
+        if len(_STARTS) < MAX_RECEIVERS:
+            _STARTS[code] = start
+    return frame.f_lasti <= start
 
 
 def _without_defaults(function: Any, code: Any, args: list[Any],

@@ -40,6 +40,7 @@ import builtins
 import functools
 import importlib
 import inspect
+import itertools
 import json
 import math
 import operator
@@ -360,21 +361,28 @@ def exception_name(exc: BaseException) -> str:
 
 def observe(function: Callable[..., Any], args: list[Any], kwargs: dict[str, Any],
             per_call: float) -> dict[str, Any]:
-    """Call ``function`` once and describe what a caller could observe."""
+    """Call ``function`` once and describe what a caller could observe; of a generator, what it yields (``listed``:
+    a test reads ``list(f(x))``, and an error raised while it runs is raised there)."""
+    listed: dict[str, Any] = {}
     signal.setitimer(signal.ITIMER_REAL, per_call)
     try:
         try:
             value = function(*args, **kwargs)
+            if inspect.isgenerator(value):
+                listed["listed"] = True
+                value = [*itertools.islice(value, MAX_ELEMENTS + 1)]
+                if len(value) > MAX_ELEMENTS:
+                    return {"kind": "unrepresentable", "type": "generator", "too_long": True, **listed}
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
     except _CallTimeout:
         return {"kind": "timeout"}
     except BaseException as exc:  # SystemExit too: the caller observes it  # noqa: BLE001
-        return {"kind": "raise", "exception": exception_name(exc)}
+        return {"kind": "raise", "exception": exception_name(exc), **listed}
     after = [argument_repr(arg) for arg in args]  # (dates and numbers are written by their constructors)
     text = literal_repr(value)
     if text is not None:
-        return {"kind": "value", "repr": text, "args_after": after, "type": type_name(value)}
+        return {"kind": "value", "repr": text, "args_after": after, "type": type_name(value), **listed}
     built = _limited(constructor_repr, per_call, value)  # the value's own __repr__ and __eq__ run here
     if built is None:
         # Builtin literal types all the way down: only too long (or not finite) to write down.
@@ -382,10 +390,10 @@ def observe(function: Callable[..., Any], args: list[Any], kwargs: dict[str, Any
         seen = None if too_long else _limited(view_of, per_call, value)
         if seen is not None:
             return {"kind": "value", "repr": seen[1], "imports": list(seen[2]), "view": seen[0],
-                    "args_after": after}
+                    "args_after": after, **listed}
         return {"kind": "unrepresentable", "type": type(value).__qualname__, "too_long": too_long}
     return {"kind": "value", "repr": built[0], "imports": list(built[1]), "args_after": after,
-            "type": type_name(value)}
+            "type": type_name(value), **listed}
 
 
 def type_name(value: Any) -> str:

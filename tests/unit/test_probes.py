@@ -1760,3 +1760,38 @@ def test_a_dropped_table_entry_is_told_apart_by_a_later_test_text_with_its_word_
     probe = probes.write_probe(mutant, found.distinction, "shop.dates", function="Reader.read", witness=True)
     assert "    assert Reader('dmy').read('21 Feb 2011') == (2011, 2, 21)\n" in probe.source
     assert probes.verify_probe(root, probe, mutant).accepted
+
+
+BATCHES = '''\
+def batches(items, size):
+    for start in range(0, len(items), size):
+        yield items[start:start + size]
+'''
+
+
+def test_a_generator_is_recorded_at_its_call_and_told_apart_by_the_list_it_yields(tmp_path):
+    # Before, the recorder skipped generators (their frames start again at every resume) and the search said
+    # "`batches` is a generator; its return value is an iterator, not a literal": no witness was searched.
+    tests = ("from shop.batches import batches\n\n\ndef test_batches():\n"
+             "    assert list(batches([1, 2, 3, 4], 2)) == [[1, 2], [3, 4]]\n")
+    root = make_project(tmp_path / "batches", "batches", BATCHES, tests)
+    samples = probes.record_calls(root, ["tests"], [("shop.batches", "batches")])
+    assert samples["shop.batches:batches"] == [probes.CallSample("shop.batches:batches", ("[1, 2, 3, 4]", "2"))]
+    mutant = dataclasses.replace(handmade_mutant("src/shop/batches.py", "batches",
+                                                 BATCHES.replace("start + size]", "start + size - 1]")),
+                                 line=3, end_line=3, mutated_lines=(3,))
+    found = probes.search_input(root, mutant, samples["shop.batches:batches"], search_budget=0)
+    assert found.distinction is not None, found.reason
+    assert found.distinction.listed and found.distinction.origin == "recorded"
+    assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("[[1, 2], [3, 4]]", "[[1], [3]]")
+    probe = probes.write_probe(mutant, found.distinction, "shop.batches", witness=True)
+    assert "    assert list(batches([1, 2, 3, 4], 2)) == [[1, 2], [3, 4]]\n" in probe.source
+    assert probes.verify_probe(root, probe, mutant).accepted
+    # an error raised while it runs is raised where a test lists it
+    failing = dataclasses.replace(mutant, mutated_source=BATCHES.replace("items[start:start + size]",
+                                                                         "items[start:start + size][size]"))
+    found = probes.search_input(root, failing, samples["shop.batches:batches"], search_budget=0)
+    assert found.distinction is not None and found.distinction.mutant_exception == "IndexError", found.reason
+    probe = probes.write_probe(failing, found.distinction, "shop.batches", witness=True)
+    assert "    assert list(batches([1, 2, 3, 4], 2)) == [[1, 2], [3, 4]]\n" in probe.source
+    assert probes.verify_probe(root, probe, failing).accepted

@@ -33,10 +33,10 @@ The engine has five steps, each a function that returns a frozen record:
 
 Hypothesis is used here only.
 
-Limits: only module-level, public, synchronous, non-generator functions get generated
-probes (methods, nested functions, private functions and modules are reported by
-``unsupported_reason``); only return values and raised exception types are compared,
-not the final state of mutated arguments or other objects; inputs must be Python
+Limits: only public, synchronous functions and methods of module-level classes get generated
+probes (a generator's call is read as what it yields, ``list(f(x))``; nested functions, private
+functions and modules are reported by ``unsupported_reason``); return values, raised exception
+types, arguments and receivers changed in place and printed output are compared; inputs must be Python
 literals or the standard library's dates, times, durations, Decimals and fractions
 (``callrecord.argument_repr``), outputs literals or values a constructor rebuilds; a
 bare float result is compared approximately (``pytest.approx`` defaults), containers of floats exactly.

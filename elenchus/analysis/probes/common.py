@@ -95,6 +95,9 @@ class Distinction:
     # What the call printed where the two agree otherwise: (the stream, "stdout" or "stderr", the reference's
     # text, the mutant's), asserted as what a `contextlib.redirect_stdout` around the call holds.
     printed: tuple[str, str, str] | None = None
+    # The code's call returns a generator: what it yields is the result (``list(f(x))``), and an error raised while
+    # it runs is raised there.
+    listed: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,18 +244,6 @@ def public_symbol(symbol: str) -> bool:
         not name.startswith("_") or bool(owner) and name in callrecord.OPERATORS)
 
 
-def _is_generator(node: ast.FunctionDef) -> bool:
-    stack: list[ast.AST] = list(node.body)
-    while stack:
-        current = stack.pop()
-        if isinstance(current, (ast.Yield, ast.YieldFrom)):
-            return True
-        if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            continue
-        stack.extend(ast.iter_child_nodes(current))
-    return False
-
-
 def unsupported_reason(reference_dir: Path, mutant: Mutant, symbol: str | None = None,
                        module: str | None = None) -> str | None:
     """Why no probe can be generated for ``mutant`` through ``symbol`` (default: its own function), imported
@@ -280,6 +271,4 @@ def unsupported_reason(reference_dir: Path, mutant: Mutant, symbol: str | None =
         return f"`{symbol}` is not defined at module level in {mutant.path}"
     if isinstance(node, ast.AsyncFunctionDef):
         return f"`{symbol}` is a coroutine function; probes call synchronous functions only"
-    if _is_generator(node):
-        return f"`{symbol}` is a generator; its return value is an iterator, not a literal"
     return None

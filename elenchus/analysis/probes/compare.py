@@ -10,6 +10,7 @@ counts what it tried and what it could not compare; the searches only choose inp
 from __future__ import annotations
 
 import ast
+import dataclasses
 import difflib
 import json
 import math
@@ -226,6 +227,8 @@ class _Comparer:
                                          self.reference.setup)
         for kind in opaque - {None}:  # (once per input, whichever side gave it)
             self.opaque[kind] = self.opaque.get(kind, 0) + 1
+        if result is not None and reference_answer.get("listed"):  # (the code's call yields: a test lists it)
+            result = dataclasses.replace(result, listed=True)
         self._seen[key] = result
         return result
 

@@ -186,6 +186,8 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
     shown = call_text(function, distinction.args_repr, distinction.kwargs_repr, receiver, instance if stepped else None,
                       read=read)
     building = _building(function, receiver, instance) if receiver is not None and instance is not None else []
+    if distinction.listed:  # a generator: what it yields is what a test reads
+        call, shown = f"list({call})", f"list({shown})"
     matched = distinction.view == "match" and distinction.reference_exception is None
     if distinction.view is not None and distinction.reference_exception is None and not matched:
         # what a test can assert of it
