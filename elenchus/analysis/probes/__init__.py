@@ -73,7 +73,7 @@ from elenchus.analysis.probes.drivers import (
     record_calls,
 )
 from elenchus.analysis.probes.boundary import TEST_LITERALS, literals_in, mutated_constants
-from elenchus.analysis.probes.designed import _in_text, _matching
+from elenchus.analysis.probes.designed import _in_text, _matching, swapped_calls, table_swaps
 from elenchus.analysis.probes.search import (
     BOUNDARY_BUDGET,
     RECEIVERS_TRIED,

@@ -11,6 +11,7 @@ recorded call holds these, so the boundary candidates take them in as "designed"
 from __future__ import annotations
 
 import ast
+import functools
 import itertools
 import re
 import sys
@@ -72,26 +73,15 @@ def _data_examples(drivers: Sequence[_Driver], source: str, mutant: Mutant, data
     return _unique(found)[:_DATA_EXAMPLES]
 
 
-def _table_swaps(source: str, mutant: Mutant) -> list[tuple[str, str]]:
+def table_swaps(source: str, mutant: Mutant) -> list[tuple[str, str]]:
     """For a literal table whose entry the mutant drops or changes (``"Feb": 2`` in a table of month names):
     (another text of the same table, the entry's own text), those of the entry's length first. The tests'
     texts hold the other members (``"21 Nov 2011"``), and a dropped entry shows only on a text holding the
     same words with its own in their place (``"21 Feb 2011"``), which neither the entry alone nor any
     recorded call gives."""
-    tree = _module_tree(source)
-    if tree is None:
-        return []
     own = {v for v in _constants_on(source, mutant.line, mutant.end_line) if isinstance(v, str) and v.strip()}
-    tables = []
-    for node in ast.walk(tree):
-        members = node.keys if isinstance(node, ast.Dict) else node.elts if isinstance(
-            node, (ast.List, ast.Tuple, ast.Set)) else None
-        if members is None or not (node.lineno <= mutant.line and mutant.end_line <= (node.end_lineno or 0)):
-            continue
-        texts = _unique(m.value for m in members if isinstance(m, ast.Constant) and isinstance(m.value, str)
-                        and m.value.strip() and not set(m.value) & _PATTERN_SYNTAX - {"."})
-        if len(texts) > 1 and own & set(texts):
-            tables.append(((node.end_lineno or 0) - node.lineno, texts))
+    tables = [(last - first, texts) for first, last, texts in _literal_tables(source)
+              if first <= mutant.line and mutant.end_line <= last and own & set(texts)]
     if not tables:
         return []
     texts = min(tables, key=lambda table: table[0])[1]  # the innermost table holding the entry
@@ -99,9 +89,25 @@ def _table_swaps(source: str, mutant: Mutant) -> list[tuple[str, str]]:
             for other in sorted((t for t in texts if t != word), key=lambda t: abs(len(t) - len(word)))]
 
 
-def _swapped_calls(samples: Sequence[CallSample], swaps: Sequence[tuple[str, str]]
+@functools.lru_cache(maxsize=4)
+def _literal_tables(source: str) -> tuple[tuple[int, int, tuple[str, ...]], ...]:
+    """(first line, last line, its texts) of each dict, list, tuple or set literal holding two texts or more that
+    are no patterns (read-only: cached, since every target of every survivor of a module asks)."""
+    tree = _module_tree(source)
+    found = []
+    for node in ast.walk(tree) if tree is not None else ():
+        members = node.keys if isinstance(node, ast.Dict) else node.elts if isinstance(
+            node, (ast.List, ast.Tuple, ast.Set)) else None
+        texts = tuple(_unique(m.value for m in members or () if isinstance(m, ast.Constant) and isinstance(
+            m.value, str) and m.value.strip() and not set(m.value) & _PATTERN_SYNTAX - {"."}))
+        if len(texts) > 1:
+            found.append((node.lineno, node.end_lineno or node.lineno, texts))
+    return tuple(found)
+
+
+def swapped_calls(samples: Sequence[CallSample], swaps: Sequence[tuple[str, str]]
                    ) -> list[tuple[CallSample, list[str], dict[str, str]]]:
-    """The tests' calls (each on the instance it was made on) with a word of a ``_table_swaps`` pair put in place
+    """The tests' calls (each on the instance it was made on) with a word of a ``table_swaps`` pair put in place
     of the other wherever it stands as a word of their texts: ``Parser('a {:te} b').parse('21 Feb 2011')`` where
     the test wrote ``'21 Nov 2011'``. (sample, args_repr, kwargs_repr), at most ``_SWAPPED``."""
     words = [(re.compile(rf"(?<!\w){re.escape(other)}(?!\w)"), word) for other, word in swaps]

@@ -46,9 +46,9 @@ from elenchus.analysis.probes.designed import (
     _pattern_examples,
     _row_examples,
     _sized_texts,
-    _swapped_calls,
-    _table_swaps,
     _tested_tables,
+    swapped_calls,
+    table_swaps,
 )
 from elenchus.analysis.probes.writing import call_text
 
@@ -227,7 +227,7 @@ def search_input(
                 return outcome(found, True, None, comparer)
         # the tests' calls with a word of the table the mutant edits in place of another they wrote (each on its
         # own instance: the format a text is parsed with comes with the text)
-        for sample, args_repr, kwargs_repr in _swapped_calls(mine, _table_swaps(source, mutant)):
+        for sample, args_repr, kwargs_repr in swapped_calls(mine, table_swaps(source, mutant)):
             comparer.receiver = sample.receiver if kind in ("instance", "property") else None
             found = comparer.check(args_repr, kwargs_repr, "designed")
             if found is not None and comparer.confirm(found):

@@ -208,8 +208,7 @@ def search_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Se
     progress = progress or _Progress()
     source = read_python(Path(reference_dir) / mutant.path)
     module = layout.module_name(mutant.path)
-    targets = in_search_order(source, mutant, targets_for(source, mutant), module or "",
-                              {target for target, made in samples.items() if made})
+    targets = in_search_order(source, mutant, targets_for(source, mutant), module or "", samples)
     if module is None or not targets:
         where = "no source root makes its file importable" if module is None else (
             f"`{mutant.symbol}` is not a public function or method and no public function or method of "
