@@ -419,3 +419,30 @@ def test_a_dropped_statement_is_watched_at_the_nearest_lines_that_run_in_its_own
     assert edited_lines(before, after) == (4,)
     kept_first = "def f(x):\n    x += 1\n    return x\n"
     assert edited_lines(kept_first, "def f(x):\n    return x\n") == (2,)
+
+
+def test_mutate_rejects_a_commands_help_text_and_a_log_only_branch_as_arid_and_keeps_its_option_names():
+    # titlecase's `cmd()`: a blanked `help='String to titlecase'` and `if logger.isEnabledFor(logging.DEBUG):`
+    # were reported as gaps no one would write a test for
+    source = src('''
+        import argparse
+        import logging
+        logger = logging.getLogger(__name__)
+
+        def cmd(words):
+            parser = argparse.ArgumentParser(description='Capitalize', epilog='See the docs')
+            parser.add_argument('-f', '--input-file', help='File to read from')
+            if logger.isEnabledFor(logging.DEBUG):
+                for word in words:
+                    logger.debug('word ' + word)
+            return parser
+    ''')
+    mutants, rejected = generate("cli.py", source)
+    assert "arid: help text a command shows its user (`help=`)" in reasons(rejected)
+    assert "arid: help text a command shows its user (`description=`)" in reasons(rejected)
+    assert "arid: help text a command shows its user (`epilog=`)" in reasons(rejected)
+    assert "arid: debug-only branch `if logger.isEnabledFor(logging.DEBUG):`" in reasons(rejected)
+    assert all("'File to read from'" in m.mutated_source and "'Capitalize'" in m.mutated_source for m in mutants)
+    assert not [m for m in mutants if m.line in (8, 9, 10)]
+    # the option's own name is what a user types: still a mutant
+    assert [m for m in mutants if m.line == 7 and "'-f'" in m.diff]

@@ -151,18 +151,21 @@ def test_a_table_read_deep_inside_a_class_is_reached_through_the_functions_build
     assert targets_for(source, table) == ["Parser", "Parser.__repr__", "Parser.parse", "parse"]
     call = next(m for m in mutants if m.symbol == "convert.__call__")
     assert targets_for(source, call) == ["Parser.parse", "parse"]  # (the method building and calling one)
-    # what the tests called with literals first, a function of the module before a method or a class
+    # what the tests called with literals (or whose class they built) first, nearest first within each
     numbers = probes.CallSample("m:parse", ("'{:d}'", "'12'"))
     samples = {"m:parse": [numbers], "m:Parser.parse": [probes.CallSample("m:Parser.parse", ("'12'",))],
-               "m:Parser": [probes.CallSample("m:Parser", ("'{:d}'",))], "other:parse": [numbers]}
+               "other:Parser": [probes.CallSample("other:Parser", ("'{:d}'",))]}
     assert in_search_order(source, table, targets_for(source, table), "m", samples) == [
-        "parse", "Parser", "Parser.parse", "Parser.__repr__"]
+        "Parser.parse", "parse", "Parser", "Parser.__repr__"]
+    samples["m:Parser"] = [probes.CallSample("m:Parser", ("'{:d}'",))]  # its instances: every method is called
+    assert in_search_order(source, table, targets_for(source, table), "m", samples) == [
+        "Parser", "Parser.__repr__", "Parser.parse", "parse"]
     # for a dropped table entry (`"Feb": 2`), first what the tests called with another word of that table
     named = probes.CallSample("m:Parser.parse", ("'21 Jan 2011'",), receiver=callrecord.Receiver(("'{:te}'",)))
     samples["m:Parser.parse"] = [named]
     entry = replace(table, line=2, end_line=2, mutated_source=source.replace('"Feb": 2', '"Feb": 3'))
     assert in_search_order(source, entry, targets_for(source, entry), "m", samples) == [
-        "Parser.parse", "parse", "Parser", "Parser.__repr__"]
+        "Parser.parse", "Parser", "Parser.__repr__", "parse"]
 
 
 def test_module_level_code_evaluated_as_a_whole_module_is_reached_through_the_functions_reading_it():

@@ -233,22 +233,19 @@ _CALLER_DEPTH = 6
 
 def in_search_order(source: str, mutant: Mutant, targets: Sequence[str], module: str,
                     samples: Mapping[str, Sequence[probes.CallSample]]) -> list[str]:
-    """``targets`` in the order a search tries them (nearest first within each rank): the mutated function; then,
-    for a table entry the mutant drops or changes, those the tests called with another word of that table in
-    their texts; then the functions of ``module`` the tests called with arguments a search repeats (``samples``,
-    by ``"module:name"``), then the methods and classes they called so, then the rest. Every designed input is
-    put into the tests' own calls, and a function's call carries all it reads (``parse('a {:te} b', '21 Feb
-    2011')``), where a method's arguments meet an instance built apart from them; a target never called so gets
-    no such inputs at all, and each target spends the time the ones after it no longer have."""
-    classes = {node.name for node in _module_statements(source) if isinstance(node, ast.ClassDef)}
+    """``targets`` in the order a search tries them, nearest first within each rank: the mutated function; then, for
+    a table entry the mutant drops or changes, those the tests called with another word of that table in their
+    texts; then those the tests called, or whose class they built, with arguments a search repeats (``samples``,
+    by ``"module:name"``); then the rest. Every designed input is put into the tests' own calls, and a target
+    never called so gets none of them, while it spends the time the ones after it no longer have."""
     swaps = probes.table_swaps(source, mutant)
 
     def rank(target: str) -> tuple[int, int]:
         made = samples.get(f"{module}:{target}", ())
         if target == mutant.symbol:
             return 0, 0
-        worded = 0 if swaps and probes.swapped_calls(made, swaps) else 1
-        return worded, 3 if not made else 2 if "." in target or target in classes else 1
+        built = "." in target and samples.get(f"{module}:{target.rpartition('.')[0]}")
+        return 0 if swaps and probes.swapped_calls(made, swaps) else 1, 0 if made or built else 1
 
     return sorted(targets, key=rank)
 

@@ -1,9 +1,10 @@
 """Why a candidate is rejected before it runs: arid code, equivalence at a bound, and the compiled program.
 
 Arid sites (docstrings, annotations, display-only dunders, logging and output calls, exception
-messages, module metadata, debug-only branches, script blocks) and strict/inclusive bound swaps that
-no input can tell apart are refused from the syntax tree; ``_compile`` and ``_fingerprint`` let the
-builder refuse mutants that do not compile or compile to the original's (or an earlier mutant's) code.
+messages, a command's help text, module metadata, debug- and log-only branches, script blocks) and
+strict/inclusive bound swaps that no input can tell apart are refused from the syntax tree; ``_compile``
+and ``_fingerprint`` let the builder refuse mutants that do not compile or compile to the original's (or
+an earlier mutant's) code.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ _DISPLAY_DUNDERS = frozenset({"__repr__", "__str__", "__format__", "__rich_repr_
 _LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical",
                           "fatal", "log"})
 _DEBUG_FLAGS = frozenset({"__debug__", "DEBUG", "TYPE_CHECKING"})
+#: Keyword arguments whose text a command-line parser only shows (``add_argument(..., help='...')``).
+_HELP_KEYWORDS = frozenset({"help", "description", "epilog"})
 _STRINGS = (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)
 
 
@@ -38,6 +41,9 @@ def _arid_reason(view: SourceView, site: Site) -> str | None:
             return f"arid: inside `{node.name.value}`, which only formats text for display"
         if isinstance(node, cst.Call) and _is_log_call(view, node):
             return f"arid: inside the logging or output call `{view.code(node.func)}(...)`"
+        if isinstance(node, cst.Arg) and in_string and previous is node.value and node.keyword is not None \
+                and node.keyword.value in _HELP_KEYWORDS:
+            return f"arid: help text a command shows its user (`{node.keyword.value}=`)"
         if isinstance(node, cst.Raise) and in_string and previous is not None:
             return "arid: message text of a raised exception"
         if isinstance(node, (cst.Assign, cst.AnnAssign)) and in_string and previous is not None \
@@ -124,7 +130,9 @@ def _is_debug_flag(test: cst.BaseExpression) -> bool:
         return test.value in _DEBUG_FLAGS
     if isinstance(test, cst.Attribute):
         return test.attr.value in _DEBUG_FLAGS
-    return False
+    # `if logger.isEnabledFor(logging.DEBUG):` guards what only a log shows
+    return isinstance(test, cst.Call) and isinstance(test.func, cst.Attribute) \
+        and test.func.attr.value == "isEnabledFor"
 
 
 def _is_script_guard(test: cst.BaseExpression) -> bool:
