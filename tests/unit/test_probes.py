@@ -1795,3 +1795,41 @@ def test_a_generator_is_recorded_at_its_call_and_told_apart_by_the_list_it_yield
     probe = probes.write_probe(failing, found.distinction, "shop.batches", witness=True)
     assert "    assert list(batches([1, 2, 3, 4], 2)) == [[1, 2], [3, 4]]\n" in probe.source
     assert probes.verify_probe(root, probe, failing).accepted
+
+
+FILTERS = '''\
+def word_filter(words):
+    if not words:
+        return lambda word: None
+    known = {w.upper(): w for w in words}
+    return lambda word: known.get(word.upper())
+'''
+
+
+def test_a_function_returned_where_the_mutant_returns_none_is_told_apart_by_asserting_it_is_not_none(tmp_path):
+    # titlecase's `create_wordlist_filter_from_file` returns a callback; with `return lambda ...` made `return None`
+    # the search said "results a test cannot write down (`function`)" for every input, and no witness was given
+    root = make_project(tmp_path / "filters", "filters", FILTERS, "def test_nothing():\n    pass\n")
+    mutant = dataclasses.replace(handmade_mutant("src/shop/filters.py", "word_filter", FILTERS.replace(
+        "        return lambda word: None", "        return None")), line=3, end_line=3, mutated_lines=(3,))
+    found = probes.search_input(root, mutant, [probes.CallSample("shop.filters:word_filter", ("['NASA']",))],
+                                search_budget=0)
+    assert found.distinction is not None, found.reason
+    assert found.distinction.nonnull and found.distinction.args_repr == ("[]",)
+    assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("a `function` object", "None")
+    probe = probes.write_probe(mutant, found.distinction, "shop.filters", witness=True)
+    assert "    assert word_filter([]) is not None\n" in probe.source
+    assert "the code returns a `function` object; the mutant returns None." in probe.source.replace("\n    ", " ")
+    assert probes.verify_probe(root, probe, mutant).accepted
+    # and the other way round: None where the mutant returns a function
+    source = FILTERS.replace("        return lambda word: None", "        return None")
+    root_none = make_project(tmp_path / "filters_none", "filters", source, "def test_nothing():\n    pass\n")
+    other = dataclasses.replace(mutant, mutated_source=source.replace("    if not words:\n", "    if words is None:\n"),
+                                line=2, end_line=2, mutated_lines=(2,))
+    found = probes.search_input(root_none, other, [probes.CallSample("shop.filters:word_filter", ("['NASA']",))],
+                                search_budget=0)
+    assert found.distinction is not None, found.reason
+    assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("None", "a `function` object")
+    probe = probes.write_probe(other, found.distinction, "shop.filters", witness=True)
+    assert "    assert word_filter([]) is None\n" in probe.source
+    assert probes.verify_probe(root_none, probe, other).accepted

@@ -168,6 +168,28 @@ def test_a_table_read_deep_inside_a_class_is_reached_through_the_functions_build
         "Parser.parse", "Parser", "Parser.__repr__", "parse"]
 
 
+def test_a_class_body_constant_is_reached_through_the_methods_reading_it():
+    # parse's `FixedTzOffset.ZERO = timedelta(0)` made `timedelta(1)`: only `dst()` returns it, through `self`;
+    # before, the search went through the functions naming the class and never called `dst`
+    source = textwrap.dedent("""
+        class Offset:
+            ZERO = 0
+
+            def __init__(self, minutes):
+                self.minutes = minutes
+
+            def dst(self, when):
+                return self.ZERO
+
+            def __eq__(self, other):
+                return isinstance(other, Offset) and self.minutes == other.minutes
+    """)
+    mutants, _ = generate("m.py", source)
+    zero = next(m for m in mutants if m.line == 3)
+    assert zero.symbol == "Offset"
+    assert targets_for(source, zero)[0] == "Offset.dst"
+
+
 def test_module_level_code_evaluated_as_a_whole_module_is_reached_through_the_functions_reading_it():
     mutants, _ = generate("m.py", SOURCE)  # --scope target: module-level code is "<module>"
     mutant = next(m for m in mutants if m.symbol == "<module>" and m.line == 2)

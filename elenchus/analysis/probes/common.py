@@ -98,6 +98,9 @@ class Distinction:
     # The code's call returns a generator: what it yields is the result (``list(f(x))``), and an error raised while
     # it runs is raised there.
     listed: bool = False
+    # The code returns an object no text writes (a function, say: ``reference_repr`` names its type) where the mutant
+    # returns None or raises: asserted as ``f(x) is not None``.
+    nonnull: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -55,6 +55,21 @@ def _observed(answer: Mapping[str, Any]) -> tuple[str | None, str | None] | None
     return None
 
 
+def _object(answer: Mapping[str, Any]) -> str | None:
+    """How a result no text writes is told (``a `function` object``), when it is one (not merely too long)."""
+    if answer.get("kind") == "unrepresentable" and not answer.get("too_long"):
+        return f"a `{answer.get('type') or 'object'}` object"
+    return None
+
+
+def _seen(answer: Mapping[str, Any]) -> tuple[str | None, str | None] | None:
+    """``_observed``, with a result no text writes told by its type: what a witness of None against an object
+    compares when it is confirmed."""
+    found = _observed(answer)
+    described = _object(answer)
+    return found if found is not None else None if described is None else (described, None)
+
+
 def _after(answer: Mapping[str, Any]) -> tuple[str | None, ...]:
     """The positional arguments' states after a call that returned (None: not literal)."""
     return tuple(answer.get("args_after") or ()) if answer.get("kind") == "value" else ()
@@ -179,10 +194,24 @@ class _Comparer:
             self.setup_failed = str(failed.get("exception") or failed.get("kind") or "it failed")
         reference = _observed(reference_answer)
         opaque = {self._opaque(reference_answer)}
+        made = tuple(args_repr), tuple(sorted(kwargs_repr.items()))
+        if reference is None and _object(reference_answer) is not None:  # an object no text writes, or None?
+            mutant_answer = self.mutant.call(args_repr, kwargs_repr, receiver)
+            mutant = _observed(mutant_answer)
+            if mutant is not None and (mutant[0] == "None" or mutant[1] is not None):
+                self.compared += 1
+                self.reached += bool(mutant_answer.get("reached") or reference_answer.get("reached"))
+                result = Distinction(*made, _object(reference_answer), None, mutant[0], mutant[1], origin,
+                                     receiver=receiver, read=self.read, setup=self.reference.setup, nonnull=True)
         if reference is not None:
             mutant_answer = self.mutant.call(args_repr, kwargs_repr, receiver)
             mutant = _observed(mutant_answer)
             opaque.add(self._opaque(mutant_answer))
+            if mutant is None and reference == ("None", None) and _object(mutant_answer) is not None:
+                self.compared += 1  # None where the mutant returns an object: `assert f(x) is None`
+                self.reached += bool(mutant_answer.get("reached") or reference_answer.get("reached"))
+                result = Distinction(*made, "None", None, _object(mutant_answer), None, origin, receiver=receiver,
+                                     read=self.read, setup=self.reference.setup)
             if mutant is not None:
                 self.compared += 1
                 self.reached += bool(mutant_answer.get("reached") or reference_answer.get("reached"))
@@ -345,7 +374,7 @@ class _Comparer:
             else:
                 reference_answer = self.reference.call(found.args_repr, kwargs, found.receiver)
                 mutant_answer = self.mutant.call(found.args_repr, kwargs, found.receiver)
-            if _observed(reference_answer) != (found.reference_repr, found.reference_exception) or _observed(
+            if _seen(reference_answer) != (found.reference_repr, found.reference_exception) or _seen(
                     mutant_answer) != (found.mutant_repr, found.mutant_exception):
                 return False
             if found.receiver_after and [(answer.get("receiver_after") or [None, None])[1] for answer in (

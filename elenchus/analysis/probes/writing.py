@@ -217,6 +217,9 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
             expected = f"pytest.approx({expected})"
         line = f"    assert {call} is None\n" if expected == "None" else f"    assert {call} == {expected}\n"
         body = line if len(line) <= 100 else f"    expected = {expected}\n    assert {call} == expected\n"
+        if distinction.nonnull:  # an object no text writes, where the mutant gives None or raises
+            needs_pytest = False
+            body = f"    assert {call} is not None\n"
         if distinction.typed is not None:  # equal under `==` to the mutant's, which is of another type
             needs_pytest = False
             body = f"    assert type({call}) is {distinction.typed}\n"
