@@ -1049,7 +1049,8 @@ def test_results_that_cannot_be_written_are_not_compared_so_nothing_is_claimed_e
 def test_a_list_of_objects_is_not_mistaken_for_a_literal_that_is_only_too_long(tmp_path):
     source = "class Box:\n    def __init__(self, n):\n        self.n = n\n\n\ndef boxes(n):\n    return [Box(n)]\n"
     root = make_project(tmp_path / "box", "box", source, "def test_nothing():\n    pass\n")
-    mutant = handmade_mutant("src/shop/box.py", "boxes", source.replace("Box(n)]", "Box(n + 1)]"))
+    # (a list on both sides: where one side gave None or raised, `boxes(x) is not None` would tell them apart)
+    mutant = handmade_mutant("src/shop/box.py", "boxes", source.replace("Box(n)]", "Box(n), Box(n)]"))
     found = probes.search_input(root, mutant, [probes.CallSample("shop.box:boxes", ("1",))], search_budget=5)
     assert found.distinction is None and not found.searched and "(`list`)" in found.reason
 

@@ -206,14 +206,14 @@ def targets_for(source: str, mutant: Mutant) -> list[str]:
         wanted = {name}
     if mutant.symbol == "<module>":  # module-level code: the functions reading what it assigns or fills
         wanted = _assigned_at(source, mutant.line) | _filled(source, calls, _called_at(source, mutant.line))
-    elif mutant.symbol not in calls:  # a class body's own statement (`ZERO = timedelta(0)`): what reads it
-        wanted |= {assigned for node in _module_statements(source) if isinstance(node, ast.ClassDef)
-                   and node.name == mutant.symbol for statement in node.body
-                   if statement.lineno <= mutant.line <= (statement.end_lineno or statement.lineno)
-                   and not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-                   for assigned in _assigned(statement)}
     elif leaf in _called_at(source):  # a function the import runs: its effect is the data it fills
         wanted |= _filled(source, calls, {leaf})
+    # a class body's own statement (`ZERO = timedelta(0)`): the methods reading what it assigns
+    wanted |= {assigned for node in _module_statements(source) if isinstance(node, ast.ClassDef)
+               and node.name == mutant.symbol for statement in node.body
+               if statement.lineno <= mutant.line <= (statement.end_lineno or statement.lineno)
+               and not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+               for assigned in _assigned(statement)}
     found: list[str] = list(own)
     walked: set[str] = set()
     for _ in range(_CALLER_DEPTH):  # callers, their callers, and so on
