@@ -739,6 +739,12 @@ def serve(argv: Sequence[str]) -> int:
     return 0
 
 
+def _command_line(request: dict[str, Any]) -> list[str] | None:
+    """The command line a call is given (``"argv"``: texts), else None: the module's name alone, shared."""
+    argv = request.get("argv")
+    return [str(part) for part in argv] if isinstance(argv, list) else None
+
+
 def _answer_call(function: Any, owner: Any, name: str, args: list[Any], kwargs: dict[str, Any],
                  receiver: Receiver | None, first: _Instance | None, setup: tuple[Any, list[Any], dict[str, Any]] | None,
                  per_call: float, request: dict[str, Any], reach: Any) -> dict[str, Any]:
@@ -751,10 +757,10 @@ def _answer_call(function: Any, owner: Any, name: str, args: list[Any], kwargs: 
     held: list[Any] = []
     made: list[tuple[int, Any, Any]] = []
     if receiver is None:
-        observed = _watch.watched(lambda: observe(function, args, kwargs, per_call))
+        observed = _watch.watched(lambda: observe(function, args, kwargs, per_call), _command_line(request))
     else:
         observed = _watch.watched(lambda: observe(functools.partial(_on_receiver, owner, name, receiver, held, made),
-                                            args, kwargs, per_call))
+                                            args, kwargs, per_call), _command_line(request))
         if held:
             observed["receiver_after"] = _limited(_state_text, per_call, held[0])
         after = observed.get("args_after")

@@ -12,7 +12,7 @@ import io
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 
@@ -97,25 +97,29 @@ class Stdin(io.StringIO):
 MAX_PRINTED = 2000
 
 
-def watched(call: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+def watched(call: Callable[[], dict[str, Any]], argv: Sequence[str] | None = None) -> dict[str, Any]:
     """``call``'s answer, with what the call printed (``"printed"``: a digest of its standard output and
     error, the two compared as a test's ``capsys`` would; ``"printed_text"``: the two texts themselves, when
     neither is longer than ``MAX_PRINTED``, for a test to assert) and the process-wide input it read
-    (``"ambient"``: the command line, standard input), which every call of the search shares."""
+    (``"ambient"``: the command line, standard input), which every call of the search shares. ``argv``: the
+    command line this call is given (a test sets ``sys.argv`` to it), an input of its own, never ambient."""
     Argv.read = Stdin.read_from = False
     out, err = io.StringIO(), io.StringIO()
-    kept = sys.stdout, sys.stderr
+    kept = sys.stdout, sys.stderr, sys.argv
     sys.stdout, sys.stderr = out, err
+    if argv is not None:
+        sys.argv = Argv(argv)
     try:
         answer = call()
     finally:
-        sys.stdout, sys.stderr = kept
+        sys.stdout, sys.stderr, sys.argv = kept
     printed = out.getvalue(), err.getvalue()
     if any(printed):
         answer["printed"] = hashlib.sha256(json.dumps(printed).encode("utf-8", "replace")).hexdigest()[:16]
         if max(map(len, printed)) <= MAX_PRINTED:
             answer["printed_text"] = list(printed)
-    read = [name for name, flag in (("the command line", Argv.read), ("standard input", Stdin.read_from)) if flag]
+    read = [name for name, flag in (("the command line", Argv.read and argv is None),
+                                    ("standard input", Stdin.read_from)) if flag]
     if read:
         answer["ambient"] = read
     return answer

@@ -973,3 +973,39 @@ def test_the_tests_that_call_a_private_function_by_name_are_recorded_for_its_arg
     assert _naming_callers(cohort, renamed, {("m.py", "_helper"): {6}}) == (
         "tests/test_m.py::test_plural", "tests/test_n.py::test_other")
     assert _naming_callers(cohort, None, {("m.py", "_helper"): {6}}) == ()
+
+
+COMMAND = """\
+import argparse
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("words", nargs="*")
+    parser.add_argument("--loud", action="store_true")
+    args = parser.parse_args()
+    text = " ".join(args.words)
+    print(text.upper() if args.loud else text)
+"""
+
+
+def test_a_commands_entry_point_is_given_command_lines_and_witnessed_by_what_it_prints(tmp_path):
+    # titlecase's `cmd()` parses the command line: every call the search made shared one (`['titlecase']`), so
+    # about thirty mutants of its options and branches had no witness
+    from elenchus.repo.layout import SourceLayout
+    from elenchus.mutation.mutate import Mutant
+    from elenchus.analysis.witness import Witness, find_witness
+
+    project, scratch = _shop_project(tmp_path, "command", COMMAND)
+    line = 10
+    mutant = Mutant(id="0" * 12, path="shop/command.py", symbol="main", line=line, end_line=line, col=4,
+                    family="handmade", changed_intent="handmade", incident="handmade", expected_detection="none",
+                    diff="", mutated_source=COMMAND.replace("text.upper() if", "text if"), mutated_lines=(line,))
+    found = find_witness(project, mutant, {"shop.command:main": []}, ("a cup",), SourceLayout((".",), ("shop",)),
+                         20.0, scratch)
+    assert isinstance(found, Witness), found.reason
+    assert "    with unittest.mock.patch.object(sys, 'argv', ['command', '--loud', 'a cup']):\n" \
+           "        with contextlib.redirect_stdout(io.StringIO()) as printed:\n            main()\n" \
+           "        assert printed.getvalue() == 'A CUP\\n'\n" in found.test, found.test
+    assert "import sys\nimport unittest.mock\n" in found.test
+    assert found.call == "main() with sys.argv = ['command', '--loud', 'a cup']", found.call

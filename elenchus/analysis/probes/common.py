@@ -101,6 +101,8 @@ class Distinction:
     # The code returns an object no text writes (a function, say: ``reference_repr`` names its type) where the mutant
     # returns None or raises: asserted as ``f(x) is not None``.
     nonnull: bool = False
+    # The command line the call is given (a command's entry point reads ``sys.argv``): the test sets it first.
+    argv: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)

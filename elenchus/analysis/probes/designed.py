@@ -137,6 +137,35 @@ def swapped_calls(samples: Sequence[CallSample], swaps: Sequence[tuple[str, str]
 _SWAPPED = 40
 
 
+def command_lines(function: ast.FunctionDef, module: str, texts: Sequence[Any]) -> list[tuple[str, ...]]:
+    """For a command's entry point (a function taking no argument that parses the command line: ``parse_args()``,
+    ``sys.argv``): command lines to give it, the program's name then the tests' short texts, alone and after each
+    option the function names (``['titlecase', '--preserve-blank-lines', 'a cup of tea']``). What such a
+    function does depends on nothing a call passes, and the one command line every call shares shows none of
+    its options."""
+    arguments = function.args
+    if arguments.posonlyargs or len(arguments.args) > len(arguments.defaults) or None in arguments.kw_defaults:
+        return []
+    reads = any(isinstance(node, ast.Attribute) and (node.attr == "parse_args" or node.attr == "argv" and isinstance(
+        node.value, ast.Name) and node.value.id == "sys") for node in ast.walk(function))
+    if not reads:
+        return []
+    words = _unique(t for t in texts if isinstance(t, str) and t.strip() and len(t) <= _WORD_CHARS
+                    and "\n" not in t and not t.startswith("-"))[:_COMMAND_WORDS] or ["hello world"]
+    options = _unique(node.value for node in ast.walk(function) if isinstance(node, ast.Constant)
+                      and isinstance(node.value, str) and _OPTION.fullmatch(node.value))
+    program = module.rpartition(".")[2]
+    made = [(program, word) for word in words] + [(program, option, words[0]) for option in options]
+    return [(program,), *made][:_COMMAND_LINES]
+
+
+#: What an option of a command line looks like (`-f`, `--input-file`).
+_OPTION = re.compile(r"--?[A-Za-z][\w-]*")
+#: The tests' texts put on a command line, and command lines given to one entry point, at most.
+_COMMAND_WORDS = 4
+_COMMAND_LINES = 16
+
+
 #: Strings taken from the module's data for one mutant, at most, and the longest tried as an input.
 _DATA_EXAMPLES = 60
 _EXAMPLE_CHARS = 200

@@ -151,13 +151,14 @@ class _Driver:
         return answer if isinstance(answer, dict) else None
 
     def call(self, args_repr: Sequence[str], kwargs_repr: Mapping[str, str],
-             receiver: callrecord.Receiver | None = None, first: callrecord.Receiver | None = None) -> dict[str, Any]:
+             receiver: callrecord.Receiver | None = None, first: callrecord.Receiver | None = None,
+             argv: Sequence[str] | None = None) -> dict[str, Any]:
         """What the function did for this input (a method: on ``receiver``, built afresh): kind
         value/raise/unrepresentable/timeout/crashed.
 
         ``first``: another instance built and set up before the receiver, in a process of its own that ends with
         the call (what they change in the module is gone afterwards); the answer then holds the receiver's public
-        attributes (``public_after``)."""
+        attributes (``public_after``). ``argv``: the command line the call is given (``sys.argv``)."""
         if self._proc is None:
             if self._import_failed or self._starts > MAX_DRIVER_RESTARTS:
                 return {"kind": "crashed"}
@@ -170,7 +171,8 @@ class _Driver:
             {"receiver": receiver.as_json()} if receiver is not None else {}), **(
             {"first": first.as_json(), "isolated": True, "public": True} if first is not None else {}), **(
             {"setup": {"name": setup.target.partition(":")[2], "args_repr": list(setup.args_repr),
-                       "kwargs_repr": dict(setup.kwargs_repr)}} if setup is not None else {})}) + "\n"
+                       "kwargs_repr": dict(setup.kwargs_repr)}} if setup is not None else {}), **(
+            {"argv": list(argv)} if argv is not None else {})}) + "\n"
         try:
             self._proc.stdin.write(request.encode("utf-8"))
             self._proc.stdin.flush()

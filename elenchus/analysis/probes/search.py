@@ -47,6 +47,7 @@ from elenchus.analysis.probes.designed import (
     _row_examples,
     _sized_texts,
     _tested_tables,
+    command_lines,
     swapped_calls,
     table_swaps,
 )
@@ -232,6 +233,14 @@ def search_input(
             found = comparer.check(args_repr, kwargs_repr, "designed")
             if found is not None and comparer.confirm(found):
                 return outcome(found, True, None, comparer)
+        # a command's entry point, given command lines (the one every call shares shows none of its options)
+        for argv in command_lines(node, module, [*test_literals, *(v for s in mine for v in s.args)]) if not owner \
+                else ():
+            comparer.argv = argv
+            found = comparer.check([], {}, "designed")
+            if found is not None and comparer.confirm(found):
+                return outcome(found, True, None, comparer)
+        comparer.argv = None
         constructed = not owner and node.name == "__init__"  # a class called: `self` is what it builds
         signature = _Signature.of(node, bound=kind in ("instance", "class") or constructed)
         tables = _tested_tables(source, mutant)
