@@ -105,14 +105,15 @@ def watched(call: Callable[[], dict[str, Any]], argv: Sequence[str] | None = Non
     command line this call is given (a test sets ``sys.argv`` to it), an input of its own, never ambient."""
     Argv.read = Stdin.read_from = False
     out, err = io.StringIO(), io.StringIO()
-    kept = sys.stdout, sys.stderr, sys.argv
+    kept = sys.stdout, sys.stderr, sys.argv, sys.stdin
     sys.stdout, sys.stderr = out, err
+    sys.stdin = Stdin()  # (each call its own: one that closes it, `with sys.stdin:`, leaves the next one whole)
     if argv is not None:
         sys.argv = Argv(argv)
     try:
         answer = call()
     finally:
-        sys.stdout, sys.stderr, sys.argv = kept
+        sys.stdout, sys.stderr, sys.argv, sys.stdin = kept
     printed = out.getvalue(), err.getvalue()
     if any(printed):
         answer["printed"] = hashlib.sha256(json.dumps(printed).encode("utf-8", "replace")).hexdigest()[:16]

@@ -1009,3 +1009,12 @@ def test_a_commands_entry_point_is_given_command_lines_and_witnessed_by_what_it_
            "        assert printed.getvalue() == 'A CUP\\n'\n" in found.test, found.test
     assert "import sys\nimport unittest.mock\n" in found.test
     assert found.call == "main() with sys.argv = ['command', '--loud', 'a cup']", found.call
+    # a mutant no command line tried tells apart backs no claim: the few tried are not all a command takes
+    from elenchus.analysis.witness import NoWitness
+
+    alike = replace(mutant, mutated_source=COMMAND.replace('nargs="*")', 'nargs="*", default=None)'), line=6,
+                    end_line=6, mutated_lines=(6,))
+    kept = find_witness(project, alike, {"shop.command:main": []}, ("a cup",), SourceLayout((".",), ("shop",)),
+                        20.0, scratch)
+    assert isinstance(kept, NoWitness) and not kept.searched, kept.reason
+    assert kept.reason.startswith("no witness was found, so it stays a gap") and "command line" in kept.reason
