@@ -97,14 +97,24 @@ class Stdin(io.StringIO):
 MAX_PRINTED = 2000
 
 
+class Output(io.StringIO):
+    """Standard output or error as a call sees it: one the call closes (``with sys.stdout:``, as a command writing
+    to ``-`` does) keeps what was printed, and says it was closed."""
+
+    closed_by_call = False
+
+    def close(self) -> None:
+        Output.closed_by_call = True
+
+
 def watched(call: Callable[[], dict[str, Any]], argv: Sequence[str] | None = None) -> dict[str, Any]:
     """``call``'s answer, with what the call printed (``"printed"``: a digest of its standard output and
     error, the two compared as a test's ``capsys`` would; ``"printed_text"``: the two texts themselves, when
     neither is longer than ``MAX_PRINTED``, for a test to assert) and the process-wide input it read
     (``"ambient"``: the command line, standard input), which every call of the search shares. ``argv``: the
     command line this call is given (a test sets ``sys.argv`` to it), an input of its own, never ambient."""
-    Argv.read = Stdin.read_from = False
-    out, err = io.StringIO(), io.StringIO()
+    Argv.read = Stdin.read_from = Output.closed_by_call = False
+    out, err = Output(), Output()
     kept = sys.stdout, sys.stderr, sys.argv, sys.stdin
     sys.stdout, sys.stderr = out, err
     sys.stdin = Stdin()  # (each call its own: one that closes it, `with sys.stdin:`, leaves the next one whole)
@@ -115,6 +125,8 @@ def watched(call: Callable[[], dict[str, Any]], argv: Sequence[str] | None = Non
     finally:
         sys.stdout, sys.stderr, sys.argv, sys.stdin = kept
     printed = out.getvalue(), err.getvalue()
+    if Output.closed_by_call:
+        answer["closed_output"] = True
     if any(printed):
         answer["printed"] = hashlib.sha256(json.dumps(printed).encode("utf-8", "replace")).hexdigest()[:16]
         if max(map(len, printed)) <= MAX_PRINTED:

@@ -1018,3 +1018,38 @@ def test_a_commands_entry_point_is_given_command_lines_and_witnessed_by_what_it_
                         20.0, scratch)
     assert isinstance(kept, NoWitness) and not kept.searched, kept.reason
     assert kept.reason.startswith("no witness was found, so it stays a gap") and "command line" in kept.reason
+
+
+CLOSING = """\
+import argparse
+import sys
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("words", nargs="*")
+    args = parser.parse_args()
+    out = sys.stdout
+    with out:
+        out.write(" ".join(args.words).title())
+"""
+
+
+def test_a_command_that_closes_its_output_is_witnessed_by_a_buffer_that_outlives_the_call(tmp_path):
+    # titlecase's `cmd()` writes through `with ofile:` where `ofile` is standard output: the search's own buffer
+    # was closed by the call and the driver crashed, and a test's `io.StringIO()` could not be read afterwards
+    from elenchus.repo.layout import SourceLayout
+    from elenchus.mutation.mutate import Mutant
+    from elenchus.analysis.witness import Witness, find_witness
+
+    project, scratch = _shop_project(tmp_path, "closing", CLOSING)
+    mutant = Mutant(id="0" * 12, path="shop/closing.py", symbol="main", line=11, end_line=11, col=8,
+                    family="handmade", changed_intent="handmade", incident="handmade", expected_detection="none",
+                    diff="", mutated_source=CLOSING.replace(".title())", ")"), mutated_lines=(11,))
+    found = find_witness(project, mutant, {"shop.closing:main": []}, ("a cup",), SourceLayout((".",), ("shop",)),
+                         20.0, scratch)
+    assert isinstance(found, Witness), found.reason
+    assert "    with unittest.mock.patch.object(sys, 'argv', ['closing', 'a cup']):\n" \
+           "        printed = io.StringIO()\n        printed.close = lambda: None  # the call closes its output\n" \
+           "        with contextlib.redirect_stdout(printed):\n            main()\n" \
+           "        assert printed.getvalue() == 'A Cup'\n" in found.test, found.test

@@ -103,6 +103,9 @@ class Distinction:
     nonnull: bool = False
     # The command line the call is given (a command's entry point reads ``sys.argv``): the test sets it first.
     argv: tuple[str, ...] | None = None
+    # With ``printed``: the call closes the stream it prints to (a command's `with ofile:` on standard output), so
+    # the test's buffer must outlive that.
+    closes: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -245,7 +245,8 @@ class _Comparer:
                     result = Distinction(tuple(args_repr), tuple(sorted(kwargs_repr.items())), reference[0], None,
                                          mutant[0], mutant[1], origin, imports=tuple(reference_answer.get("imports")
                                                                                     or ()), receiver=receiver,
-                                         read=self.read, setup=self.reference.setup, printed=printed)
+                                         read=self.read, setup=self.reference.setup, printed=printed,
+                                         closes=bool(reference_answer.get("closed_output")))
                 elif unseen is not None:
                     self.unsettled = True
                     self.opaque[unseen] = self.opaque.get(unseen, 0) + 1

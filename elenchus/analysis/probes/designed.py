@@ -151,7 +151,9 @@ def command_lines(function: ast.FunctionDef, module: str, texts: Sequence[Any]) 
     if not reads:
         return []
     words = _unique(t for t in texts if isinstance(t, str) and t.strip() and len(t) <= _WORD_CHARS
-                    and "\n" not in t and not t.startswith("-"))[:_COMMAND_WORDS] or ["hello world"]
+                    and "\n" not in t and not t.startswith("-"))
+    # (words first: a command's argument is text to work on, and `'../'` tells only how it fails)
+    words = sorted(words, key=lambda t: not any(c.isalpha() for c in t))[:_COMMAND_WORDS] or ["hello world"]
     options = _unique(node.value for node in ast.walk(function) if isinstance(node, ast.Constant)
                       and isinstance(node.value, str) and _OPTION.fullmatch(node.value))
     program = module.rpartition(".")[2]

@@ -228,6 +228,10 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
             needs_pytest, printing = False, True
             body = (f"    with contextlib.redirect_{stream}(io.StringIO()) as printed:\n        {call}\n"
                     f"    assert printed.getvalue() == {text!r}\n")
+            if distinction.closes:  # (the call closes what it prints to: the buffer keeps what it held)
+                body = (f"    printed = io.StringIO()\n    printed.close = lambda: None  # the call closes its output\n"
+                        f"    with contextlib.redirect_{stream}(printed):\n        {call}\n"
+                        f"    assert printed.getvalue() == {text!r}\n")
         if matched:  # a regex match: what it matched, where, and each group
             body = f"    found = {call}\n    expected = {expected}\n    assert {callrecord.MATCH_FACTS} == expected\n"
         if held:  # the call changes arguments in place: hold them, then check their states
