@@ -1053,3 +1053,10 @@ def test_a_command_that_closes_its_output_is_witnessed_by_a_buffer_that_outlives
            "        printed = io.StringIO()\n        printed.close = lambda: None  # the call closes its output\n" \
            "        with contextlib.redirect_stdout(printed):\n            main()\n" \
            "        assert printed.getvalue() == 'A Cup'\n" in found.test, found.test
+    # a mutant that raises: the call's result is asserted, with a buffer the call may close around it
+    raising = replace(mutant, mutated_source=CLOSING.replace(".title())", ".title(1))"))
+    found = find_witness(project, raising, {"shop.closing:main": []}, ("a cup",), SourceLayout((".",), ("shop",)),
+                         20.0, scratch)
+    assert isinstance(found, Witness), found.reason
+    assert "        output = io.StringIO()\n        output.close = lambda: None  # the call closes its output\n" \
+           "        with contextlib.redirect_stdout(output):\n            assert main() is None\n" in found.test, found.test

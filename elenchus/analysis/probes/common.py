@@ -103,8 +103,8 @@ class Distinction:
     nonnull: bool = False
     # The command line the call is given (a command's entry point reads ``sys.argv``): the test sets it first.
     argv: tuple[str, ...] | None = None
-    # With ``printed``: the call closes the stream it prints to (a command's `with ofile:` on standard output), so
-    # the test's buffer must outlive that.
+    # The code's call closes its standard output (a command's `with ofile:` on it): the test gives it a buffer
+    # that outlives that, and reads what it printed there.
     closes: bool = False
 
 

@@ -245,8 +245,7 @@ class _Comparer:
                     result = Distinction(tuple(args_repr), tuple(sorted(kwargs_repr.items())), reference[0], None,
                                          mutant[0], mutant[1], origin, imports=tuple(reference_answer.get("imports")
                                                                                     or ()), receiver=receiver,
-                                         read=self.read, setup=self.reference.setup, printed=printed,
-                                         closes=bool(reference_answer.get("closed_output")))
+                                         read=self.read, setup=self.reference.setup, printed=printed)
                 elif unseen is not None:
                     self.unsettled = True
                     self.opaque[unseen] = self.opaque.get(unseen, 0) + 1
@@ -262,6 +261,8 @@ class _Comparer:
             result = dataclasses.replace(result, listed=True)
         if result is not None and argv is not None:
             result = dataclasses.replace(result, argv=argv)
+        if result is not None and reference_answer.get("closed_output"):  # (a buffer the call may close, kept)
+            result = dataclasses.replace(result, closes=True)
         self._seen[key] = result
         return result
 

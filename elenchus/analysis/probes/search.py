@@ -321,7 +321,8 @@ def search_input(
             what = (f"the code the mutant drops (line(s) {', '.join(map(str, removed))})" if removed else
                     f"the mutated line(s) {', '.join(map(str, mutant.mutated_lines))}")
             return outcome(None, False, f"no call of `{symbol}` ran {what}", comparer)
-        if commands:  # (a few command lines of all it takes: `-f -` reads standard input, `--pres` an abbreviation)
+        if commands and symbol == mutant.symbol:  # (a few command lines of all its own code takes: `-f -` reads
+            # standard input, `--pres` an abbreviation)
             return outcome(None, False, f"`{symbol}` reads the command line, and the {len(commands)} command line(s) "
                                         "tried are a few of all it takes, so agreeing on them claims nothing",
                            comparer, unsettled=True)

@@ -234,6 +234,10 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
                         f"    assert printed.getvalue() == {text!r}\n")
         if matched:  # a regex match: what it matched, where, and each group
             body = f"    found = {call}\n    expected = {expected}\n    assert {callrecord.MATCH_FACTS} == expected\n"
+        if distinction.closes and distinction.printed is None:  # it closes its output: give it one to close
+            printing = True
+            body = (f"    output = io.StringIO()\n    output.close = lambda: None  # the call closes its output\n"
+                    f"    with contextlib.redirect_stdout(output):\n{textwrap.indent(body, '    ')}")
         if held:  # the call changes arguments in place: hold them, then check their states
             body = "".join(f"    {held[index]} = {distinction.args_repr[index]}\n" for index in sorted(held)) + body
             for index, after, _ in distinction.changed_arguments:
