@@ -1834,3 +1834,15 @@ def test_a_function_returned_where_the_mutant_returns_none_is_told_apart_by_asse
     probe = probes.write_probe(other, found.distinction, "shop.filters", witness=True)
     assert "    assert word_filter([]) is None\n" in probe.source
     assert probes.verify_probe(root_none, probe, other).accepted
+
+
+def test_a_difference_seen_only_by_a_call_that_read_standard_input_is_no_witness(tmp_path):
+    # titlecase's `cmd()` reads standard input when given no text: a test under pytest cannot (its standard input
+    # is closed), so the witness written for it failed on the code itself and the search lost its target
+    source = "import sys\n\n\ndef first():\n    return sys.stdin.readline() or 'none'\n"
+    root = make_project(tmp_path / "first", "first", source, "def test_nothing():\n    pass\n")
+    mutant = dataclasses.replace(handmade_mutant("src/shop/first.py", "first", source.replace("'none'", "'nil'")),
+                                 line=5, end_line=5, mutated_lines=(5,))
+    found = probes.search_input(root, mutant, [probes.CallSample("shop.first:first", ())], search_budget=0)
+    assert found.distinction is None and not found.searched, found
+    assert "calls that read standard input, the same in every call here" in found.reason, found.reason

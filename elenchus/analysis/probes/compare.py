@@ -144,6 +144,12 @@ def _printed(reference_answer: Mapping[str, Any], mutant_answer: Mapping[str, An
     return None
 
 
+def _read_input(reference_answer: Mapping[str, Any], mutant_answer: Mapping[str, Any]) -> bool:
+    """Did either call read standard input? A test under pytest cannot (its standard input is closed), so what the
+    two did then is no witness; that they read it backs no claim either (``_unseen``)."""
+    return any("standard input" in (answer.get("ambient") or ()) for answer in (reference_answer, mutant_answer))
+
+
 def _unseen(reference_answer: Mapping[str, Any], mutant_answer: Mapping[str, Any]) -> str | None:
     """Why two agreeing answers still back no claim: the call printed something else with the mutant (a witness
     when ``_printed`` can write both texts down), or it read the command line or standard input, which the
@@ -220,14 +226,16 @@ class _Comparer:
                 view = reference_answer.get("view")
                 differs = view != mutant_answer.get("view") and reference[0] is not None \
                     or self._differs(reference, mutant, reference_answer, mutant_answer)
+                read_input = _read_input(reference_answer, mutant_answer)
+                differs = differs and not read_input  # (no test hands a call its standard input)
                 changed = () if differs else _changed_arguments(_after(reference_answer), _after(mutant_answer))
                 held = None if differs or changed or receiver is None else self._receiver_changed(
                     reference[0] is not None, reference_answer, mutant_answer)
                 if view and not (differs or changed or held):  # agreeing attributes or text: they may still differ
                     kind = "results that agree only in their attributes or text"
                     self.opaque[kind] = self.opaque.get(kind, 0) + 1
-                elif not (differs or changed or held) and reference[0] is not None and mutant[0] is not None \
-                        and reference[0] != mutant[0]:
+                elif not (differs or changed or held or read_input) and reference[0] is not None \
+                        and mutant[0] is not None and reference[0] != mutant[0]:
                     typed = _other_type(reference_answer, mutant_answer)
                     if typed is not None:  # equal under `==`, but not the type the code returns
                         result = Distinction(tuple(args_repr), tuple(sorted(kwargs_repr.items())), reference[0],

@@ -158,7 +158,7 @@ def command_lines(function: ast.FunctionDef, module: str, texts: Sequence[Any]) 
                       and isinstance(node.value, str) and _OPTION.fullmatch(node.value))
     program = module.rpartition(".")[2]
     made = [(program, word) for word in words] + [(program, option, words[0]) for option in options]
-    return [(program,), *made][:_COMMAND_LINES]
+    return made[:_COMMAND_LINES]  # (the program's name alone is the command line every call shares)
 
 
 #: What an option of a command line looks like (`-f`, `--input-file`).
