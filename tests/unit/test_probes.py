@@ -1817,10 +1817,10 @@ def test_a_function_returned_where_the_mutant_returns_none_is_told_apart_by_asse
                                 search_budget=0)
     assert found.distinction is not None, found.reason
     assert found.distinction.nonnull and found.distinction.args_repr == ("[]",)
-    assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("a `function` object", "None")
+    assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("a function object", "None")
     probe = probes.write_probe(mutant, found.distinction, "shop.filters", witness=True)
     assert "    assert word_filter([]) is not None\n" in probe.source
-    assert "the code returns a `function` object; the mutant returns None." in probe.source.replace("\n    ", " ")
+    assert "the code returns a function object; the mutant returns None." in probe.source.replace("\n    ", " ")
     assert probes.verify_probe(root, probe, mutant).accepted
     # and the other way round: None where the mutant returns a function
     source = FILTERS.replace("        return lambda word: None", "        return None")
@@ -1830,7 +1830,7 @@ def test_a_function_returned_where_the_mutant_returns_none_is_told_apart_by_asse
     found = probes.search_input(root_none, other, [probes.CallSample("shop.filters:word_filter", ("['NASA']",))],
                                 search_budget=0)
     assert found.distinction is not None, found.reason
-    assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("None", "a `function` object")
+    assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("None", "a function object")
     probe = probes.write_probe(other, found.distinction, "shop.filters", witness=True)
     assert "    assert word_filter([]) is None\n" in probe.source
     assert probes.verify_probe(root_none, probe, other).accepted

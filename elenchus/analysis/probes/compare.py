@@ -56,9 +56,10 @@ def _observed(answer: Mapping[str, Any]) -> tuple[str | None, str | None] | None
 
 
 def _object(answer: Mapping[str, Any]) -> str | None:
-    """How a result no text writes is told (``a `function` object``), when it is one (not merely too long)."""
+    """How a result no text writes is told (``a function object``: plain words, quoted as a value in reports),
+    when it is one (not merely too long)."""
     if answer.get("kind") == "unrepresentable" and not answer.get("too_long"):
-        return f"a `{answer.get('type') or 'object'}` object"
+        return f"a {answer.get('type') or 'object'} object"
     return None
 
 
