@@ -772,7 +772,8 @@ def _cli_mutant(symbol, before, after):
 
 @pytest.mark.parametrize(("symbol", "before", "after", "why"), [
     ("report", "print(text.upper() * 3000)", "print(text.lower() * 3000)", "output printed differently with the mutant"),
-    ("main", 'help="say it loudly"', 'help=""', "calls that read the command line, the same in every call here"),
+    ("main", 'help="say it loudly"', 'help=""',
+     "calls that read the command line or standard input, the same in every call here"),
 ], ids=["printed-at-length", "command-line"])
 def test_calls_that_print_something_else_or_read_the_command_line_back_no_equivalence_claim(tmp_path, symbol, before,
                                                                                            after, why):
