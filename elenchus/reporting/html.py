@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from elenchus.reporting.report import missed_now
 from elenchus.reporting.stryker import ASSESSMENT_WORDS
 
 ELEMENTS = Path(__file__).with_name("vendor") / "mutation-test-elements.js"
@@ -107,9 +108,7 @@ def _summary(report: Mapping[str, Any]) -> str:
     findings = []
     for comparison in report.get("comparisons", ()):
         mutation = mutations.get(comparison["mutation_id"])
-        # (and what the current tests miss where the old ones could not be compared)
-        missed = comparison["assessment"] in ("not-comparable", "blocked", "inconclusive") \
-            and comparison["modified"]["result"] in ("survived", "not-covered")
+        missed = missed_now(comparison)  # (what the current tests miss where the old ones could not be compared)
         if (comparison["assessment"] in _ORDER[:2] or missed) and mutation is not None:
             where = f"{mutation['location']['path']}:{mutation['location']['line']}"
             label = "Not caught by the current tests" if missed else \

@@ -136,6 +136,15 @@ def _incident_block(mutation: dict, lines: list[str], caught_by: str | None = No
     lines.append("")
 
 
+#: Assessments that say nothing of the old tests: they could not be compared, were blocked, or were inconclusive.
+UNCOMPARED = ("not-comparable", "blocked", "inconclusive")
+
+
+def missed_now(comparison: dict) -> bool:
+    """The old tests could not be compared, yet the current ones miss the incident: a gap to act on all the same."""
+    return comparison["assessment"] in UNCOMPARED and comparison["modified"]["result"] in ("survived", "not-covered")
+
+
 def _shown(mutation: dict) -> str:
     """What shows an incident no test catches: its witness call, or why there is none."""
     witness = mutation.get("witness") or {}
@@ -160,9 +169,7 @@ def _act_on(by_assessment: dict[str, list[dict]], mutations: dict[str, dict]) ->
     for comparison in by_assessment.get("unprotected", []):
         mutation = mutations[comparison["mutation_id"]]
         lines.append(f"- Not caught at {_where(mutation['location'])}: {mutation['incident']}; {_shown(mutation)}")
-    # the old tests could not be compared, yet the current ones miss it: a gap all the same
-    for comparison in [c for name in ("not-comparable", "blocked", "inconclusive") for c in by_assessment.get(name, [])
-                       if c["modified"]["result"] in ("survived", "not-covered")]:
+    for comparison in [c for name in UNCOMPARED for c in by_assessment.get(name, []) if missed_now(c)]:
         mutation = mutations[comparison["mutation_id"]]
         lines.append(f"- Not caught by the current tests at {_where(mutation['location'])}: {mutation['incident']}; "
                      f"{_shown(mutation)} (whether the old tests caught it is unknown: they could not be compared)")

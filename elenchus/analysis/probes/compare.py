@@ -266,12 +266,10 @@ class _Comparer:
                                          self.reference.setup)
         for kind in opaque - {None}:  # (once per input, whichever side gave it)
             self.opaque[kind] = self.opaque.get(kind, 0) + 1
-        if result is not None and reference_answer.get("listed"):  # (the code's call yields: a test lists it)
-            result = dataclasses.replace(result, listed=True)
-        if result is not None and argv is not None:
-            result = dataclasses.replace(result, argv=argv)
-        if result is not None and reference_answer.get("closed_output"):  # (a buffer the call may close, kept)
-            result = dataclasses.replace(result, closes=True)
+        if result is not None:  # how a test makes the call: lists what it yields, sets its command line, keeps the
+            # buffer it closes
+            result = dataclasses.replace(result, listed=bool(reference_answer.get("listed")), argv=argv,
+                                         closes=bool(reference_answer.get("closed_output")))
         self._seen[key] = result
         return result
 

@@ -87,6 +87,11 @@ def _readable(text: str) -> str:
     return f"{found.group(1)}10**{len(text) - len(found.group(1)) - 1}" if found else text
 
 
+def _kept_buffer(name: str) -> str:
+    """A test's lines making ``name`` a buffer that keeps what was printed to it when the call closes it."""
+    return f"    {name} = io.StringIO()\n    {name}.close = lambda: None  # the call closes its output\n"
+
+
 def _behaviour(value: str | None, exception: str | None) -> str:
     return value if value is not None else f"raise {exception}"
 
@@ -229,15 +234,14 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
             body = (f"    with contextlib.redirect_{stream}(io.StringIO()) as printed:\n        {call}\n"
                     f"    assert printed.getvalue() == {text!r}\n")
             if distinction.closes:  # (the call closes what it prints to: the buffer keeps what it held)
-                body = (f"    printed = io.StringIO()\n    printed.close = lambda: None  # the call closes its output\n"
-                        f"    with contextlib.redirect_{stream}(printed):\n        {call}\n"
+                body = (f"{_kept_buffer('printed')}    with contextlib.redirect_{stream}(printed):\n        {call}\n"
                         f"    assert printed.getvalue() == {text!r}\n")
         if matched:  # a regex match: what it matched, where, and each group
             body = f"    found = {call}\n    expected = {expected}\n    assert {callrecord.MATCH_FACTS} == expected\n"
         if distinction.closes and distinction.printed is None:  # it closes its output: give it one to close
             printing = True
-            body = (f"    output = io.StringIO()\n    output.close = lambda: None  # the call closes its output\n"
-                    f"    with contextlib.redirect_stdout(output):\n{textwrap.indent(body, '    ')}")
+            inner = textwrap.indent(body, "    ")
+            body = f"{_kept_buffer('output')}    with contextlib.redirect_stdout(output):\n{inner}"
         if held:  # the call changes arguments in place: hold them, then check their states
             body = "".join(f"    {held[index]} = {distinction.args_repr[index]}\n" for index in sorted(held)) + body
             for index, after, _ in distinction.changed_arguments:
