@@ -1,7 +1,8 @@
 """The four JSON document kinds Elenchus reads and writes, and their validation.
 
-This is the only module that imports jsonschema (and xmlschema, for the XML formats Elenchus
-writes for other tools). Each kind has a draft 2020-12
+This is the only module that imports jsonschema (and lxml, whose libxml2 checks the XML formats
+Elenchus writes for other tools in milliseconds, where a pure-Python XML Schema validator took 0.7 s
+of every evaluation). Each kind has a draft 2020-12
 schema in the top-level ``schemas/`` directory; a failure names the JSON path
 that failed (``$.mutations[0].location.line``) so the fix is obvious, and the
 schema by its published name (title and ``$id``): where Elenchus is installed is
@@ -16,7 +17,6 @@ import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
-from xml.etree import ElementTree
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
@@ -173,24 +173,27 @@ def external_problem(name: str, document: Any) -> str | None:
 
 @lru_cache(maxsize=None)
 def _xml_schema(name: str) -> Any:
-    import xmlschema  # builds its meta-schema on import: only when an XML document is checked
+    from lxml import etree  # only when an XML document is checked
 
-    return xmlschema.XMLSchema(str(data_dir("schemas") / "external" / EXTERNAL_XML[name]))
+    return etree.XMLSchema(etree.parse(str(data_dir("schemas") / "external" / EXTERNAL_XML[name])))
 
 
 def _xml_problem(name: str, text: str) -> str | None:
     """Where the XML ``text`` breaks its format's schema (the element path and why), or None."""
+    from lxml import etree
+
     try:
-        root = ElementTree.fromstring(text.encode("utf-8"))
-    except (ElementTree.ParseError, UnicodeEncodeError) as error:
+        root = etree.fromstring(text.encode("utf-8"), etree.XMLParser(resolve_entities=False, no_network=True))
+    except (etree.XMLSyntaxError, UnicodeEncodeError) as error:
         return f"not well-formed XML: {error}"
-    errors = list(_xml_schema(name).iter_errors(root))
-    if not errors:
+    schema = _xml_schema(name)
+    if schema.validate(root):
         return None
+    errors = list(schema.error_log)
     error = errors[0]
     more = len(errors) - 1
     tail = f" ({more} further problem{'s' if more > 1 else ''} not shown)" if more else ""
-    reason = (error.reason or error.message).splitlines()[0]
+    reason = error.message.splitlines()[0]
     return f"at {error.path or '/'}: {reason[:_MESSAGE_LIMIT]}{tail}"
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 IMPORT_NAMES = {"libcst": "libcst", "pytest": "pytest", "jsonschema": "jsonschema", "gitdb": "gitdb",
                 "mutmut": "mutmut", "click": "click", "rich": "rich", "hypothesis": "hypothesis",
-                "coverage": "coverage", "xmlschema": "xmlschema"}
+                "coverage": "coverage", "lxml": "lxml"}
 
 
 def test_every_declared_dependency_is_imported_by_the_package():

@@ -224,7 +224,7 @@ def test_junit_xml_that_breaks_the_published_schema_is_caught():
     assert external_problem("junit", text) is None
     missing = text.replace(' failures="2" errors="0" skipped="2"', ' errors="0" skipped="2"', 1)
     assert missing != text
-    assert "missing required attribute 'failures'" in external_problem("junit", missing)
+    assert "The attribute 'failures' is required but missing" in external_problem("junit", missing)
     stray = text.replace("<system-out>", "<stdout>", 1).replace("</system-out>", "</stdout>", 1)
     assert "stdout" in external_problem("junit", stray)
     assert external_problem("junit", text[:-40]).startswith("not well-formed XML")
