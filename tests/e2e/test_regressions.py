@@ -3,6 +3,9 @@ behaviour, yields a protection regression naming it; overlap with an unchanged t
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from tests.e2e.conftest import FAST, by_assessment
@@ -30,6 +33,7 @@ def test_every_weakened_check_that_alone_caught_a_behaviour_yields_a_regression_
     if scope == "current-change":  # the evaluation the speed and cluster tests compare with theirs
         done = shared_evaluation("weakened-checks", *FAST)
         report = done.report
+        _only_passing_confirmations_go_round_again(done.run_dir / "runs.jsonl")
     else:
         done, report, _, _ = evaluate("weakened-checks", "--scope", scope, "--budget", "4", "--jobs", "2",
                                       "--no-witnesses")
@@ -58,6 +62,20 @@ def test_every_weakened_check_that_alone_caught_a_behaviour_yields_a_regression_
     concerns = done.stdout.split("## Test Quality Concerns")[1]
     assert "`test_perimeter` (loosened-assertion): this change weakens the test's check: the assertion on " \
            "`perimeter(2, 3)` was loosened" in concerns
+
+
+def _only_passing_confirmations_go_round_again(runs: Path) -> None:
+    """The current tests' confirmation of a would-be regression runs again only after a run whose tests
+    passed: one where the weakened test was skipped or marked to fail had no catch to let slip."""
+    rounds: dict[str, list[tuple[int, str]]] = {}
+    for record in map(json.loads, runs.read_text().splitlines()):
+        if record["selection"] == "confirmation" and record["cohort"] == "modified":
+            rounds.setdefault(record["mutant_id"], []).append((record["attempt"], record["outcome"]))
+    assert any(found[0][1] != "survived" for found in rounds.values()), rounds  # (a skipped test's run is here)
+    for found in map(sorted, rounds.values()):
+        assert [attempt for attempt, _ in found] == list(range(1, len(found) + 1)), found
+        assert all(outcome == "survived" for _, outcome in found[:-1]), found
+        assert len(found) == 3 or found[-1][1] != "survived", found
 
 
 def test_a_weakened_check_whose_behaviour_an_unchanged_test_still_catches_is_no_regression(evaluate):

@@ -148,6 +148,8 @@ class RegressionSearch(Running):
         cohort too, means the test is flaky with this mutant: that comparison is
         inconclusive, never a lost catch. The runs of one round go in parallel; the current
         cohort gets up to three rounds, since a flaky catch slips through one run, rarely three.
+        Only a run whose tests passed goes to another round: one where none ran to completion
+        (skipped, marked to fail) had no catch to let slip, and would say the same again.
         """
         existing, modified = cohorts["existing"], cohorts["modified"]
         mutants = {p.mutant.id: p.mutant for p in plan.challenged} | {m.id: m for m, _ in self.found}
@@ -183,7 +185,7 @@ class RegressionSearch(Running):
             jobs = list(left.values())
             for job, verdict in zip(jobs, self._run_again(jobs, attempt, limit, root, run_dir)):
                 current[job.mutant.id] = verdict
-                if verdict.outcome is Outcome.KILLED:
+                if verdict.outcome is not Outcome.SURVIVED:
                     del left[job.mutant.id]
         for mutant, killers in suspects:
             if again[mutant.id].outcome is not Outcome.KILLED:
