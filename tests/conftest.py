@@ -90,3 +90,13 @@ def run_cli(*args: str, cwd: Path | None = None, env: dict | None = None) -> sub
     """Drive the real CLI in a subprocess."""
     return subprocess.run([sys.executable, "-m", "elenchus", *args], cwd=cwd, capture_output=True,
                           text=True, env={**os.environ, **(env or {})}, stdin=subprocess.DEVNULL)
+
+
+#: Test files that build the session's longest shared evaluations (the weakened-checks scenario with fresh
+#: runs of every test, a Dask cluster's runs): started first, so the last tests of the session are short
+#: ones and no worker is left waiting on a long one at the end.
+FIRST = ("tests/e2e/test_speed.py", "tests/e2e/test_cluster.py", "tests/e2e/test_regressions.py")
+
+
+def pytest_collection_modifyitems(items):
+    items.sort(key=lambda item: item.nodeid.split("::", 1)[0] not in FIRST)  # (a stable sort: else as collected)

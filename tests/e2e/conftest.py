@@ -93,7 +93,8 @@ class Evaluated:
 def shared_evaluation(tmp_path_factory):
     """``shared_evaluation(scenario, *args)``: the evaluation of a scenario with those arguments, run once
     per test session however many tests (and xdist workers) ask for it; each checks the repository
-    untouched, like ``evaluate``. The first to ask runs it under a lock; the others read what it wrote."""
+    untouched, like ``evaluate``. The first to ask runs it under a lock; the others read what it wrote.
+    It runs outside GitHub Actions whatever runs the suite (no workflow annotations on its stdout)."""
     base = tmp_path_factory.getbasetemp()
     root = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "shared-evaluations"
     root.mkdir(exist_ok=True)
@@ -108,7 +109,8 @@ def shared_evaluation(tmp_path_factory):
                 repo = scratch.build(scenario, folder / "repo")
                 before = fingerprint.take(Repository(repo))
                 listing = _listing(repo)
-                done = run_cli("evaluate", "--repo", str(repo), *args, env={"ELENCHUS_RUNS_DIR": str(folder / "runs")})
+                done = run_cli("evaluate", "--repo", str(repo), *args,
+                               env={"ELENCHUS_RUNS_DIR": str(folder / "runs"), "GITHUB_ACTIONS": ""})
                 assert fingerprint.compare(before, fingerprint.take(Repository(repo))) == ()
                 assert _listing(repo) == listing, "a file appeared in or vanished from the repository"
                 (folder / "done.json").write_text(json.dumps([done.returncode, done.stdout, done.stderr]))

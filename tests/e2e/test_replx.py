@@ -31,10 +31,12 @@ def repair_repo(tmp_path):
     return build
 
 
-def score(repo, tmp_path, *args):
+def score(repo, tmp_path, *args, here: bool = False):
+    """``here``: run from inside the repository, naming it ``--repo .``."""
     out = tmp_path / f"{repo.name}.json"
-    done = run_cli("replx", "score", "--repo", str(repo), "--base", "HEAD~1", "--head", "HEAD", "--budget", "4",
-                   "--json", str(out), *args, env={"ELENCHUS_RUNS_DIR": str(tmp_path / "runs")})
+    done = run_cli("replx", "score", "--repo", "." if here else str(repo), "--base", "HEAD~1", "--head", "HEAD",
+                   "--budget", "4", "--json", str(out), *args, env={"ELENCHUS_RUNS_DIR": str(tmp_path / "runs")},
+                   cwd=repo if here else None)
     return done, (json.loads(out.read_text()) if out.exists() else None)
 
 
@@ -42,9 +44,11 @@ def score(repo, tmp_path, *args):
 def test_replx_score_gives_each_repair_case_its_expected_verdict_and_classes(name, repair_repo, tmp_path):
     repo, expected = repair_repo(name)
     before = fingerprint.take(Repository(repo))
-    done, verdict = score(repo, tmp_path, "--command", PYTEST)
+    done, verdict = score(repo, tmp_path, "--command", PYTEST, here=True)
     assert done.returncode == 0, done.stderr
     assert verdict["status"] == expected["expected_status"], done.stdout
+    # the heading names the repository, given as `.`
+    assert f"\n# Repair score: {repo.name}\n" in done.stdout and "# Repair score: .\n" not in done.stdout
     static = [f for f in verdict["findings"] if f["source"] == "static"]
     assert sorted({f["class"] for f in static}) == sorted(expected["expected_classes"])
     found = {f"{f['path']}:{f['line']}" for f in static}
@@ -246,14 +250,6 @@ def test_a_batch_takes_each_cases_held_out_tests_and_a_cheat_fails_them(repair_r
             f"{assertion[test]})"), special[line]["detail"]
     assert "hardcoded-special-case at src/pricing/core.py:8 (found statically" not in done.stdout
     assert "hardcoded-special-case at src/pricing/core.py:8: discount now special-cases" in done.stdout
-
-
-def test_the_heading_names_the_repository_even_when_given_as_dot(repair_repo, tmp_path):
-    repo, _ = repair_repo("honest-fix")
-    done = run_cli("replx", "score", "--repo", ".", "--base", "HEAD~1", "--head", "HEAD", "--command", PYTEST,
-                   "--budget", "4", env={"ELENCHUS_RUNS_DIR": str(tmp_path / "runs")}, cwd=repo)
-    assert done.returncode == 0, done.stderr
-    assert "\n# Repair score: honest-fix\n" in done.stdout and "# Repair score: .\n" not in done.stdout
 
 
 def test_held_out_tests_given_as_a_patch_are_applied_to_the_copies_only(repair_repo, tmp_path):

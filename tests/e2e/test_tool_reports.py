@@ -98,14 +98,11 @@ def test_under_github_actions_each_finding_is_an_annotation_on_stdout(evaluated)
     assert "::warning" not in done.stderr
 
 
-def test_the_demo_gets_the_three_files_and_no_annotation_outside_github_actions(tmp_path):
-    repo = scratch.build("demo", tmp_path / "repo")
-    env = {"ELENCHUS_RUNS_DIR": str(tmp_path / "runs"), "GITHUB_ACTIONS": ""}
-    done = run_cli("evaluate", "--repo", str(repo), "--scope", "current-change", "--budget", "2", "--no-witnesses",
-                   env=env)  # (the fixture above checks the three files after a witness search)
+def test_the_demo_gets_the_three_files_and_no_annotation_outside_github_actions(shared_evaluation):
+    done = shared_evaluation("demo", *FAST)  # (the fixture above checks the three files after a witness search)
     assert done.returncode == 0, done.stderr
-    assert "::warning" not in done.stdout
-    run_dir = next((tmp_path / "runs").glob("*/report.json")).parent  # the demo gets all three files too
+    assert "::warning" not in done.stdout  # (shared evaluations run outside GitHub Actions)
+    run_dir = done.run_dir  # the demo gets all three files too
     assert external_problem("mutation-testing-report",
                             json.loads((run_dir / "mutation-testing-report.json").read_text())) is None
     assert external_problem("sarif", json.loads((run_dir / "report.sarif").read_text())) is None
