@@ -111,6 +111,19 @@ class CoverageMap:
         files = tuple(sorted({self.files[k] for k in ordered}))
         return Selection(ordered, files, f"the {len(ordered)} test(s) that execute the mutated lines", True)
 
+    def untaken_branch(self, mutant: Mutant, source: str) -> str | None:
+        """How the module-level branch holding ``mutant`` reads, when the import ran its header and took the
+        other way (a fallback for a missing optional package, for another Python): ``"runs only where ...,
+        and here ..."``; else None. Only the import runs module-level code, so no test run in this
+        environment executes those lines, however it calls the code. (The mutant's own span: the lines it
+        watches to see whether it ran may include a line the import ran, its `try:` for a handler.)"""
+        lines = set(range(mutant.line, mutant.end_line + 1))
+        ran = set(self.shared.get(mutant.path, ())) | set(self.lines.get(mutant.path, {}))
+        if not ran or lines & ran or lines & _function_body_lines(source):
+            return None
+        return next((how for header, block, how in _branches(source)
+                     if lines <= block and header in ran and not block & ran), None)
+
     def to_json(self) -> dict:
         return {"lines": {p: {str(n): list(t) for n, t in per.items()} for p, per in self.lines.items()},
                 "shared": {p: sorted(n) for p, n in self.shared.items()},
@@ -161,3 +174,45 @@ def _function_body_lines(source: str) -> frozenset[int]:
         start = node.body[0].lineno
         found.update(range(start, (node.end_lineno or start) + 1))
     return frozenset(found)
+
+
+def _branches(source: str) -> Iterator[tuple[int, frozenset[int], str]]:
+    """Each branch of module-level (and class-level) code that runs on a condition: the line the import
+    runs to choose it, the branch's lines, and how it reads."""
+    try:
+        pieces = list(parsed_pieces(source))
+    except (SyntaxError, ValueError):
+        return
+    for offset, tree in pieces:
+        if offset:
+            ast.increment_lineno(tree, offset)
+        yield from _branches_in(tree.body, source)
+
+
+def _branches_in(body: list[ast.stmt], source: str) -> Iterator[tuple[int, frozenset[int], str]]:
+    for node in body:
+        blocks: list[tuple[list[ast.stmt | ast.excepthandler], str]] = []
+        if isinstance(node, ast.If):
+            lead = source.splitlines()[node.lineno - 1].lstrip()
+            test = f"{'elif' if lead.startswith('elif') else 'if'} {_text(source, node.test)}:"
+            blocks = [(node.body, f"runs only where `{test}` (line {node.lineno}) is true, and here it is false"),
+                      (node.orelse, f"runs only where `{test}` (line {node.lineno}) is false, and here it is true")]
+        elif isinstance(node, ast.Try):
+            blocks = [([handler, *handler.body], f"runs only where the `try:` at line {node.lineno} raises "
+                                                 f"{_text(source, handler.type) if handler.type else 'an exception'}, "
+                                                 "and here it does not") for handler in node.handlers]
+            blocks.append((node.orelse, f"runs only where the `try:` at line {node.lineno} raises nothing, and here "
+                                        "it raises"))
+            yield from _branches_in(node.body, source)
+            yield from _branches_in(node.finalbody, source)
+        elif isinstance(node, ast.ClassDef):
+            yield from _branches_in(node.body, source)
+        for statements, how in blocks:  # (a handler's block starts at its `except` line: it runs only then)
+            if statements:
+                yield node.lineno, frozenset(range(statements[0].lineno, (statements[-1].end_lineno or 0) + 1)), how
+                yield from _branches_in([s for s in statements if isinstance(s, ast.stmt)], source)
+
+
+def _text(source: str, node: ast.expr) -> str:
+    text = " ".join((ast.get_source_segment(source, node) or ast.unparse(node)).split())
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -8,6 +8,7 @@ recommendation: each result is told as the incident it represents.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 from elenchus.mutation.contract import SOURCE_WORDS
@@ -145,9 +146,22 @@ def missed_now(comparison: dict) -> bool:
     return comparison["assessment"] in UNCOMPARED and comparison["modified"]["result"] in ("survived", "not-covered")
 
 
+#: How a survivor's reason says its code lies in a module-level branch the import here did not take.
+_UNTAKEN = re.compile(r"this code (runs only where .+?): only the import runs it")
+
+
+def untaken(mutation: dict) -> str | None:
+    """How the branch holding the mutated code reads ("runs only where ..."), when the import here took the
+    other way (no test run in this environment can execute it); else None."""
+    found = _UNTAKEN.search(mutation.get("reason") or "")
+    return found.group(1) if found else None
+
+
 def _shown(mutation: dict) -> str:
     """What shows an incident no test catches: its witness call, or why there is none."""
     witness = mutation.get("witness") or {}
+    if untaken(mutation):
+        return f"no test run here executes this code, which {untaken(mutation)}"
     if witness.get("call"):
         return f"`{witness['call']}` {_behaves(witness['original'])} with the code and " \
                f"{_behaves(witness['mutant'])} with the mutant"
@@ -160,15 +174,26 @@ def _shown(mutation: dict) -> str:
 
 def _act_on(by_assessment: dict[str, list[dict]], mutations: dict[str, dict]) -> list[str]:
     """One line per finding, first: each protection regression, then each incident no test catches with
-    the call that shows it."""
+    the call that shows it (those in one branch the import here did not take: one line for the branch)."""
     lines = ["### What to act on", ""]
     for comparison in by_assessment.get("protection-regression", []):
         mutation = mutations[comparison["mutation_id"]]
         lines.append(f"- Protection regression at {_where(mutation['location'])}: {mutation['incident']}; only the "
                      f"old tests caught it ({_kill_text(comparison['existing'])})")
+    entries: list[str | tuple[str, str]] = []  # a line, or where a branch's one line goes
+    branches: dict[tuple[str, str], list[dict]] = {}  # (file, how the branch reads) -> its incidents
     for comparison in by_assessment.get("unprotected", []):
         mutation = mutations[comparison["mutation_id"]]
-        lines.append(f"- Not caught at {_where(mutation['location'])}: {mutation['incident']}; {_shown(mutation)}")
+        branch = untaken(mutation)
+        if branch is None:
+            entries.append(f"- Not caught at {_where(mutation['location'])}: {mutation['incident']}; "
+                           f"{_shown(mutation)}")
+            continue
+        key = (mutation["location"]["path"], branch)
+        if key not in branches:
+            entries.append(key)
+        branches.setdefault(key, []).append(mutation)
+    lines += [entry if isinstance(entry, str) else _branch_line(branches[entry]) for entry in entries]
     for comparison in [c for name in UNCOMPARED for c in by_assessment.get(name, []) if missed_now(c)]:
         mutation = mutations[comparison["mutation_id"]]
         lines.append(f"- Not caught by the current tests at {_where(mutation['location'])}: {mutation['incident']}; "
@@ -176,6 +201,16 @@ def _act_on(by_assessment: dict[str, list[dict]], mutations: dict[str, dict]) ->
     if len(lines) == 2:
         lines.append("Nothing: no protection regression, and no challenged incident the tests miss.")
     return lines + [""]
+
+
+def _branch_line(found: list[dict]) -> str:
+    """One line for the incidents no test catches in one branch the import here did not take."""
+    first, last = min(m["location"]["line"] for m in found), max(m["location"]["end_line"] for m in found)
+    where = f"{found[0]['location']['path']}:{first}" + (f"-{last}" if last > first else "")
+    shown = "; ".join(m["incident"] for m in found[:3]) + (f"; and {len(found) - 3} more" if len(found) > 3 else "")
+    count = f" ({len(found)} incidents)" if len(found) > 1 else ""
+    return (f"- Not caught at {where}{count}: {shown}; no test run here executes this code, "
+            f"which {untaken(found[0])}: a test run where it is taken (another installation or Python) would")
 
 
 def _not_challenged(report: dict) -> list[str]:

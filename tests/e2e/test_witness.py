@@ -128,3 +128,83 @@ def test_survivors_inside_methods_get_witnesses_called_on_instances_built_as_the
         (copy / "mutant.diff").write_text(mutant["diff"])
         git(copy, "apply", "mutant.diff")
         assert subprocess.run(command, cwd=copy, capture_output=True).returncode == 1
+
+
+BRANCHED = '''\
+"""Quoting, with a fallback for an installation without a codec."""
+
+try:
+    import json as _codec
+except ImportError:  # (an installation without it)
+    _codec = None
+    QUOTE = "'"
+else:
+    QUOTE = '"'
+
+if _codec is None:
+    LIMIT = 3 + 4
+else:
+    LIMIT = 10
+
+
+def quote(word):
+    return QUOTE + word + QUOTE
+
+
+def shorten(text):
+    return text[:LIMIT]
+'''
+
+
+def test_survivors_in_a_branch_the_import_did_not_take_say_so_and_make_one_line_to_act_on(tmp_path):
+    """Module-level code on the branch the import here did not take (a fallback for a missing package)
+    runs in no test here: its survivors are gaps no call made here can show, said so, in one line."""
+    from tests.conftest import run_cli, write_tree
+
+    repo = tmp_path / "repo"
+    write_tree(repo, {"tests/test_nothing.py": "def test_nothing():\n    assert True\n"})
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "base")
+    write_tree(repo, {"quoting.py": BRANCHED, "tests/test_quoting.py": """
+        from quoting import quote, shorten
+
+        def test_quote():
+            assert quote("a") == '"a"'
+
+        def test_shorten():
+            assert shorten("abcdefghijkl") == "abcdefghij"
+    """})
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "head")
+    done = run_cli("evaluate", "--repo", str(repo), "--scope", "current-change", "--budget", "40", "--jobs", "2",
+                   "--witness-time", "20", env={"ELENCHUS_RUNS_DIR": str(tmp_path / "runs")})
+    assert done.returncode == 0, done.stderr
+    report = json.loads(next((tmp_path / "runs").glob("*/report.json")).read_text())
+    mutations = {m["id"]: m for m in report["mutations"]}
+    gaps = [mutations[c["mutation_id"]] for c in report["comparisons"] if c["assessment"] == "unprotected"]
+    untaken = {5: "the `try:` at line 3 raises ImportError, and here it does not",
+               6: "the `try:` at line 3 raises ImportError, and here it does not",
+               7: "the `try:` at line 3 raises ImportError, and here it does not",
+               12: "`if _codec is None:` (line 11) is true, and here it is false"}
+    fallback = [m for m in gaps if m["location"]["line"] in untaken]
+    assert {m["location"]["line"] for m in fallback} >= {5, 7, 12}, [(m["location"], m["incident"]) for m in gaps]
+    for mutation in fallback:  # each says why no call shows it, and no search was spent on it
+        assert "witness" not in mutation
+        assert f"no witness was searched: this code runs only where {untaken[mutation['location']['line']]}: only " \
+               "the import runs it" in mutation["reason"], mutation["reason"]
+    # the code that runs here is searched as ever: no survivor on the taken branches is said to be untaken
+    assert all("only the import runs it" not in (m.get("reason") or "") for m in report["mutations"]
+               if m["location"]["line"] not in untaken)
+    act = done.stdout.split("### What to act on")[1].split("\n## ")[0]
+    branch_lines = [line for line in act.splitlines() if "no test run here executes this code" in line]
+    assert len(branch_lines) == len({untaken[m["location"]["line"]] for m in fallback}), act  # one per branch
+    line = next(line for line in branch_lines if "`if _codec is None:`" in line)
+    count = sum(m["location"]["line"] == 12 for m in fallback)
+    assert line.startswith(f"- Not caught at quoting.py:12{f' ({count} incidents)' if count > 1 else ''}: "), line
+    handler = next(line for line in branch_lines if "raises ImportError" in line)
+    count = sum(m["location"]["line"] in (5, 6, 7) for m in fallback)
+    assert handler.startswith(f"- Not caught at quoting.py:5-7 ({count} incidents): "), handler
+    assert line.endswith("a test run where it is taken (another installation or Python) would"), line
+    assert all("no test run here executes" in row for row in act.splitlines()
+               if re.search(r"quoting\.py:(5|6|7|12)\b", row)), act  # (no line of its own for each incident)

@@ -202,3 +202,75 @@ def test_a_run_of_selected_tests_gets_a_limit_from_their_own_baseline_time():
     assert evaluation._selected_limit(baseline, tuple(keys)) == whole  # never above the whole-suite limit
     without_map = Baseline("modified", "green", (), (), None, 42.0, None, records)
     assert evaluation._selected_limit(without_map, ("tests/test_a.py::test_fast",)) == whole
+
+
+BRANCHED = '''import json
+
+try:
+    import json as codec
+except ImportError:
+    codec = None
+else:
+    READY = True
+
+if codec is not None:
+    MODE = "json"
+elif hasattr(json, "nothing"):
+    MODE = "odd"
+else:
+    MODE = "plain"
+
+if MODE == "never":
+    LEVEL = 0
+elif MODE == "json":
+    LEVEL = 1
+else:
+    LEVEL = 2
+
+
+class Settings:
+    if MODE == "json":
+        WIDTH = 10
+    else:
+        WIDTH = 5
+
+
+def width():
+    if MODE == "never":
+        return 0
+    return Settings.WIDTH
+'''
+
+
+def test_module_level_code_on_a_branch_the_import_did_not_take_says_how_the_branch_reads(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "branched.py").write_text(BRANCHED)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_branched.py").write_text("from pkg.branched import width\n\n\n"
+                                                         "def test_width():\n    assert width() == 10\n")
+    result = run_pytest(tmp_path, ["tests/test_branched.py"], 120, cover=["pkg/branched.py"])
+    found = CoverageMap.from_run(result)
+    assert found is not None, result.stderr_tail
+
+    def how(text: str, end: str | None = None) -> str | None:
+        lines = BRANCHED.splitlines()
+        start = next(n for n, line in enumerate(lines, 1) if line.strip() == text)
+        stop = next(n for n, line in enumerate(lines, 1) if line.strip() == end) if end else start
+        mutant = Mutant("m", "pkg/branched.py", "<module>", start, stop, 1, "f", "intent", "incident", "detect", "",
+                        BRANCHED, mutated_lines=(1, start))  # (a watched line the import ran: not the span)
+        return found.untaken_branch(mutant, BRANCHED)
+
+    assert how("codec = None") == how("except ImportError:", "codec = None") == \
+        "runs only where the `try:` at line 3 raises ImportError, and here it does not"
+    # an `elif` the import never reached, and the `else` after it: the first `if`'s other way
+    assert how('MODE = "odd"') == how('MODE = "plain"') == \
+        "runs only where `if codec is not None:` (line 10) is false, and here it is true"
+    assert how("LEVEL = 0") == "runs only where `if MODE == \"never\":` (line 17) is true, and here it is false"
+    # an `elif` the import reached and took
+    assert how("LEVEL = 2") == "runs only where `elif MODE == \"json\":` (line 19) is false, and here it is true"
+    assert how("WIDTH = 5") == "runs only where `if MODE == \"json\":` (line 26) is false, and here it is true"
+    # code the import ran, a function body no test ran, and taken branches: none of this is said
+    assert how("READY = True") is None and how('MODE = "json"') is None and how("WIDTH = 10") is None
+    assert how("LEVEL = 1") is None
+    assert how("return 0") is None and how("import json as codec") is None

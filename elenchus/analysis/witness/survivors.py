@@ -62,9 +62,11 @@ def witness_survivors(survivors: Sequence[Mutant], cohort: Cohort, head: Snapsho
     spans: dict[tuple[str, str], set[int]] = {}  # (file, function) -> body lines of a function a witness will call
     own: dict[tuple[str, str], set[int]] = {}  # ... of a mutated function no witness calls (a private helper)
     searchable: list[Mutant] = []  # (a survivor no public function reaches is answered here, at once)
-    too_large = {mutant.id: _too_large(mutant.path, size) for mutant in survivors
-                 if (size := len(head.read(mutant.path) or "")) > LARGEST_SEARCHED}
-    survivors = [mutant for mutant in survivors if mutant.id not in too_large]
+    answered = {mutant.id: _too_large(mutant.path, size) for mutant in survivors
+                if (size := len(head.read(mutant.path) or "")) > LARGEST_SEARCHED}
+    answered |= {mutant.id: _untaken(how) for mutant in survivors if mutant.id not in answered
+                 and coverage is not None and (how := coverage.untaken_branch(mutant, head.read(mutant.path) or ""))}
+    survivors = [mutant for mutant in survivors if mutant.id not in answered]
     for mutant in survivors:
         module = layout.module_name(mutant.path)
         if module is not None:
@@ -95,9 +97,9 @@ def witness_survivors(survivors: Sequence[Mutant], cohort: Cohort, head: Snapsho
     arguments = (samples, literals, layout, time_budget, scratch, cohort.disabled_plugins, unrecorded)
     pooled = {m.id for m in searchable} if jobs > 1 and len(searchable) > 1 else set()
     alone = [mutant for mutant in survivors if mutant.id not in pooled]
-    found: dict[str, Witness | NoWitness] = {**too_large, **{
+    found: dict[str, Witness | NoWitness] = {**answered, **{
         mutant.id: _searched(cohort.template, mutant, *arguments, placements[mutant.id], verify) for mutant in alone}}
-    if len(found) == len(survivors) + len(too_large):  # (one search, or one job: no process pool to start)
+    if len(found) == len(survivors) + len(answered):  # (one search, or one job: no process pool to start)
         return found
     search = functools.partial(_hunted, cohort.template, samples=samples, literals=literals, layout=layout,
                                time_budget=time_budget, scratch=scratch, disabled_plugins=cohort.disabled_plugins,
@@ -136,6 +138,16 @@ def _too_large(path: str, size: int) -> NoWitness:
                             f"{LARGEST_SEARCHED / 1e6:.0f} MB a search reads (reading it would take longer and more "
                             "memory than a search may use); a test calling the function with the input that shows "
                             "the difference closes the gap", 0, 0.0)
+
+
+#: Where a survivor's reason says its code lies in a branch the import did not take.
+UNTAKEN = "only the import runs it"
+
+
+def _untaken(how: str) -> NoWitness:
+    return NoWitness(False, f"no witness was searched: this code {how}: {UNTAKEN}, so no call made in this "
+                            "environment reaches it, and no test run here can catch it; a run of the tests where "
+                            "the branch is taken (another installation or Python) would", 0, 0.0)
 
 
 def _search_processes() -> multiprocessing.context.BaseContext:
