@@ -160,8 +160,6 @@ def untaken(mutation: dict) -> str | None:
 def _shown(mutation: dict) -> str:
     """What shows an incident no test catches: its witness call, or why there is none."""
     witness = mutation.get("witness") or {}
-    if untaken(mutation):
-        return f"no test run here executes this code, which {untaken(mutation)}"
     if witness.get("call"):
         return f"`{witness['call']}` {_behaves(witness['original'])} with the code and " \
                f"{_behaves(witness['mutant'])} with the mutant"
@@ -174,26 +172,15 @@ def _shown(mutation: dict) -> str:
 
 def _act_on(by_assessment: dict[str, list[dict]], mutations: dict[str, dict]) -> list[str]:
     """One line per finding, first: each protection regression, then each incident no test catches with
-    the call that shows it (those in one branch the import here did not take: one line for the branch)."""
+    the call that shows it."""
     lines = ["### What to act on", ""]
     for comparison in by_assessment.get("protection-regression", []):
         mutation = mutations[comparison["mutation_id"]]
         lines.append(f"- Protection regression at {_where(mutation['location'])}: {mutation['incident']}; only the "
                      f"old tests caught it ({_kill_text(comparison['existing'])})")
-    entries: list[str | tuple[str, str]] = []  # a line, or where a branch's one line goes
-    branches: dict[tuple[str, str], list[dict]] = {}  # (file, how the branch reads) -> its incidents
     for comparison in by_assessment.get("unprotected", []):
         mutation = mutations[comparison["mutation_id"]]
-        branch = untaken(mutation)
-        if branch is None:
-            entries.append(f"- Not caught at {_where(mutation['location'])}: {mutation['incident']}; "
-                           f"{_shown(mutation)}")
-            continue
-        key = (mutation["location"]["path"], branch)
-        if key not in branches:
-            entries.append(key)
-        branches.setdefault(key, []).append(mutation)
-    lines += [entry if isinstance(entry, str) else _branch_line(branches[entry]) for entry in entries]
+        lines.append(f"- Not caught at {_where(mutation['location'])}: {mutation['incident']}; {_shown(mutation)}")
     for comparison in [c for name in UNCOMPARED for c in by_assessment.get(name, []) if missed_now(c)]:
         mutation = mutations[comparison["mutation_id"]]
         lines.append(f"- Not caught by the current tests at {_where(mutation['location'])}: {mutation['incident']}; "
@@ -203,14 +190,19 @@ def _act_on(by_assessment: dict[str, list[dict]], mutations: dict[str, dict]) ->
     return lines + [""]
 
 
+#: Where the line for one branch the import did not take goes, in the list of what was not run.
+_UNTAKEN_SLOT = "- (a branch the import did not take)"
+
+
 def _branch_line(found: list[dict]) -> str:
-    """One line for the incidents no test catches in one branch the import here did not take."""
+    """One line for the incidents in one branch the import here did not take."""
     first, last = min(m["location"]["line"] for m in found), max(m["location"]["end_line"] for m in found)
     where = f"{found[0]['location']['path']}:{first}" + (f"-{last}" if last > first else "")
     shown = "; ".join(m["incident"] for m in found[:3]) + (f"; and {len(found) - 3} more" if len(found) > 3 else "")
-    count = f" ({len(found)} incidents)" if len(found) > 1 else ""
-    return (f"- Not caught at {where}{count}: {shown}; no test run here executes this code, "
-            f"which {untaken(found[0])}: a test run where it is taken (another installation or Python) would")
+    count, them = (f" ({len(found)} incidents)", "them") if len(found) > 1 else ("", "it")
+    return (f"- {where}{count}: {shown}. No test run here executes this code, which {untaken(found[0])}: whether "
+            f"the tests catch {them} is unknown here; a run of the tests where the branch is taken (another "
+            f"installation or Python) runs {them}")
 
 
 def _not_challenged(report: dict) -> list[str]:
@@ -436,9 +428,18 @@ def render_markdown(report: dict) -> str:
         lines += ["### Not run", ""]
         if idle_text:
             lines += [f"Whether the tests catch these incidents is unknown: {idle}.", ""]
+        branches: dict[tuple[str, str], list[dict]] = {}  # one line per branch the import here did not take
         for mutation in not_run:
+            branch = untaken(mutation)
+            if branch and not idle_text:
+                if (mutation["location"]["path"], branch) not in branches:
+                    lines.append(_UNTAKEN_SLOT)
+                branches.setdefault((mutation["location"]["path"], branch), []).append(mutation)
+                continue
             reason = "" if idle_text else f": {mutation.get('reason') or 'not run'}"
             lines.append(f"- {mutation['incident']} ({_where(mutation['location'])}){reason}")
+        slots = iter(_branch_line(found) for found in branches.values())  # (in the order their slots were taken)
+        lines[:] = [next(slots) if line is _UNTAKEN_SLOT else line for line in lines]
         lines.append("")
     if report["not_challenged"]:
         lines += ["### Not challenged (beyond the budget)", ""] + _not_challenged(report) + [""]

@@ -9,7 +9,8 @@ test asserting the code's result, and keeps it only when a fresh workspace shows
 passing on the code and failing on the mutant at its assertion. A survivor for which a
 real search found nothing is likely equivalent, not a gap; one that could not be
 searched at all, or whose results could not be compared (values that are not
-literals), stays a gap, with the reason.
+literals), stays a gap, with the reason. One in module-level code on a branch the import
+here did not take is not searched: no call made here reaches it (``untaken_branch``).
 
 The package: ``targets`` (what a witness calls, read from the source), ``search`` (one
 survivor's search, its written test and its verdict) and ``survivors`` (every survivor of an
@@ -47,5 +48,6 @@ from elenchus.analysis.witness.survivors import (
     _callers,
     _search_processes,
     _searched,
+    untaken_branch,
     witness_survivors,
 )

@@ -15,6 +15,7 @@ import functools
 import time
 from collections.abc import Mapping, Sequence
 import multiprocessing
+import re
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import Any
@@ -144,10 +145,17 @@ def _too_large(path: str, size: int) -> NoWitness:
 UNTAKEN = "only the import runs it"
 
 
+def untaken_branch(reason: str) -> str | None:
+    """How the branch reads ("runs only where ..."), when ``reason`` says a survivor's code lies in a branch
+    the import here did not take; else None."""
+    found = re.search(rf"this code (runs only where .+?): {UNTAKEN}", reason)
+    return found.group(1) if found else None
+
+
 def _untaken(how: str) -> NoWitness:
     return NoWitness(False, f"no witness was searched: this code {how}: {UNTAKEN}, so no call made in this "
-                            "environment reaches it, and no test run here can catch it; a run of the tests where "
-                            "the branch is taken (another installation or Python) would", 0, 0.0)
+                            "environment reaches it, and no test run here can catch it: only a run of the tests "
+                            "where the branch is taken (another installation or Python) runs it", 0, 0.0)
 
 
 def _search_processes() -> multiprocessing.context.BaseContext:

@@ -96,7 +96,7 @@ class Assembly(Reuse):
     def _report(self, session: Session, answer: ScopeAnswer, contract: Contract, plan: Plan,
                 baselines: dict[str, Baseline], tests: tuple[str, ...], concerns: list[dict],
                 changes: tuple[str, ...], run_dir: RunDirectory) -> dict:
-        from elenchus.analysis.witness import NoWitness, Witness
+        from elenchus.analysis.witness import NoWitness, Witness, untaken_branch
 
         change = session.change
         same = self.cohorts_same
@@ -124,6 +124,15 @@ class Assembly(Reuse):
             reason = modified.reason if modified and result != "killed" else None
             if result == "not-run":
                 reason = self._not_run_reason(baselines)
+            branch = untaken_branch(witness.reason) if isinstance(witness, NoWitness) else None
+            if branch and result in ("survived", "not-covered") and (existing is None
+                                                                    or existing.outcome is not Outcome.KILLED):
+                # No test run here executes it, so its survival says nothing: with the branch taken, the
+                # tests may well catch it. Not a gap, and not caught: not run here.
+                result, reason, witness = "not-run", (
+                    f"not run here, so whether the tests catch it is unknown: this code {branch}: only the import "
+                    "runs it, so no test run in this environment executes it; a run of the tests where the branch "
+                    "is taken (another installation or Python) does"), None
             mutations.append({
                 "id": mutant.id, "contract_id": planned.contract_id,
                 "location": {"path": mutant.path, "line": mutant.line, "end_line": mutant.end_line,
@@ -145,7 +154,7 @@ class Assembly(Reuse):
                     mutations[-1]["witness"]["incident_written"] = mutant.incident
             elif isinstance(witness, NoWitness):
                 mutations[-1]["reason"] = f"{reason}; {witness.reason}" if reason else witness.reason
-            if modified is None:
+            if modified is None or result == "not-run":
                 continue
             existing_status = baselines.get("existing")
             if existing is None and existing_status is not None and not existing_status.usable:
