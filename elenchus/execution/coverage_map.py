@@ -115,11 +115,12 @@ class CoverageMap:
         """How the module-level branch holding ``mutant`` reads, when the import ran its header and took the
         other way (a fallback for a missing optional package, for another Python): ``"runs only where ...,
         and here ..."``; else None. Only the import runs module-level code, so no test run in this
-        environment executes those lines, however it calls the code. (The mutant's own span: the lines it
+        environment executes those lines, however it calls the code (a function the branch defines is
+        never defined here). (The mutant's own span: the lines it
         watches to see whether it ran may include a line the import ran, its `try:` for a handler.)"""
         lines = set(range(mutant.line, mutant.end_line + 1))
         ran = set(self.shared.get(mutant.path, ())) | set(self.lines.get(mutant.path, {}))
-        if not ran or lines & ran or lines & _function_body_lines(source):
+        if not ran or lines & ran:
             return None
         return next((how for header, block, how in _branches(source)
                      if lines <= block and header in ran and not block & ran), None)
