@@ -202,7 +202,7 @@ def _branch_line(found: list[dict]) -> str:
     count, them = (f" ({len(found)} incidents)", "them") if len(found) > 1 else ("", "it")
     return (f"- {where}{count}: {shown}. No test run here executes this code, which {untaken(found[0])}: whether "
             f"the tests catch {them} is unknown here; a run of the tests where the branch is taken (another "
-            f"installation or Python) runs {them}")
+            f"installation, Python or environment) runs {them}")
 
 
 def _not_challenged(report: dict) -> list[str]:

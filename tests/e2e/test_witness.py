@@ -208,5 +208,5 @@ def test_mutants_in_a_branch_the_import_did_not_take_are_not_run_here_never_gaps
            "and here it does not: whether the tests catch them is unknown here" in rows[0], rows[0]
     count = sum(m["location"]["line"] == 12 for m in fallback)
     assert rows[1].startswith(f"- quoting.py:12{f' ({count} incidents)' if count > 1 else ''}: "), rows[1]
-    assert rows[1].endswith("a run of the tests where the branch is taken (another installation or Python) "
-                            f"runs {'them' if count > 1 else 'it'}"), rows[1]
+    assert rows[1].endswith("a run of the tests where the branch is taken (another installation, Python or "
+                            f"environment) runs {'them' if count > 1 else 'it'}"), rows[1]

@@ -244,6 +244,10 @@ def width():
 if MODE != "json":
     def fallback(text):
         return text.strip()
+
+
+if __name__ == "__main__":
+    print(width())
 '''
 
 
@@ -278,6 +282,8 @@ def test_module_level_code_on_a_branch_the_import_did_not_take_says_how_the_bran
     # code the import ran, a function body no test ran, and taken branches: none of this is said
     assert how("READY = True") is None and how('MODE = "json"') is None and how("WIDTH = 10") is None
     assert how("LEVEL = 1") is None
+    # the module run as a script: a test can do that here, so no other environment is needed
+    assert how("print(width())") is None
     # a function the branch defines: never defined here
     assert how("return text.strip()") == how("def fallback(text):", "return text.strip()") == \
         "runs only where `if MODE != \"json\":` (line 38) is true, and here it is false"

@@ -155,7 +155,7 @@ def untaken_branch(reason: str) -> str | None:
 def _untaken(how: str) -> NoWitness:
     return NoWitness(False, f"no witness was searched: this code {how}: {UNTAKEN}, so no call made in this "
                             "environment reaches it, and no test run here can catch it: only a run of the tests "
-                            "where the branch is taken (another installation or Python) runs it", 0, 0.0)
+                            "where the branch is taken (another installation, Python or environment) runs it", 0, 0.0)
 
 
 def _search_processes() -> multiprocessing.context.BaseContext:

@@ -132,7 +132,7 @@ class Assembly(Reuse):
                 result, reason, witness = "not-run", (
                     f"not run here, so whether the tests catch it is unknown: this code {branch}: only the import "
                     "runs it, so no test run in this environment executes it; a run of the tests where the branch "
-                    "is taken (another installation or Python) does"), None
+                    "is taken (another installation, Python or environment) does"), None
             mutations.append({
                 "id": mutant.id, "contract_id": planned.contract_id,
                 "location": {"path": mutant.path, "line": mutant.line, "end_line": mutant.end_line,
