@@ -68,6 +68,10 @@ def no_process_mentions(text: str) -> bool:
 #: witnesses, it leaves their
 #: search out (a bounded search may call a survivor likely equivalent in one run and not in another).
 FAST = ("--scope", "current-change", "--budget", "8", "--jobs", "2", "--fresh", "--no-witnesses")
+#: An evaluation whose mutants include endless loops: their runs time out, which is never a catch (a
+#: constant of 2 s instead of 5 s: each endless loop spins for seconds, not for its whole default limit).
+TIMEOUTS = ("endless-loop", "--scope", "current-change", "--budget", "30", "--jobs", "2", "--fresh", "--no-witnesses",
+            "--timeout-factor", "1", "--timeout-constant", "2")
 #: With ``FAST``, the reference those evaluations are compared with: a fresh interpreter per run, running
 #: every relevant test.
 FRESH_ALL = ("--runner", "fresh", "--test-selection", "all")

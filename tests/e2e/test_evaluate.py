@@ -2,6 +2,7 @@
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,7 @@ from elenchus.execution import sandbox
 from elenchus.schemas import validate
 
 from tests.conftest import run_cli
-from tests.e2e.conftest import FAST, by_assessment, mutation, no_process_mentions
+from tests.e2e.conftest import FAST, TIMEOUTS, by_assessment, mutation, no_process_mentions
 
 pytestmark = pytest.mark.slow
 
@@ -104,11 +105,13 @@ def test_evaluate_flaky_test_is_reported_and_never_counted_as_a_kill(evaluate, t
         (q["concern"], q["test"]) for q in report["test_quality"]}
 
 
-def test_evaluate_endless_loop_mutant_times_out_within_its_bound_and_leaves_no_process(evaluate):
-    # A constant of 2 s instead of 5 s: each endless loop spins for seconds, not for its whole default limit.
-    done, report, repo, runs = evaluate("endless-loop", "--scope", "current-change", "--budget", "30",
-                                        "--timeout-factor", "1", "--timeout-constant", "2", "--no-witnesses")
+def test_evaluate_endless_loop_mutant_times_out_within_its_bound_and_leaves_no_process(shared_evaluation, tmp_path):
+    done = shared_evaluation(*TIMEOUTS)  # (the evaluation the tool-report tests read)
     assert done.returncode == 0, done.stderr
+    report, repo, runs = done.report, done.repo, tmp_path / "runs"
+    # a copy of its runs and its result store (with the store's key), for the evaluation made again below
+    shutil.copytree(done.runs, runs)
+    shutil.copytree(done.runs.parent / "cache", tmp_path / "cache")
     timeouts = [m for m in report["mutations"] if m["result"] == "timeout"]
     assert timeouts, "no mutant timed out"
     assert all(m["kill"] is None for m in timeouts)
@@ -135,9 +138,8 @@ def test_evaluate_endless_loop_mutant_times_out_within_its_bound_and_leaves_no_p
     assert all(comparisons[m["id"]]["assessment"] == "inconclusive" for m in timeouts)
     # Run again with a setting that changes only the witness search: every run comes from the cache,
     # the endless loops included, so nothing waits for them again.
-    again = run_cli("evaluate", "--repo", str(repo), "--scope", "current-change", "--budget", "30",
-                    "--timeout-factor", "1", "--timeout-constant", "2", "--no-witnesses", "--witness-time", "4",
-                    env={"ELENCHUS_RUNS_DIR": str(runs)})
+    again = run_cli("evaluate", "--repo", str(repo), *[a for a in TIMEOUTS[1:] if a != "--fresh"], "--witness-time",
+                    "4", env={"ELENCHUS_RUNS_DIR": str(runs)})
     assert again.returncode == 0, again.stderr
     second = json.loads(sorted(runs.glob("*/report.json"))[-1].read_text())
     records = [json.loads(line) for line in (runs / second["run"]["id"] / "runs.jsonl").read_text().splitlines()]

@@ -12,7 +12,7 @@ from elenchus.schemas import external_problem, validate
 
 from tests import browser
 from tests.conftest import run_cli
-from tests.e2e.conftest import FAST, by_assessment
+from tests.e2e.conftest import FAST, TIMEOUTS, by_assessment
 
 pytestmark = pytest.mark.slow
 
@@ -200,9 +200,6 @@ def test_the_html_report_renders_offline_in_a_real_browser(evaluated, request):
     assert shot.stat().st_size > 10_000
 
 
-#: An evaluation whose mutants include endless loops: their runs time out, which is never a catch.
-TIMEOUTS = ("endless-loop", "--scope", "current-change", "--budget", "30", "--jobs", "2", "--fresh", "--no-witnesses",
-            "--timeout-factor", "1", "--timeout-constant", "1")
 #: The viewer's classes for a mutation score above, between and below its thresholds.
 THRESHOLD_COLOURS = {"bg-red-600", "bg-yellow-400", "bg-green-600", "text-red-700", "text-yellow-600", "text-green-700"}
 
