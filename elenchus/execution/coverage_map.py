@@ -116,8 +116,8 @@ class CoverageMap:
         other way (a fallback for a missing optional package, for another Python): ``"runs only where ...,
         and here ..."``; else None. Only the import runs module-level code, so no test run in this
         environment executes those lines, however it calls the code (a function the branch defines is
-        never defined here). (The mutant's own span: the lines it
-        watches to see whether it ran may include a line the import ran, its `try:` for a handler.)"""
+        never defined here). Only the mutant's own span is read: the lines it watches to see whether it
+        ran may include one the import ran (a handler's `try:`)."""
         lines = set(range(mutant.line, mutant.end_line + 1))
         ran = set(self.shared.get(mutant.path, ())) | set(self.lines.get(mutant.path, {}))
         if not ran or lines & ran:
