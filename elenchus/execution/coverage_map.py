@@ -9,7 +9,8 @@ class code, signatures, decorators, default values: they run at import, and a la
 imported module runs them inside whichever test imported it first), or ran at import or
 in a fixture's setup or teardown (a shared fixture hands its result to tests that never
 execute those lines themselves), or when the baseline could not be measured per test
-(tests run by xdist workers).
+(tests run by xdist workers). The same map says where the import took one branch of module-level
+code and not the other (``untaken_branch``): no test run here executes the other.
 """
 
 from __future__ import annotations
