@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
@@ -178,26 +179,31 @@ def _function_body_lines(source: str) -> frozenset[int]:
     return frozenset(found)
 
 
-def _branches(source: str) -> Iterator[tuple[int, frozenset[int], str]]:
+@functools.lru_cache(maxsize=64)
+def _branches(source: str) -> tuple[tuple[int, frozenset[int], str], ...]:
     """Each branch of module-level (and class-level) code that runs on a condition: the line the import
-    runs to choose it, the branch's lines, and how it reads."""
+    runs to choose it, the branch's lines, and how it reads (read once per source: every survivor of the
+    file asks)."""
     try:
         pieces = list(parsed_pieces(source))
     except (SyntaxError, ValueError):
-        return
+        return ()
+    lines = re.split(r"\r\n|\r|\n", source)  # (as the parser numbers them: not str.splitlines)
+    found = []
     for offset, tree in pieces:
         if offset:
             ast.increment_lineno(tree, offset)
-        yield from _branches_in(tree.body, source)
+        found += _branches_in(tree.body, source, lines)
+    return tuple(found)
 
 
-def _branches_in(body: list[ast.stmt], source: str) -> Iterator[tuple[int, frozenset[int], str]]:
+def _branches_in(body: list[ast.stmt], source: str, lines: list[str]) -> Iterator[tuple[int, frozenset[int], str]]:
     for node in body:
         blocks: list[tuple[list[ast.stmt | ast.excepthandler], str]] = []
         if isinstance(node, ast.If) and _runs_as_script(node.test):
             continue  # (a test can run the module as a script here: a gap, not another environment's code)
         if isinstance(node, ast.If):
-            lead = source.splitlines()[node.lineno - 1].lstrip()
+            lead = lines[node.lineno - 1].lstrip()
             test = f"{'elif' if lead.startswith('elif') else 'if'} {_text(source, node.test)}:"
             blocks = [(node.body, f"runs only where `{test}` (line {node.lineno}) is true, and here it is false"),
                       (node.orelse, f"runs only where `{test}` (line {node.lineno}) is false, and here it is true")]
@@ -207,14 +213,14 @@ def _branches_in(body: list[ast.stmt], source: str) -> Iterator[tuple[int, froze
                                                  "and here it does not") for handler in node.handlers]
             blocks.append((node.orelse, f"runs only where the `try:` at line {node.lineno} raises nothing, and here "
                                         "it raises"))
-            yield from _branches_in(node.body, source)
-            yield from _branches_in(node.finalbody, source)
+            yield from _branches_in(node.body, source, lines)
+            yield from _branches_in(node.finalbody, source, lines)
         elif isinstance(node, ast.ClassDef):
-            yield from _branches_in(node.body, source)
+            yield from _branches_in(node.body, source, lines)
         for statements, how in blocks:  # (a handler's block starts at its `except` line: it runs only then)
             if statements:
                 yield node.lineno, frozenset(range(statements[0].lineno, (statements[-1].end_lineno or 0) + 1)), how
-                yield from _branches_in([s for s in statements if isinstance(s, ast.stmt)], source)
+                yield from _branches_in([s for s in statements if isinstance(s, ast.stmt)], source, lines)
 
 
 def _runs_as_script(test: ast.expr) -> bool:
