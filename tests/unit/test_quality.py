@@ -527,6 +527,34 @@ def test_quality_does_not_report_a_renamed_or_moved_test_as_removed():
     assert moved == ()
 
 
+def test_quality_a_test_moved_into_a_class_of_its_file_and_rewritten_is_not_removed():
+    # (titlecase 2.4 rewrote `def test_initials_regex(): assert ...` as a unittest method of that name)
+    base = """
+        def test_initials_regex():
+            assert bool(UC_INITIALS.match("A.B")) is True
+
+        def test_at_and_t():
+            assert titlecase("at&t", callback=at_n_t) == "AT&T"
+    """
+    head = """
+        import unittest
+
+        class TestInitialsRegex(unittest.TestCase):
+            def test_initials_regex(self):
+                self.assertRegex("A.B", UC_INITIALS)
+
+        class TestSymbols(unittest.TestCase):
+            def test_at_n_t(self):
+                self.assertEqual(titlecase("at&t", callback=at_n_t), "AT&T")
+    """
+    # renamed and rewritten at once is beyond telling apart from a removal: that one stays
+    assert found(head, base) == [("removed-test", 4, "test_at_and_t")]
+    # a name that arrives twice could continue either, so the removal is not explained away
+    twice = src(head) + "\nclass TestMore(unittest.TestCase):\n    def test_initials_regex(self):\n        pass\n"
+    assert [(k, t) for k, _, t in found(twice, base) if k == "removed-test"] == [
+        ("removed-test", "test_initials_regex"), ("removed-test", "test_at_and_t")]
+
+
 def test_quality_a_test_moved_into_a_class_in_another_file_with_its_skip_is_neither_removed_nor_a_new_skip():
     base = """
         import pytest

@@ -295,6 +295,36 @@ def test_deleted_test_ignores_a_test_moved_unchanged_to_another_file():
     assert find_weakening(files) == ()
 
 
+def test_a_test_moved_into_a_unittest_class_and_rewritten_is_compared_not_deleted():
+    # (titlecase 2.4 rewrote its module-level tests as methods of unittest classes of the same name)
+    base = """
+        def test_initials():
+            assert bool(INITIALS.match("A.B")) is True
+            assert bool(INITIALS.match("ABCD")) is False
+
+        def test_callback():
+            assert titlecase("at&t", callback=upper) == "AT&T"
+        """
+    head = """
+        import unittest
+
+        class TestInitials(unittest.TestCase):
+            def test_initials(self):
+                self.assertRegex("A.B", INITIALS)
+                self.assertNotRegex("ABCD", INITIALS)
+
+        class TestCallback(unittest.TestCase):
+            def test_callback(self):
+                self.assertTrue(titlecase("at&t", callback=upper))
+        """
+    # The regex checks say what ``bool(m) is True`` said; the callback's exact result is no longer pinned.
+    assert found(base, head) == [("loosened-assertion", 10, "TestCallback::test_callback")]
+    # A name that two tests of the Base file carried is not guessed at: both count as deleted.
+    twice = src(base) + "\nclass TestOld:\n    def test_callback(self):\n        assert upper('a') == 'A'\n"
+    assert [(k, t) for k, _, t in found(twice, head)] == [
+        ("deleted-test", "test_callback"), ("deleted-test", "TestOld::test_callback")]
+
+
 def test_a_file_split_in_two_moves_every_test_even_those_sharing_one_body():
     # (semver 3.0 split test_semver.py: test_should_parse_version and test_should_parse_zero_prerelease, each
     # parametrized `result = parse(version); assert result == expected`, went to tests/test_parsing.py)

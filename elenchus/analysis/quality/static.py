@@ -1,13 +1,13 @@
 """The static half: ``analyze`` reads each test file's Head and Base and gathers their concerns.
 
 It parses both sides, scans the Head, and compares the two for what a diff alone shows: tests
-removed (unless their body reappears elsewhere, moved or renamed) and skips added (unless they came
-along with a moved test), with one ``unparseable-test-file`` concern where a side does not parse.
+removed (unless their body reappears elsewhere, moved or renamed, or their name reappears in the same
+file, moved into a class or out of one) and skips added (unless they came along with a moved test), with one ``unparseable-test-file`` concern where a side does not parse.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from elenchus.analysis.quality.concerns import Concern, ConcernKind, TestFile, _ordered
@@ -39,7 +39,7 @@ def analyze(files: Sequence[TestFile]) -> tuple[Concern, ...]:
                 concerns.extend(_added_skip_concern(file.path, s) for s in added
                                 if not _moved_with(s, head, moved_markers))
         if isinstance(base, _Source):
-            kept = {t.qualname for t in head.tests} if head is not None else set()
+            kept = _kept_names(head, base) if isinstance(head, _Source) else set()
             removed.extend((file.path, base, t, head is None) for t in base.tests if t.qualname not in kept)
     if removed:
         # A test whose body reappears in any head test was moved or renamed, not removed.
@@ -48,6 +48,32 @@ def analyze(files: Sequence[TestFile]) -> tuple[Concern, ...]:
                         for path, base, test, deleted in removed
                         if base.body(test) not in head_bodies)
     return _ordered(concerns)
+
+
+def _kept_names(head: _Source, base: _Source) -> set[str]:
+    """The Base tests this Head still has: by qualname, or by name alone when exactly one test of that
+    name left its class (or moved into one) and exactly one new test of the name arrived in this file.
+
+    Rewriting module-level tests as methods of ``unittest.TestCase`` classes changes both the
+    qualname and the body (``assert`` becomes ``self.assertEqual``); the test is still there, and
+    whether it checks less is for the weakening comparison, not a removal.
+    """
+    head_names = {t.qualname for t in head.tests}
+    base_names = {t.qualname for t in base.tests}
+    kept = head_names & base_names
+    left = _by_short_name(t for t in base.tests if t.qualname not in kept)
+    arrived = _by_short_name(t for t in head.tests if t.qualname not in base_names)
+    for short, gone in left.items():
+        if len(gone) == 1 and len(arrived.get(short, ())) == 1:
+            kept.add(gone[0])
+    return kept
+
+
+def _by_short_name(tests: Iterable[_TestDef]) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for test in tests:
+        found.setdefault(test.qualname.rsplit("::", 1)[-1], []).append(test.qualname)
+    return found
 
 
 def _markers_by_body(sources: Sequence[tuple[TestFile, Any, Any]]) -> dict[str, set[str]]:

@@ -1,7 +1,8 @@
 """What the change did across all its files, which several weakening classes judge a test against.
 
-``_TestOwners`` says which Base test each Head test continues (the same name in the same file, or
-the same body anywhere), so a renamed or moved test is not a deleted one. ``_repaired_names`` says
+``_TestOwners`` says which Base test each Head test continues (the same name in the same file, the
+same body anywhere, or a name moved into a class or out of one), so a renamed or moved test is not a
+deleted one. ``_repaired_names`` says
 which production names the repair changed (directly or through what they call or read), so a new
 expected value in a test that calls repaired code is a correction, not a loosening.
 """
@@ -22,7 +23,8 @@ from elenchus.analysis.weakening.syntax import _names_read
 
 @dataclass(frozen=True, slots=True)
 class _TestOwners:
-    """Which Base test each Head test continues: the same name in the same file, or the same body anywhere."""
+    """Which Base test each Head test continues: the same name in the same file, or the same body anywhere,
+    or the same name alone in the same file (moved into a class or out of one)."""
 
     head_to_base: Mapping[tuple[str, str], tuple[str, str]]
     continued: frozenset[tuple[str, str]]  # Base tests that live on at Head (possibly renamed or moved)
@@ -60,7 +62,37 @@ class _TestOwners:
             free = [base for base in same if base not in taken]
             mapping[head] = (named or free or same)[0]
             taken.add(mapping[head])
+        mapping.update(_moved_across_classes(pairs, base_names, mapping))
         return cls(mapping, frozenset(mapping.values()), frozenset(base_owners))
+
+
+def _moved_across_classes(pairs: Sequence[_Pair], base_names: set[tuple[str, str]],
+                          mapping: Mapping[tuple[str, str], tuple[str, str]]) -> dict[tuple[str, str], tuple[str, str]]:
+    """Head tests that continue the one Base test of their name in their file, moved into a class or out
+    of one and rewritten on the way (``assert`` made ``self.assertEqual``): compared, so a check lost in
+    the rewrite is found, and never counted as removed. Only a name that left and arrived once counts.
+    """
+    taken = set(mapping.values())
+    found: dict[tuple[str, str], tuple[str, str]] = {}
+    for pair in pairs:
+        if pair.file.kind != "test" or pair.head is None or pair.base is None:
+            continue
+        left: dict[str, list[str]] = {}
+        for name in pair.base.tests:
+            if (pair.path, name) not in taken and name not in pair.head.tests:
+                left.setdefault(_short(name), []).append(name)
+        arrived: dict[str, list[str]] = {}
+        for name in pair.head.tests:
+            if (pair.path, name) not in mapping and (pair.path, name) not in base_names:
+                arrived.setdefault(_short(name), []).append(name)
+        for short, gone in left.items():
+            if len(gone) == 1 and len(arrived.get(short, ())) == 1:
+                found[(pair.path, arrived[short][0])] = (pair.path, gone[0])
+    return found
+
+
+def _short(qualname: str) -> str:
+    return qualname.rsplit("::", 1)[-1]
 
 
 # --------------------------------------------------------------------------- production code the repair changed

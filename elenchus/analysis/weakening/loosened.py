@@ -301,6 +301,11 @@ def _judge_expression(expr: cst.BaseExpression) -> tuple[_Strength, cst.CSTNode 
     return _TRUTHY, expr, {}
 
 
+def _is_bool_call(node: cst.CSTNode) -> bool:
+    return isinstance(node, cst.Call) and _dotted(node.func) == "bool" and len(node.args) == 1 \
+        and node.args[0].keyword is None and node.args[0].star == ""
+
+
 def _judge_comparison(expr: cst.Comparison) -> tuple[_Strength, cst.CSTNode | None, dict]:
     if len(expr.comparisons) > 1:  # 0 < x < 10
         ops = {_OPERATORS.get(type(c.operator)) for c in expr.comparisons}
@@ -314,6 +319,10 @@ def _judge_comparison(expr: cst.Comparison) -> tuple[_Strength, cst.CSTNode | No
         op = _ORDER_FLIP[op]
     assert subject is not None and expected is not None
     value = _literal(expected)
+    if isinstance(value, bool) and op in ("==", "is", "!=", "is not") and _is_bool_call(subject):
+        # ``bool(m) is True`` pins down no more than ``assert m``: the call makes any value a bool.
+        holds = value == (op in ("==", "is"))
+        return (_TRUTHY if holds else _FALSY), subject.args[0].value, {}
     extra: dict[str, object] = {"op": op, "expected": value, "expected_node": expected}
     if op in ("==", "is"):
         if _dotted(expected) in ("ANY", "mock.ANY", "unittest.mock.ANY") or \
