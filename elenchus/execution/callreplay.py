@@ -745,6 +745,12 @@ def _command_line(request: dict[str, Any]) -> list[str] | None:
     return [str(part) for part in argv] if isinstance(argv, list) else None
 
 
+def _standard_input(request: dict[str, Any]) -> str | None:
+    """The text a call's standard input holds (``"stdin"``), else None: an empty one, shared."""
+    text = request.get("stdin")
+    return text if isinstance(text, str) else None
+
+
 def _answer_call(function: Any, owner: Any, name: str, args: list[Any], kwargs: dict[str, Any],
                  receiver: Receiver | None, first: _Instance | None, setup: tuple[Any, list[Any], dict[str, Any]] | None,
                  per_call: float, request: dict[str, Any], reach: Any) -> dict[str, Any]:
@@ -757,10 +763,11 @@ def _answer_call(function: Any, owner: Any, name: str, args: list[Any], kwargs: 
     held: list[Any] = []
     made: list[tuple[int, Any, Any]] = []
     if receiver is None:
-        observed = _watch.watched(lambda: observe(function, args, kwargs, per_call), _command_line(request))
+        observed = _watch.watched(lambda: observe(function, args, kwargs, per_call), _command_line(request),
+                                  _standard_input(request))
     else:
         observed = _watch.watched(lambda: observe(functools.partial(_on_receiver, owner, name, receiver, held, made),
-                                            args, kwargs, per_call), _command_line(request))
+                                            args, kwargs, per_call), _command_line(request), _standard_input(request))
         if held:
             observed["receiver_after"] = _limited(_state_text, per_call, held[0])
         after = observed.get("args_after")

@@ -67,7 +67,7 @@ class Argv(list):  # type: ignore[type-arg]
 
 
 class Stdin(io.StringIO):
-    """An empty standard input that notes whether the code under test read it."""
+    """A standard input that notes whether the code under test read it: empty, or the text a call is given."""
 
     read_from = False
 
@@ -90,7 +90,7 @@ class Stdin(io.StringIO):
     @property
     def buffer(self) -> io.BytesIO:
         Stdin.read_from = True
-        return io.BytesIO()
+        return io.BytesIO(self.getvalue().encode("utf-8"))
 
 
 #: The longest standard output or error a call's answer carries as text (longer is compared by its digest only).
@@ -107,17 +107,19 @@ class Output(io.StringIO):
         Output.closed_by_call = True
 
 
-def watched(call: Callable[[], dict[str, Any]], argv: Sequence[str] | None = None) -> dict[str, Any]:
+def watched(call: Callable[[], dict[str, Any]], argv: Sequence[str] | None = None,
+            stdin: str | None = None) -> dict[str, Any]:
     """``call``'s answer, with what the call printed (``"printed"``: a digest of its standard output and
     error, the two compared as a test's ``capsys`` would; ``"printed_text"``: the two texts themselves, when
     neither is longer than ``MAX_PRINTED``, for a test to assert) and the process-wide input it read
     (``"ambient"``: the command line, standard input), which every call of the search shares. ``argv``: the
-    command line this call is given (a test sets ``sys.argv`` to it), an input of its own, never ambient."""
+    command line this call is given (a test sets ``sys.argv`` to it), an input of its own, never ambient; so is
+    ``stdin``, the text its standard input holds (a test sets ``sys.stdin`` to a buffer of it)."""
     Argv.read = Stdin.read_from = Output.closed_by_call = False
     out, err = Output(), Output()
     kept = sys.stdout, sys.stderr, sys.argv, sys.stdin
     sys.stdout, sys.stderr = out, err
-    sys.stdin = Stdin()  # (each call its own: one that closes it, `with sys.stdin:`, leaves the next one whole)
+    sys.stdin = Stdin(stdin or "")  # (each call its own: one that closes it, `with sys.stdin:`, leaves the next one whole)
     if argv is not None:
         sys.argv = Argv(argv)
     try:
@@ -132,7 +134,7 @@ def watched(call: Callable[[], dict[str, Any]], argv: Sequence[str] | None = Non
         if max(map(len, printed)) <= MAX_PRINTED:
             answer["printed_text"] = list(printed)
     read = [name for name, flag in (("the command line", Argv.read and argv is None),
-                                    ("standard input", Stdin.read_from)) if flag]
+                                    ("standard input", Stdin.read_from and stdin is None)) if flag]
     if read:
         answer["ambient"] = read
     return answer

@@ -1021,6 +1021,51 @@ def test_a_commands_entry_point_is_given_command_lines_and_witnessed_by_what_it_
     assert kept.reason.startswith("no witness was found, so it stays a gap") and "command line" in kept.reason
 
 
+READING = """\
+import argparse
+import sys
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("words", nargs="*")
+    args = parser.parse_args()
+    if len(args.words) > 0:
+        text = " ".join(args.words)
+    else:
+        text = sys.stdin.read()
+    print(text.title())
+"""
+
+
+def test_a_command_reading_standard_input_or_several_words_is_witnessed_with_both_set_by_the_test(tmp_path):
+    # titlecase's `cmd()` reads standard input when no text is given, and joins its words with a space: each
+    # call of the search had an empty standard input and the tests' texts as one word, so neither showed
+    from elenchus.repo.layout import SourceLayout
+    from elenchus.mutation.mutate import Mutant
+    from elenchus.analysis.witness import Witness, find_witness
+
+    project, scratch = _shop_project(tmp_path, "reading", READING)
+    read = Mutant(id="0" * 12, path="shop/reading.py", symbol="main", line=9, end_line=9, col=4,
+                  family="handmade", changed_intent="handmade", incident="handmade", expected_detection="none",
+                  diff="", mutated_source=READING.replace("> 0:", ">= 0:"), mutated_lines=(9,))
+    found = find_witness(project, read, {"shop.reading:main": []}, ("a cup",), SourceLayout((".",), ("shop",)),
+                         20.0, scratch)
+    assert isinstance(found, Witness), found.reason
+    assert "    with unittest.mock.patch.object(sys, 'argv', ['reading']):\n" \
+           "        with unittest.mock.patch.object(sys, 'stdin', io.StringIO('a cup')):\n" \
+           "            with contextlib.redirect_stdout(io.StringIO()) as printed:\n                main()\n" \
+           "            assert printed.getvalue() == 'A Cup\\n'\n" in found.test, found.test
+    assert found.call == "main() with sys.argv = ['reading'] and standard input 'a cup'", found.call
+    joined = replace(read, mutated_source=READING.replace('" ".join', '"".join'), line=10, end_line=10,
+                     mutated_lines=(10,))
+    found = find_witness(project, joined, {"shop.reading:main": []}, ("a cup",), SourceLayout((".",), ("shop",)),
+                         20.0, scratch)
+    assert isinstance(found, Witness), found.reason
+    assert found.call == "main() with sys.argv = ['reading', 'a', 'cup']", found.call
+    assert "assert printed.getvalue() == 'A Cup\\n'" in found.test, found.test
+
+
 CLOSING = """\
 import argparse
 import sys

@@ -103,6 +103,8 @@ class Distinction:
     nonnull: bool = False
     # The command line the call is given (a command's entry point reads ``sys.argv``): the test sets it first.
     argv: tuple[str, ...] | None = None
+    # The text its standard input holds (a command reading ``-`` or no argument reads it): the test sets it too.
+    stdin: str | None = None
     # The code's call closes its standard output (a command's `with ofile:` on it): the test gives it a buffer
     # that outlives that, and reads what it printed there.
     closes: bool = False

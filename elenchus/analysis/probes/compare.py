@@ -176,6 +176,7 @@ class _Comparer:
         self.expired = False  # the deadline came before every input meant was tried
         self.receiver: callrecord.Receiver | None = None  # a method's: the instance each call is made on
         self.argv: tuple[str, ...] | None = None  # a command's: the command line each call is given
+        self.stdin: str | None = None  # ... and the text its standard input holds
         self.read = False  # a property's calls are attribute reads
         self.setup_failed: str | None = None  # how the set-up call failed here, when it did
         # Inputs whose two results are equal under `==` but print differently (`1.0` and `1`): no test comparing
@@ -187,8 +188,8 @@ class _Comparer:
         self.unsettled = False
 
     def check(self, args_repr: Sequence[str], kwargs_repr: Mapping[str, str], origin: str) -> Distinction | None:
-        receiver, argv = self.receiver, self.argv
-        key = json.dumps([list(args_repr), sorted(kwargs_repr.items()), receiver and receiver.as_json(), argv])
+        receiver, argv, stdin = self.receiver, self.argv, self.stdin
+        key = json.dumps([list(args_repr), sorted(kwargs_repr.items()), receiver and receiver.as_json(), argv, stdin])
         if key in self._seen:
             return self._seen[key]
         if time.monotonic() > self.deadline:
@@ -196,7 +197,7 @@ class _Comparer:
             return None
         self.tried[origin] = self.tried.get(origin, 0) + 1
         result = None
-        reference_answer = self.reference.call(args_repr, kwargs_repr, receiver, argv=argv)
+        reference_answer = self.reference.call(args_repr, kwargs_repr, receiver, argv=argv, stdin=stdin)
         if reference_answer.get("kind") == "setup-failed":
             failed = (reference_answer.get("setup") or {})
             self.setup_failed = str(failed.get("exception") or failed.get("kind") or "it failed")
@@ -204,7 +205,7 @@ class _Comparer:
         opaque = {self._opaque(reference_answer)}
         made = tuple(args_repr), tuple(sorted(kwargs_repr.items()))
         if reference is None and _object(reference_answer) is not None:  # an object no text writes, or None?
-            mutant_answer = self.mutant.call(args_repr, kwargs_repr, receiver, argv=argv)
+            mutant_answer = self.mutant.call(args_repr, kwargs_repr, receiver, argv=argv, stdin=stdin)
             mutant = _observed(mutant_answer)
             if mutant is not None and (mutant[0] == "None" or mutant[1] is not None):
                 self.compared += 1
@@ -212,7 +213,7 @@ class _Comparer:
                 result = Distinction(*made, _object(reference_answer), None, mutant[0], mutant[1], origin,
                                      receiver=receiver, read=self.read, setup=self.reference.setup, nonnull=True)
         if reference is not None:
-            mutant_answer = self.mutant.call(args_repr, kwargs_repr, receiver, argv=argv)
+            mutant_answer = self.mutant.call(args_repr, kwargs_repr, receiver, argv=argv, stdin=stdin)
             mutant = _observed(mutant_answer)
             opaque.add(self._opaque(mutant_answer))
             if mutant is None and reference == ("None", None) and _object(mutant_answer) is not None:
@@ -269,7 +270,7 @@ class _Comparer:
         if result is not None:  # how a test makes the call: lists what it yields, sets its command line, keeps the
             # buffer it closes
             result = dataclasses.replace(result, listed=bool(reference_answer.get("listed")), argv=argv,
-                                         closes=bool(reference_answer.get("closed_output")))
+                                         stdin=stdin, closes=bool(reference_answer.get("closed_output")))
         self._seen[key] = result
         return result
 
@@ -384,8 +385,10 @@ class _Comparer:
                     return False
                 continue
             else:
-                reference_answer = self.reference.call(found.args_repr, kwargs, found.receiver, argv=found.argv)
-                mutant_answer = self.mutant.call(found.args_repr, kwargs, found.receiver, argv=found.argv)
+                reference_answer = self.reference.call(found.args_repr, kwargs, found.receiver, argv=found.argv,
+                                                       stdin=found.stdin)
+                mutant_answer = self.mutant.call(found.args_repr, kwargs, found.receiver, argv=found.argv,
+                                                 stdin=found.stdin)
             if _seen(reference_answer) != (found.reference_repr, found.reference_exception) or _seen(
                     mutant_answer) != (found.mutant_repr, found.mutant_exception):
                 return False

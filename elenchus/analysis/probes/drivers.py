@@ -152,13 +152,14 @@ class _Driver:
 
     def call(self, args_repr: Sequence[str], kwargs_repr: Mapping[str, str],
              receiver: callrecord.Receiver | None = None, first: callrecord.Receiver | None = None,
-             argv: Sequence[str] | None = None) -> dict[str, Any]:
+             argv: Sequence[str] | None = None, stdin: str | None = None) -> dict[str, Any]:
         """What the function did for this input (a method: on ``receiver``, built afresh): kind
         value/raise/unrepresentable/timeout/crashed.
 
         ``first``: another instance built and set up before the receiver, in a process of its own that ends with
         the call (what they change in the module is gone afterwards); the answer then holds the receiver's public
-        attributes (``public_after``). ``argv``: the command line the call is given (``sys.argv``)."""
+        attributes (``public_after``). ``argv``: the command line the call is given (``sys.argv``); ``stdin``: the
+        text its standard input holds."""
         if self._proc is None:
             if self._import_failed or self._starts > MAX_DRIVER_RESTARTS:
                 return {"kind": "crashed"}
@@ -172,7 +173,8 @@ class _Driver:
             {"first": first.as_json(), "isolated": True, "public": True} if first is not None else {}), **(
             {"setup": {"name": setup.target.partition(":")[2], "args_repr": list(setup.args_repr),
                        "kwargs_repr": dict(setup.kwargs_repr)}} if setup is not None else {}), **(
-            {"argv": list(argv)} if argv is not None else {})}) + "\n"
+            {"argv": list(argv)} if argv is not None else {}), **(
+            {"stdin": stdin} if stdin is not None else {})}) + "\n"
         try:
             self._proc.stdin.write(request.encode("utf-8"))
             self._proc.stdin.flush()

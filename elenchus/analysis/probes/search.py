@@ -236,12 +236,12 @@ def search_input(
         # a command's entry point, given command lines (the one every call shares shows none of its options)
         commands = command_lines(node, module, [*test_literals, *(v for s in mine for v in s.args)]) if not owner \
             else []
-        for argv in commands:
-            comparer.argv = argv
+        for argv, stdin in commands:
+            comparer.argv, comparer.stdin = argv, stdin
             found = comparer.check([], {}, "designed")
             if found is not None and comparer.confirm(found):
                 return outcome(found, True, None, comparer)
-        comparer.argv = None
+        comparer.argv = comparer.stdin = None
         constructed = not owner and node.name == "__init__"  # a class called: `self` is what it builds
         signature = _Signature.of(node, bound=kind in ("instance", "class") or constructed)
         tables = _tested_tables(source, mutant)

@@ -268,10 +268,15 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
             body = f"    try:\n{textwrap.indent(body, '    ')}    finally:\n        {undone}\n"
         body = f"    {before}\n" + body
         shown = f"{before}; {shown}"
+    if distinction.stdin is not None:  # ... and what it reads from standard input, set for the call too
+        body = (f"    with unittest.mock.patch.object(sys, 'stdin', io.StringIO({distinction.stdin!r})):\n"
+                f"{textwrap.indent(body, '    ')}")
     if distinction.argv is not None:  # a command's entry point: the command line it reads, set for the call
         command = list(distinction.argv)
         body = f"    with unittest.mock.patch.object(sys, 'argv', {command!r}):\n{textwrap.indent(body, '    ')}"
         shown = f"{shown} with sys.argv = {command!r}"
+    if distinction.stdin is not None:
+        shown = f"{shown} and standard input {distinction.stdin!r}"
     if style == "unittest":  # the TestCase's own assertions where they say the same
         body = body.replace("with pytest.raises(", "with self.assertRaises(")
         lines = []
@@ -283,9 +288,11 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
             lines.append(line)
         body = "".join(lines)
         needs_pytest = "pytest." in body
-    imports = ("import contextlib\nimport io\n" if printing else "") \
-        + ("import sys\nimport unittest.mock\n" if distinction.argv is not None else "") \
-        + ("import unittest\n\n" if style == "unittest" else "\n" if printing or distinction.argv is not None else "") \
+    commanded = distinction.argv is not None or distinction.stdin is not None
+    imports = ("import contextlib\n" if printing else "") \
+        + ("import io\n" if printing or distinction.stdin is not None else "") \
+        + ("import sys\nimport unittest.mock\n" if commanded else "") \
+        + ("import unittest\n\n" if style == "unittest" else "\n" if printing or commanded else "") \
         + ("import pytest\n\n" if needs_pytest else "") \
         + "\n".join(dict.fromkeys([*callrecord.argument_imports(_argument_texts(distinction)),
                                     *distinction.imports, *distinction.receiver_imports, *_import_lines(names)]))
