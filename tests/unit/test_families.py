@@ -285,6 +285,20 @@ def test_regex_slip_skips_anchors_the_call_already_implies_and_escaped_plain_str
     ]
 
 
+def test_regex_slip_skips_the_start_anchor_of_a_compiled_pattern_only_ever_matched_from_the_start():
+    # (titlecase: `MAC_MC = regex.compile(r"^([Mm]c|MC)(\w.+)")`, read only as `MAC_MC.match(word)`)
+    source = ("import re\n\nMAC = re.compile(r'^Mc\\w')\nDR = re.compile(r'^Dr$', re.I)\nAT = re.compile(r'^at')\n"
+              "FROM = re.compile(r'^from')\n\n"
+              "def f(word):\n    return MAC.match(word), DR.fullmatch(word), AT.search(word), FROM.match(word, 2)\n")
+    starts = [s.incident.split(": ", 1)[0] for s in sites_of("regex-slip", source) if "to start the text" in s.incident]
+    # `search` finds a match anywhere, and a start position past 0 is no start of the text: those anchors count
+    assert starts == ["`AT` no longer requires a match of `r'^at'` to start the text",
+                      "`FROM` no longer requires a match of `r'^from'` to start the text"]
+    passed_on = source + "\nPATTERNS = [MAC]\n"  # a pattern handed to other code may be searched there
+    assert [s.incident.split(": ", 1)[0] for s in sites_of("regex-slip", passed_on)
+            if "to start the text" in s.incident][0] == "`MAC` no longer requires a match of `r'^Mc\\w'` to start the text"
+
+
 def test_regex_slip_reads_a_negated_class_and_a_quantified_group():
     source = "import re\n\nTOKEN_RE = re.compile(r'(ab)+[^,;]')\n"
     incidents = [s.incident for s in sites_of("regex-slip", source)]

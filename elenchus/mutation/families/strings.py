@@ -73,6 +73,10 @@ class RegexSlip:
                     value = call.args[0].value
                     name = value.value if isinstance(value, cst.Name) else value.attr.value
                     named_uses.setdefault(name, set()).add(used)
+            try:
+                self.compiled_uses_in(ast.parse(view.module.code), named_uses)
+            except (SyntaxError, ValueError):
+                pass  # (a pattern compiled once then counts as used by `compile` alone, as before)
         for node in view.nodes(cst.SimpleString):
             uses = self._uses(view, node, named_uses)
             if uses is None or not self._editable(node):
@@ -137,6 +141,38 @@ class RegexSlip:
             if isinstance(first, (ast.Name, ast.Attribute)):
                 name = first.id if isinstance(first, ast.Name) else first.attr
                 into.setdefault(name, set()).add(call.func.attr)
+        cls.compiled_uses_in(tree, into)
+
+    @classmethod
+    def compiled_uses_in(cls, tree: ast.AST, into: dict[str, set[str]]) -> None:
+        """How each name a compiled pattern is assigned to (``MAC_MC = re.compile(...)``) is used in the file:
+        ``match`` or ``fullmatch`` when called with the text alone, ``other`` for anything else (another method,
+        a start position, the name passed on). A pattern only ever matched from the start of the text loses
+        nothing with its leading ``^`` dropped (``_COMPILED`` + name: the uses)."""
+        compiled: set[str] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Call) \
+                    and isinstance(node.value.func, ast.Attribute) and node.value.func.attr == "compile" \
+                    and isinstance(node.value.func.value, ast.Name) and node.value.func.value.id in ("re", "regex"):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                compiled.update(t.id if isinstance(t, ast.Name) else t.attr for t in targets
+                                if isinstance(t, (ast.Name, ast.Attribute)))
+        if not compiled:
+            return
+        anchored: set[int] = set()  # ids of the name nodes read as `NAME.match(text)`
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and node.func.attr in ("match", "fullmatch") and len(node.args) == 1 and not node.keywords \
+                    and not isinstance(node.args[0], ast.Starred):
+                held = node.func.value
+                name = held.id if isinstance(held, ast.Name) else held.attr if isinstance(held, ast.Attribute) else None
+                if name in compiled:
+                    into.setdefault(_COMPILED + name, set()).add(node.func.attr)
+                    anchored.add(id(held))
+        for node in ast.walk(tree):
+            name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
+            if name in compiled and id(node) not in anchored and isinstance(node.ctx, ast.Load):
+                into.setdefault(_COMPILED + name, set()).add("other")
 
     def _regex_function(self, call: cst.Call) -> str | None:
         func = call.func
@@ -152,6 +188,9 @@ class RegexSlip:
         call = view.parent(arg) if isinstance(arg, cst.Arg) else None
         if isinstance(call, cst.Call) and isinstance(arg, cst.Arg) and call.args[0] is arg:
             used = self._regex_function(call)
+            if used == "compile" and (name := view.assigned_name(call)) is not None \
+                    and isinstance(view.parent(call), (cst.Assign, cst.AnnAssign)):
+                return named_uses.get(_COMPILED + name.rsplit(".", 1)[-1], {used})
             return {used} if used else None
         holder, name = view.parent(node), view.assigned_name(node)
         if name is None or not isinstance(holder, (cst.Assign, cst.AnnAssign)):
@@ -168,6 +207,10 @@ class RegexSlip:
         if "\\" in text and "r" not in node.prefix.lower():
             return False
         return not (len(node.quote) == 3 and "#" in text)
+
+
+#: The key of a compiled pattern's uses in ``RegexSlip``'s table (beside the names passed to `re` functions).
+_COMPILED = "compiled pattern "
 
 
 def _compiles_as_regex(string: cst.SimpleString) -> bool:
