@@ -273,6 +273,15 @@ def test_base_class_instance_needs_a_method_of_the_class_and_names_nested_classe
         "`self.__class__(self.cents * 2)` became `Outer.Money(self.cents * 2)`"]
 
 
+def test_swapped_arguments_keeps_the_names_of_one_option_together_but_not_two_options_or_two_long_names():
+    # (titlecase: `add_argument('-f', '--input-file')` the other way round names the same option `input_file`)
+    source = ("def cmd(parser):\n    parser.add_argument('-f', '--input-file')\n"
+              "    parser.add_argument('--wordlist', '--words')\n    parser.add_argument('-a', '-b')\n")
+    assert [s.incident.split(": ", 1)[0] for s in sites_of("swapped-arguments", source)] == [
+        "`cmd` calls `parser.add_argument` with `'--wordlist'` and `'--words'` in the wrong order",
+        "`cmd` calls `parser.add_argument` with `'-a'` and `'-b'` in the wrong order"]
+
+
 def test_regex_slip_skips_anchors_the_call_already_implies_and_escaped_plain_strings():
     source = ("import re\n\ndef f(s):\n    a = re.match(r'^\\w+', s)\n    b = re.fullmatch(r'\\d+$', s)\n"
               "    return a, b, re.search('\\\\d+', s)\n")

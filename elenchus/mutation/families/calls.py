@@ -49,7 +49,7 @@ class SwappedArguments:
             for i in range(min(len(args) - 1, 3)):
                 first, second = args[i], args[i + 1]
                 a, b = view.code(first.value), view.code(second.value)
-                if a == b:
+                if a == b or _option_names(callee, first.value, second.value):
                     continue
                 new_args = list(call.args)
                 new_args[i] = first.with_changes(value=second.value)
@@ -63,6 +63,16 @@ class SwappedArguments:
                     f"a test that {view.exercise(call)} with clearly different values for `{a}` "
                     f"and `{b}` and checks the outcome",
                 )
+
+
+def _option_names(callee: str, first: cst.BaseExpression, second: cst.BaseExpression) -> bool:
+    """A short and a long name of one command-line option (``add_argument('-f', '--input-file')``): argparse
+    names the option after its long name wherever it stands, so their order shows only in the help text."""
+    if callee.rpartition(".")[2] not in ("add_argument", "add_option"):
+        return False
+    names = [e.evaluated_value for e in (first, second) if isinstance(e, cst.SimpleString)]
+    return len(names) == 2 and all(isinstance(n, str) and n.startswith("-") for n in names) \
+        and sorted(n.startswith("--") for n in names) == [False, True]
 
 
 class MissingNormalization:
