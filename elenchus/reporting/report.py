@@ -414,15 +414,22 @@ def render_markdown(report: dict) -> str:
     unsettled = [c for c in comparisons if c["assessment"] in ("blocked", "inconclusive", "not-comparable")]
     if unsettled:
         lines += ["### Blocked, inconclusive or not comparable", ""]
+        # (one reason, often the same for every incident, is said once: each incident is then one line, those the
+        # current tests miss first, with what tells them apart)
+        groups: dict[tuple[str, str], list[dict]] = {}
         for comparison in unsettled:
-            mutation = mutations[comparison["mutation_id"]]
-            lines.append(f"- {mutation['incident']} ({_where(mutation['location'])}): "
-                         f"{comparison['assessment']} ({comparison['reason']}); with the current tests: "
-                         f"{_kill_text(comparison['modified'])}")
-            if mutation.get("result") in ("survived", "not-covered"):  # the current tests miss it: show what tells it apart
-                shown = "\n".join(_witness_lines(mutation)).split("\n")
-                lines += [f"  {line}" if line else "" for line in shown]
-        lines.append("")
+            groups.setdefault((comparison["assessment"], comparison["reason"]), []).append(comparison)
+        for (assessment, reason), members in groups.items():
+            lines += [f"{_RESULT_WORDS.get(assessment, assessment).capitalize()} ({len(members)} incident(s)): "
+                      f"{reason.rstrip('.')}.", ""]
+            for comparison in sorted(members, key=lambda c: not missed_now(c)):
+                mutation = mutations[comparison["mutation_id"]]
+                lines.append(f"- {mutation['incident']} ({_where(mutation['location'])}): with the current tests, "
+                             f"{_kill_text(comparison['modified'])}")
+                if mutation.get("result") in ("survived", "not-covered"):  # missed now: what tells it apart
+                    shown = "\n".join(_witness_lines(mutation)).split("\n")
+                    lines += [f"  {line}" if line else "" for line in shown]
+            lines.append("")
     not_run = [m for m in report["mutations"] if m["result"] == "not-run"]
     if not_run:
         lines += ["### Not run", ""]

@@ -87,6 +87,7 @@ class Evaluated:
     report: dict | None
     repo: Path
     runs: Path
+    own: Path  # the folder ``{folder}`` named in its arguments
 
     @property
     def run_dir(self) -> Path:
@@ -98,13 +99,15 @@ def shared_evaluation(tmp_path_factory):
     """``shared_evaluation(scenario, *args)``: the evaluation of a scenario with those arguments, run once
     per test session however many tests (and xdist workers) ask for it; each checks the repository
     untouched, like ``evaluate``. The first to ask runs it under a lock; the others read what it wrote.
-    It runs outside GitHub Actions whatever runs the suite (no workflow annotations on its stdout)."""
+    It runs outside GitHub Actions whatever runs the suite (no workflow annotations on its stdout), unless
+    ``github=True``. ``{folder}`` in an argument names a folder of the evaluation's own (for ``--html`` and
+    the like), which exists before it runs."""
     base = tmp_path_factory.getbasetemp()
     root = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "shared-evaluations"
     root.mkdir(exist_ok=True)
 
-    def get(scenario: str, *args: str) -> Evaluated:
-        key = hashlib.sha256(json.dumps([scenario, *args]).encode()).hexdigest()[:16]
+    def get(scenario: str, *args: str, github: bool = False) -> Evaluated:
+        key = hashlib.sha256(json.dumps([scenario, *args, *(["github"] if github else [])]).encode()).hexdigest()[:16]
         folder = root / key
         with open(root / f"{key}.lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
@@ -113,14 +116,16 @@ def shared_evaluation(tmp_path_factory):
                 repo = scratch.build(scenario, folder / "repo")
                 before = fingerprint.take(Repository(repo))
                 listing = _listing(repo)
-                done = run_cli("evaluate", "--repo", str(repo), *args,
-                               env={"ELENCHUS_RUNS_DIR": str(folder / "runs"), "GITHUB_ACTIONS": ""})
+                (folder / "own").mkdir()
+                done = run_cli("evaluate", "--repo", str(repo), *(a.replace("{folder}", str(folder / "own"))
+                                                                   for a in args),
+                               env={"ELENCHUS_RUNS_DIR": str(folder / "runs"), "GITHUB_ACTIONS": "true" if github else ""})
                 assert fingerprint.compare(before, fingerprint.take(Repository(repo))) == ()
                 assert _listing(repo) == listing, "a file appeared in or vanished from the repository"
                 (folder / "done.json").write_text(json.dumps([done.returncode, done.stdout, done.stderr]))
         returncode, stdout, stderr = json.loads((folder / "done.json").read_text())
         reports = sorted((folder / "runs").glob("*/report.json"))
         report = json.loads(reports[-1].read_text()) if reports else None
-        return Evaluated(returncode, stdout, stderr, report, folder / "repo", folder / "runs")
+        return Evaluated(returncode, stdout, stderr, report, folder / "repo", folder / "runs", folder / "own")
 
     return get

@@ -7,11 +7,9 @@ from xml.etree import ElementTree
 
 import pytest
 
-from elenchus import scratch
 from elenchus.schemas import external_problem, validate
 
 from tests import browser
-from tests.conftest import run_cli
 from tests.e2e.conftest import FAST, TIMEOUTS, by_assessment
 
 pytestmark = pytest.mark.slow
@@ -20,21 +18,14 @@ FOUR = ("existing-protection", "incremental-protection", "protection-regression"
 
 
 @pytest.fixture(scope="module")
-def evaluated(tmp_path_factory):
-    """One evaluation of a change holding all four assessments, run as a GitHub Actions job would."""
-    root = tmp_path_factory.mktemp("tool-reports")
-    repo = scratch.build("every-assessment", root / "repo")
-    runs = root / "runs"
-    copies = root / "copies"
-    copies.mkdir()
-    done = run_cli("evaluate", "--repo", str(repo), "--scope", "current-change", "--budget", "12",
-                   "--html", str(copies / "elenchus.html"), "--sarif", str(copies / "elenchus.sarif"),
-                   "--junit", str(copies / "elenchus.junit.xml"),
-                   env={"ELENCHUS_RUNS_DIR": str(runs), "GITHUB_ACTIONS": "true"})
+def evaluated(shared_evaluation):
+    """One evaluation of a change holding all four assessments, run as a GitHub Actions job would (once for
+    the session, whichever worker asks first)."""
+    done = shared_evaluation("every-assessment", "--scope", "current-change", "--budget", "12",
+                             "--html", "{folder}/elenchus.html", "--sarif", "{folder}/elenchus.sarif",
+                             "--junit", "{folder}/elenchus.junit.xml", github=True)
     assert done.returncode == 0, done.stderr
-    run_dir = next(runs.glob("*/report.json")).parent
-    report = json.loads((run_dir / "report.json").read_text())
-    return done, report, run_dir, copies, repo
+    return done, done.report, done.run_dir, done.own, done.repo
 
 
 def test_the_fixture_holds_every_assessment(evaluated):

@@ -99,6 +99,25 @@ def test_an_incident_the_current_tests_miss_is_to_act_on_even_when_the_old_tests
     assert "Nothing" not in act
 
 
+def test_incidents_the_old_tests_could_not_be_compared_on_say_the_reason_once_and_the_missed_ones_first():
+    # titlecase 2.3 -> 2.4: 103 caught incidents each repeated the same 200-character reason, and the section
+    # was most of the report
+    report = example()
+    reason = "the pre-change tests cannot be collected against Head (tests.py: 'yield' keyword)"
+    for comparison in report["comparisons"]:
+        comparison.update(assessment="not-comparable", reason=reason)
+    missed = next(c for c in report["comparisons"] if c["mutation_id"] == "M2")
+    missed["modified"] = {"result": "survived", "kill": None}
+    next(m for m in report["mutations"] if m["id"] == "M2").update(result="survived", kill=None)
+    section = render_markdown(report).split("### Blocked, inconclusive or not comparable")[1].split("\n##")[0]
+    assert section.count(reason) == 1
+    assert f"Not comparable ({len(report['comparisons'])} incident(s)): {reason}." in section
+    listed = [line for line in section.splitlines() if line.startswith("- ")]
+    assert len(listed) == len(report["comparisons"])
+    assert listed[0].endswith("with the current tests, not caught"), listed
+    assert all("with the current tests, `" in line for line in listed[1:]), listed
+
+
 def test_incidents_beyond_the_budget_are_a_count_with_the_riskiest_and_how_to_raise_the_budget():
     report = example()
     location = report["mutations"][0]["location"]
