@@ -567,7 +567,7 @@ def test_a_widened_handler_no_input_told_apart_stays_a_gap_never_likely_equivale
     from elenchus.mutation.mutate import Mutant
     from elenchus.analysis.witness import NoWitness, find_witness
 
-    source = "TABLE = {'a': 1}\n\n\ndef lookup(key):\n    try:\n        return TABLE[key]\n    except KeyError:\n" \
+    source = "TABLE = {'a': 1}\n\n\ndef lookup(key):\n    try:\n        return TABLE[str(key)]\n    except KeyError:\n" \
              "        return None\n"
     project, scratch = _shop_project(tmp_path, "table", source)
     widened = source.replace("except KeyError:", "except Exception:")
@@ -575,12 +575,35 @@ def test_a_widened_handler_no_input_told_apart_stays_a_gap_never_likely_equivale
                     family="broadened-handler", changed_intent="handmade", incident="handmade",
                     expected_detection="none", diff="", mutated_source=widened, mutated_lines=(7,))
     samples = {"shop.table:lookup": [probes.CallSample("shop.table:lookup", ("'a'",))]}
-    # Strings alone never make `TABLE[key]` raise anything but KeyError; an unhashable key would (TypeError).
+    # No key makes `TABLE[str(key)]` raise anything but KeyError (the test below has one that does).
     found = find_witness(project, mutant, samples, (), SourceLayout((".",), ("shop",)), 30.0, scratch)
     assert isinstance(found, NoWitness) and not found.searched, found.reason
     assert "differs only when the guarded code raises an error the handler did not catch before" in found.reason
     other = replace(mutant, family="handmade")  # the same search, for a mutant it can clear
     assert find_witness(project, other, samples, (), SourceLayout((".",), ("shop",)), 30.0, scratch).searched
+
+
+def test_a_broadened_handler_is_told_apart_by_a_value_of_a_kind_the_tests_never_passed(tmp_path):
+    # funcy's `nth(n, seq)`: `seq[n]` under `except TypeError:` made `except Exception:`; the tests passed texts,
+    # ranges and iterators, and only a mapping (`nth(0, {})`, KeyError) shows what the mutant swallows
+    from elenchus.repo.layout import SourceLayout
+    from elenchus.mutation.mutate import Mutant
+    from elenchus.analysis.witness import Witness, find_witness
+
+    source = ("from itertools import islice\n\n\ndef nth(n, seq):\n    try:\n        return seq[n]\n"
+              "    except IndexError:\n        return None\n    except TypeError:\n"
+              "        return next(islice(seq, n, None), None)\n")
+    project, scratch = _shop_project(tmp_path, "seqs", source)
+    mutant = Mutant(id="0" * 12, path="shop/seqs.py", symbol="nth", line=9, end_line=9, col=5,
+                    family="broadened-handler", changed_intent="handmade", incident="handmade",
+                    expected_detection="none", diff="",
+                    mutated_source=source.replace("except TypeError:", "except Exception:"), mutated_lines=(9,))
+    samples = {"shop.seqs:nth": [probes.CallSample("shop.seqs:nth", ("0", "'xyz'")),
+                                 probes.CallSample("shop.seqs:nth", ("3", "'xyz'"))]}
+    found = find_witness(project, mutant, samples, (), SourceLayout((".",), ("shop",)), 30.0, scratch)
+    assert isinstance(found, Witness), found.reason
+    assert found.call == "nth(0, {})", found.call
+    assert found.origin == "foreign" and found.original == "raise KeyError" and found.mutant == "None", found
 
 
 def test_a_dropped_copy_no_input_told_apart_stays_a_gap_never_likely_equivalent(tmp_path):

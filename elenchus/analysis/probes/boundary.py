@@ -275,7 +275,7 @@ def _fits(value: Any, kinds: Sequence[type]) -> bool:
 
 def _boundary_calls(signature: _Signature, samples: Sequence[CallSample], constants: Sequence[Any],
                     test_literals: Sequence[Any], budget: int, designed: Sequence[Any] = (),
-                    related: Sequence[Sequence[str]] = (), recase: bool = False
+                    related: Sequence[Sequence[str]] = (), recase: bool = False, foreign: Sequence[Any] = ()
                     ) -> Iterator[tuple[list[str], dict[str, str], str]]:
     """Up to ``budget`` distinct calls, each a base call with one argument replaced.
 
@@ -290,7 +290,9 @@ def _boundary_calls(signature: _Signature, samples: Sequence[CallSample], consta
     case), the first base call's empty, zero, negative, huge and None
     values ("edge-value"), the ``test_literals`` ("test-literal"), then the other base calls' edge values; those of
     the first base call always fit in the budget. A replacement must fit the types seen for that
-    argument in the samples, its default and its annotation. Yields (args_repr,
+    argument in the samples, its default and its annotation, except a ``foreign`` value ("foreign": after the
+    designed inputs, in each argument of the first base calls no annotation types): a value of another kind,
+    for code whose handler the mutant broadens to errors such a value raises. Yields (args_repr,
     kwargs_repr, origin); calls equal to a sample are skipped.
     """
     positional = [p for p in signature.parameters if not p.keyword_only]
@@ -389,6 +391,10 @@ def _boundary_calls(signature: _Signature, samples: Sequence[CallSample], consta
         for value, slot, base in itertools.islice(inside, _INSIDE):
             yield value, slot, base, "boundary"
         yield from spread(_unique(designed), "designed", first)
+        # a value of a kind no test passed (`nth(0, {})` raises KeyError, which `except TypeError` let through
+        # and `except Exception` swallows)
+        yield from ((value, slot, base, "foreign") for value in foreign for base in first
+                    for slot in slots(*base) if slot in unannotated)
         # for code that looks at the case of its text (`all_caps = line.upper() == line`): each call the tests
         # made with its text in capitals, then in lower case (`"THIS V. THAT"` where a test wrote `"this v. that"`)
         recased = ((value, slot, base) for base in bases if recase for slot in slots(*base)
@@ -419,11 +425,12 @@ def _boundary_calls(signature: _Signature, samples: Sequence[CallSample], consta
     for value, slot, base, origin in steps():
         if given >= budget:
             return
-        if origin in ("boundary", "designed") and given >= budget - reserve:
+        if origin in ("boundary", "designed", "foreign") and given >= budget - reserve:
             continue
         # (a date, duration or number the tests wrote may stand for any argument no annotation types: the
         # `other` of an operator takes whatever the tests combine with it)
-        loose = origin == "test-literal" and isinstance(value, _BUILT_KINDS) and slot in unannotated
+        loose = origin == "test-literal" and isinstance(value, _BUILT_KINDS) and slot in unannotated \
+            or origin == "foreign"
         if value is not None and not loose and not _fits(value, kinds.get(slot, [])):
             continue
         call = replaced(base, slot, value)

@@ -59,6 +59,9 @@ SEARCH_BUDGET = 200  # Hypothesis examples per mutant
 SEARCH_SECONDS = 60.0  # wall-clock budget of one search
 RECEIVERS_TRIED = 8  # distinct instances the tests built that a method's search calls it on
 ANOTHER_INSTANCE_TRIED = 12  # instances set up first, and calls after them, for a copy the mutant drops
+#: Values of kinds a test may never pass, for a handler the mutant broadens (``except TypeError`` made ``except
+#: Exception``): each raises errors of its own where the code indexes, converts or adds what it was given.
+_FOREIGN = ({}, {0: 0}, "?")
 
 
 # ---------------------------------------------------------------------------
@@ -250,6 +253,7 @@ def search_input(
                     + _joined_texts(source, mutant, [*(v for s in mine for v in (*s.args, *s.kwargs.values())),
                                                      *test_literals], reference.strings(tables) if tables else ()))
         related = _row_examples(reference, source, mutant)
+        foreign = _FOREIGN if mutant.family == "broadened-handler" else ()
         recase = _looks_at_case(source, mutant)
         calls = list({(s.args_repr, s.kwargs_repr): s for s in mine}.values())  # the tests' arguments, once each
         # the mutated line's own constants first: few, where the tests' texts with a character of theirs put in
@@ -267,7 +271,7 @@ def search_input(
                 receiver.steps else 4
             share = max(boundary_budget // shares, boundary_budget // 4)
             for args_repr, kwargs_repr, origin in _boundary_calls(signature, calls, constants, test_literals,
-                                                                   share, designed, related, recase):
+                                                                   share, designed, related, recase, foreign):
                 if time.monotonic() > comparer.deadline:
                     comparer.expired = True
                     break

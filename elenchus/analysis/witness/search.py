@@ -40,6 +40,7 @@ from elenchus.analysis.witness.targets import (
 _ORIGINS = {"recorded": "calls the tests made", "boundary": "the mutated constants and their neighbours",
             "designed": "inputs designed for the mutant (what its patterns and the tables it reads match)",
             "test-literal": "the tests' literals", "edge-value": "empty, zero, negative and None values",
+            "foreign": "values of kinds the tests never passed, for a broadened error handler",
             "search": "a derandomized search", "instance": "other instances built as the tests built theirs",
             "attribute": "reading the public data the mutant assigns",
             "another-instance": "calls made after another instance was set up as the tests set one up"}
