@@ -149,6 +149,66 @@ def test_evaluate_endless_loop_mutant_times_out_within_its_bound_and_leaves_no_p
     assert reasons == {m["id"]: m["reason"] for m in timeouts}
 
 
+RING = """\
+def position(ring, target):
+    \"\"\"Steps around the ring from its start to the first place holding target.\"\"\"
+    step = 0
+    while ring[step % len(ring)] != target:
+        step += 1
+    return step
+"""
+
+
+def test_a_mutant_that_makes_one_test_loop_and_another_fail_is_caught_by_the_other(tmp_path):
+    # (funcy's `takewhile` with `seq is EMPTY` negated: `test_split_by` looped, `test_takewhile` failed; the
+    # verdict was a catch or a timeout as the runs' test order fell)
+    from tests.conftest import FAST_ENV, git, write_tree
+
+    repo = tmp_path / "repo"
+    write_tree(repo, {"tests/test_other.py": "def test_nothing():\n    assert True\n"})
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "base")
+    (repo / "ring.py").write_text(RING)
+    write_tree(repo, {"tests/test_ring.py": """
+        import time
+
+        from ring import position
+
+        def test_a_second_place_of_three():
+            time.sleep(0.3)  # (the slower test: a mutant's run starts with the faster one, which loops)
+            assert position([1, 2, 3], 2) == 1
+
+        def test_b_ring_of_one_value():
+            assert position([2, 2], 2) == 0
+    """})
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "head")
+    out = tmp_path / "report.json"
+    done = run_cli("evaluate", "--repo", str(repo), "--scope", "current-change", "--budget", "40", "--jobs", "2",
+                   "--no-witnesses", "--timeout-factor", "1", "--timeout-constant", "2", "--json", str(out),
+                   env={**FAST_ENV, "ELENCHUS_RUNS_DIR": str(tmp_path / "runs")})
+    assert done.returncode == 0, done.stderr
+    report = json.loads(out.read_text())
+    # the loop's condition negated: [2, 2] keeps it true forever; [1, 2, 3] ends it at once, giving 0 for 1
+    negated = [m for m in report["mutations"] if m["location"]["line"] == 4
+               and m["family"] in ("negated-condition", "equality-inversion")]
+    records = [json.loads(line) for line in next((tmp_path / "runs").glob("*/runs.jsonl")).read_text().splitlines()]
+    assert negated
+    for mutation in negated:
+        assert mutation["result"] == "killed", mutation
+        assert mutation["kill"]["test"] == "tests/test_ring.py::test_a_second_place_of_three", mutation["kill"]
+        runs = [(r["attempt"], r["outcome"], r["selection"]) for r in records if r["mutant_id"] == mutation["id"]]
+        assert runs == [(1, "timeout", "relevant tests"), (2, "timeout", "relevant tests"),
+                        (3, "killed", "without a test that never finished")], runs
+        assert "running tests/test_ring.py::test_b_ring_of_one_value" in next(
+            r["reason"] for r in records if r["mutant_id"] == mutation["id"] and r["attempt"] == 2)
+    # `step += 1` dropped loops on [1, 2, 3] while [2, 2] passes: left out, nothing catches it, so it stays a timeout
+    stuck = [m for m in report["mutations"] if m["location"]["line"] == 5 and m["result"] != "survived"]
+    assert stuck and all(m["result"] == "timeout" for m in stuck), [(m["incident"], m["result"]) for m in stuck]
+    assert all(m["reason"].startswith("no result within") for m in stuck), [m["reason"] for m in stuck]
+
+
 def test_evaluate_runs_a_slow_but_finishing_mutant_again_with_double_the_limit_instead_of_a_timeout(evaluate):
     # factor 1: the limit (baseline + 5 s) stays below the mutant's 7 s even with the baseline's coverage recording
     done, report, _, runs = evaluate("slow-mutant", "--scope", "current-change", "--fresh", "--timeout-factor", "1",

@@ -16,7 +16,7 @@ from elenchus.repo.discover import ChangeSet, parse_failure
 from elenchus.mutation.contract import Contract, contract_from_json, derive_provisional, load_contract, \
     require_for_hardening
 from elenchus.modes.evaluation.reuse import _verdict_from_record
-from elenchus.modes.evaluation.state import EvaluationState, _iso
+from elenchus.modes.evaluation.state import WITHOUT_HUNG, EvaluationState, _iso
 from elenchus.records import RunDirectory, resume_mismatch
 from elenchus.mutation.scope import ScopeAnswer
 from elenchus.mutation.select import Plan
@@ -115,8 +115,8 @@ class Planning(EvaluationState):
             why = resume_mismatch(previous.manifest(), manifest)
             if why is None:
                 for record in previous.runs():
-                    if record.get("selection") == "confirmation":
-                        continue  # a second look at a would-be regression: taken again after resuming
+                    if record.get("selection") in ("confirmation", WITHOUT_HUNG):
+                        continue  # a second look at a would-be regression, or at a timeout: taken again
                     self.verdicts[(record["mutant_id"], record["cohort"])] = _verdict_from_record(record)
                 self.resumed = len(self.verdicts)
                 checked = (f"; {previous.rejected} recorded line(s) failed their content check and run again"

@@ -19,7 +19,7 @@ from elenchus.console import Progress
 from elenchus.execution.coverage_map import Selection
 from elenchus.execution.executor import Executor, FreshProcess, RunRequest, WarmRunner
 from elenchus.modes.evaluation.reuse import _REPEATABLE, Reuse, _run_record, _verdict_from_record
-from elenchus.modes.evaluation.state import _iso, _Job
+from elenchus.modes.evaluation.state import WITHOUT_HUNG, _iso, _Job
 from elenchus.records import RunDirectory
 from elenchus.mutation.mutate import Mutant
 from elenchus.execution.run import Execution, Outcome, Verdict, judge, timeout_for
@@ -152,8 +152,11 @@ class Running(Reuse):
         A run that hits its limit gets one more before it counts as a timeout: with double that limit, or
         the limit for every relevant test if that is longer (``limit``, from the baseline, which ran with
         line coverage on; for a run of selected tests, the same factor applied to what every relevant
-        test takes without it, measured once per cohort when a first run times out). What the same
-        content gives again is cached (``_REPEATABLE``); an inconclusive run is measured again next time.
+        test takes without it, measured once per cohort when a first run times out). When that one stops
+        in the same test, the tests run a third time without it, at the first limit: a mutant that makes
+        one test loop and another fail is caught by the other, whichever runs first (only a catch there
+        counts; anything else leaves the timeout). What the same content gives again is cached
+        (``_REPEATABLE``); an inconclusive run is measured again next time.
         """
         finished: dict[str, Verdict] = {}
         todo: list[_Job] = []
@@ -183,6 +186,8 @@ class Running(Reuse):
         pool = ThreadPoolExecutor(max_workers=self._parallelism())
         pending: dict = {}
         first_limits: dict[str, float] = {}
+        hung: dict[str, tuple[_Job, Verdict, str, dict]] = {}  # job key -> the job, its timeout, the test that
+        # hung, and the record of its second run
         waiting: dict[str, list[tuple[_Job, float]]] = {}  # cohort -> selected runs to retry once it is timed
         timings: dict = {}  # future -> cohort: every relevant test of it, run without line coverage
         executor = self.executor or FreshProcess(root)
@@ -221,11 +226,13 @@ class Running(Reuse):
                     job, timeout, attempt = pending.pop(future)
                     result = future.result()
                     verdict = judge(result, job.mutant.path)
+                    if attempt == 3:  # (the job as planned: its key stores the verdict, never the test left out)
+                        job, held, left_out, held_record = hung.pop(job.key)
                     if verdict.outcome is Outcome.SURVIVED and job.covered:
                         verdict = replace(verdict, reason=f"{verdict.reason} although the mutated line ran in the "
                                                           "baseline run")
                     record = _run_record(run_dir.id, job.mutant.id, job.cohort.name, result, verdict)
-                    record.update(attempt=attempt, selection=job.selection)
+                    record.update(attempt=attempt, selection=job.selection if attempt < 3 else WITHOUT_HUNG)
                     run_dir.append_run(record)
                     if verdict.outcome is Outcome.TIMEOUT and attempt == 1:
                         # A loaded machine is not a hang, and a mutant may slow its selected tests a lot
@@ -233,9 +240,22 @@ class Running(Reuse):
                         first_limits[job.key] = timeout
                         retry(job, timeout)
                         continue
-                    if verdict.outcome is Outcome.TIMEOUT:
+                    if verdict.outcome is Outcome.TIMEOUT and attempt == 2:
                         verdict = replace(verdict, reason=f"no result within {first_limits.get(job.key, limit):g} s, "
                                                           f"nor within {timeout:g} s when run again; {verdict.reason}")
+                        if result.interrupted_at and result.interrupted_at not in job.deselect:
+                            hung[job.key] = (job, verdict, result.interrupted_at, record)
+                            submit(replace(job, deselect=(*job.deselect, result.interrupted_at)),
+                                   first_limits.get(job.key, limit), 3)
+                            continue
+                    if attempt == 3:
+                        if verdict.outcome is Outcome.KILLED:
+                            verdict = replace(verdict, reason=f"{verdict.reason}; `{left_out}` never finished with "
+                                                              "this mutant (two limits), so the tests ran again "
+                                                              "without it")
+                            record = {**record, "selection": job.selection}  # (stored as the planned run's)
+                        else:
+                            verdict, record = held, held_record
                     self.verdicts[(job.mutant.id, job.cohort.name)] = finished[job.key] = verdict
                     if verdict.outcome in _REPEATABLE:
                         # A timeout is stored once it held twice, the second time with the longer limit:

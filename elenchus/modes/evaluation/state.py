@@ -87,6 +87,11 @@ class MutantRun:
     record: dict
 
 
+#: The selection a run records when a test that never finished twice was left out of it (never resumed from:
+#: its catch is the timed-out run's verdict, stored with that run's key).
+WITHOUT_HUNG = "without a test that never finished"
+
+
 @dataclass(frozen=True, slots=True)
 class _Job:
     """One mutant to run against some tests of a cohort."""
