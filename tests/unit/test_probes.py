@@ -164,6 +164,29 @@ def test_record_calls_from_the_tests_only_leaves_out_the_calls_made_while_collec
     assert [s.args_repr for s in chosen["shop.days:later"]] == [("5", "1")]  # not the import's, not test_other's
 
 
+def test_a_path_into_the_project_a_test_passed_is_recorded_relative_to_the_project_and_replayed_there(tmp_path):
+    # sqlparse's CLI tests pass `os.path.join(os.path.dirname(__file__), 'files', ...)`: the recorded text named the
+    # recording's own temporary copy, gone before any replay, so every call of the search read a missing file
+    import dataclasses
+
+    source = "def first_line(path):\n    with open(path) as f:\n        return f.readline().strip()\n"
+    tests = ("import os\n\nfrom shop.files import first_line\n\n\ndef test_first_line():\n"
+             "    assert first_line(os.path.join(os.path.dirname(__file__), 'data', 'a.txt')) == 'select 1'\n")
+    root = make_project(tmp_path / "files", "files", source, tests)
+    (root / "tests" / "data").mkdir()
+    (root / "tests" / "data" / "a.txt").write_text("select 1  \nselect 2\n")
+    samples = probes.record_calls(root, ["tests"], [("shop.files", "first_line")])
+    [sample] = samples["shop.files:first_line"]
+    assert sample.args_repr == ("'tests/data/a.txt'",), sample.args_repr
+    mutant = dataclasses.replace(handmade_mutant("src/shop/files.py", "first_line",
+                                                 source.replace(".readline().strip()", ".readline()")),
+                                 mutated_lines=(3,))
+    found = probes.search_input(root, mutant, samples["shop.files:first_line"], search_budget=20)
+    assert found.distinction is not None, found.reason
+    assert found.distinction.args_repr == ("'tests/data/a.txt'",)
+    assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("'select 1'", "'select 1  \\n'")
+
+
 def test_dates_the_tests_passed_are_recorded_and_the_search_tries_dates_like_them(tmp_path):
     import dataclasses
     import datetime

@@ -319,15 +319,25 @@ def record_calls(
             for part in sorted(out_dir.glob("calls.jsonl*")):
                 if part.name.endswith(".part"):
                     continue
-                _read_samples(part, found, unrecorded)
+                _read_samples(part, found, unrecorded, _roots_of(workspace))
         finally:
             remove_tree(workspace)
             remove_tree(out_dir)
     return found
 
 
-def _read_samples(path: Path, found: dict[str, list[CallSample]], unrecorded: dict[str, int] | None = None) -> None:
-    """Add the valid lines of one call file; corrupt or foreign lines are skipped."""
+def _roots_of(workspace: Path) -> tuple[str, ...]:
+    """How a path into ``workspace`` starts, as the tests may have written it (resolved or not)."""
+    return tuple(dict.fromkeys(f"{path}{os.sep}" for path in (workspace, workspace.resolve())))
+
+
+def _read_samples(path: Path, found: dict[str, list[CallSample]], unrecorded: dict[str, int] | None = None,
+                  roots: Sequence[str] = ()) -> None:
+    """Add the valid lines of one call file; corrupt or foreign lines are skipped.
+
+    A path into the recording's workspace (``roots``: a data file a test found beside itself,
+    ``os.path.join(os.path.dirname(__file__), 'files', 'a.sql')``) is read relative to it: the workspace is
+    gone once the tests ran, while each call is replayed, and a witness is run, from the project's root."""
     try:
         lines = read_python(path).splitlines()
     except (OSError, UnicodeDecodeError):
@@ -340,9 +350,11 @@ def _read_samples(path: Path, found: dict[str, list[CallSample]], unrecorded: di
                 if unrecorded is not None and target in found:
                     unrecorded[target] = unrecorded.get(target, 0) + int(data["unrecorded"])
                 continue
-            args = tuple(str(text) for text in data["args_repr"])
-            kwargs = tuple(sorted((str(k), str(v)) for k, v in dict(data["kwargs_repr"]).items()))
+            args = tuple(_relative(str(text), roots) for text in data["args_repr"])
+            kwargs = tuple(sorted((str(k), _relative(str(v), roots)) for k, v in dict(data["kwargs_repr"]).items()))
             built = data.get("receiver")
+            if built is not None and roots:
+                built = json.loads(_relative(json.dumps(built), [json.dumps(root)[1:-1] for root in roots]))
             receiver = None if built is None else callrecord.receiver_from_json(built)
             for text in (*args, *(v for _, v in kwargs)):  # (a file the tests could write: checked, not trusted)
                 callrecord.argument_value(text)
@@ -352,3 +364,11 @@ def _read_samples(path: Path, found: dict[str, list[CallSample]], unrecorded: di
         bucket = found.get(target)
         if bucket is not None and sample not in bucket and len(bucket) < callrecord.KEPT_SAMPLES:
             bucket.append(sample)
+
+
+def _relative(text: str, roots: Sequence[str]) -> str:
+    """``text`` with each path into the workspace made relative to it (``'/tmp/ws/tests/a.sql'`` ->
+    ``'tests/a.sql'``)."""
+    for root in roots:
+        text = text.replace(root, "")
+    return text
