@@ -119,7 +119,8 @@ def watched(call: Callable[[], dict[str, Any]], argv: Sequence[str] | None = Non
     out, err = Output(), Output()
     kept = sys.stdout, sys.stderr, sys.argv, sys.stdin
     sys.stdout, sys.stderr = out, err
-    sys.stdin = Stdin(stdin or "")  # (each call its own: one that closes it, `with sys.stdin:`, leaves the next one whole)
+    # (each call its own: one that closes it, `with sys.stdin:`, leaves the next one whole)
+    sys.stdin = Stdin(stdin or "")
     if argv is not None:
         sys.argv = Argv(argv)
     try:

@@ -119,7 +119,8 @@ def shared_evaluation(tmp_path_factory):
                 (folder / "own").mkdir()
                 done = run_cli("evaluate", "--repo", str(repo), *(a.replace("{folder}", str(folder / "own"))
                                                                    for a in args),
-                               env={"ELENCHUS_RUNS_DIR": str(folder / "runs"), "GITHUB_ACTIONS": "true" if github else ""})
+                               env={"ELENCHUS_RUNS_DIR": str(folder / "runs"),
+                                    "GITHUB_ACTIONS": "true" if github else ""})
                 assert fingerprint.compare(before, fingerprint.take(Repository(repo))) == ()
                 assert _listing(repo) == listing, "a file appeared in or vanished from the repository"
                 (folder / "done.json").write_text(json.dumps([done.returncode, done.stdout, done.stderr]))

@@ -304,8 +304,9 @@ def test_regex_slip_skips_the_start_anchor_of_a_compiled_pattern_only_ever_match
     assert starts == ["`AT` no longer requires a match of `r'^at'` to start the text",
                       "`FROM` no longer requires a match of `r'^from'` to start the text"]
     passed_on = source + "\nPATTERNS = [MAC]\n"  # a pattern handed to other code may be searched there
-    assert [s.incident.split(": ", 1)[0] for s in sites_of("regex-slip", passed_on)
-            if "to start the text" in s.incident][0] == "`MAC` no longer requires a match of `r'^Mc\\w'` to start the text"
+    starts = [s.incident.split(": ", 1)[0] for s in sites_of("regex-slip", passed_on)
+              if "to start the text" in s.incident]
+    assert starts[0] == "`MAC` no longer requires a match of `r'^Mc\\w'` to start the text"
 
 
 def test_regex_slip_reads_a_negated_class_and_a_quantified_group():

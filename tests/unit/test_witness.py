@@ -567,8 +567,8 @@ def test_a_widened_handler_no_input_told_apart_stays_a_gap_never_likely_equivale
     from elenchus.mutation.mutate import Mutant
     from elenchus.analysis.witness import NoWitness, find_witness
 
-    source = "TABLE = {'a': 1}\n\n\ndef lookup(key):\n    try:\n        return TABLE[str(key)]\n    except KeyError:\n" \
-             "        return None\n"
+    source = "TABLE = {'a': 1}\n\n\ndef lookup(key):\n    try:\n        return TABLE[str(key)]\n" \
+             "    except KeyError:\n        return None\n"
     project, scratch = _shop_project(tmp_path, "table", source)
     widened = source.replace("except KeyError:", "except Exception:")
     mutant = Mutant(id="0" * 12, path="shop/table.py", symbol="lookup", line=7, end_line=7, col=5,

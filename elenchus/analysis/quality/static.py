@@ -2,7 +2,8 @@
 
 It parses both sides, scans the Head, and compares the two for what a diff alone shows: tests
 removed (unless their body reappears elsewhere, moved or renamed, or their name reappears in the same
-file, moved into a class or out of one) and skips added (unless they came along with a moved test), with one ``unparseable-test-file`` concern where a side does not parse.
+file, moved into a class or out of one) and skips added (unless they came along with a moved test),
+with one ``unparseable-test-file`` concern where a side does not parse.
 """
 
 from __future__ import annotations
