@@ -583,6 +583,37 @@ def test_a_widened_handler_no_input_told_apart_stays_a_gap_never_likely_equivale
     assert find_witness(project, other, samples, (), SourceLayout((".",), ("shop",)), 30.0, scratch).searched
 
 
+def test_a_table_only_another_module_reads_is_told_apart_through_the_packages_own_functions(tmp_path):
+    # sqlparse's `KEYWORDS` (sqlparse/keywords.py) is read by its lexer (sqlparse/lexer.py) and reached by
+    # `sqlparse.format`: "no public function of sqlparse/keywords.py calls it", so no witness was searched
+    from elenchus.repo.layout import SourceLayout
+    from elenchus.mutation.mutate import Mutant
+    from elenchus.analysis.witness import NoWitness, Witness, find_witness
+
+    words = "WORDS = {\n    'ABORT': 'keyword',\n    'SELECT': 'keyword',\n}\n"
+    project, scratch = _shop_project(tmp_path, "words", words)
+    (project / "shop" / "lexer.py").write_text(
+        "from shop.words import WORDS\n\n\ndef tag(text):\n"
+        "    return ' '.join(f'<{w}>' if w in WORDS else w for w in text.split())\n")
+    (project / "shop" / "__init__.py").write_text("from shop import lexer\n\n\ndef mark(text):\n"
+                                                  "    return lexer.tag(text)\n")
+    mutant = Mutant(id="0" * 12, path="shop/words.py", symbol="WORDS", line=2, end_line=2, col=5,
+                    family="handmade", changed_intent="handmade", incident="handmade", expected_detection="none",
+                    diff="", mutated_source=words.replace("    'ABORT': 'keyword',\n", ""), mutated_lines=(2,))
+    samples = {"shop:mark": [probes.CallSample("shop:mark", ("'SELECT x'",))]}
+    found = find_witness(project, mutant, samples, (), SourceLayout((".",), ("shop",)), 20.0, scratch)
+    assert isinstance(found, Witness), found.reason
+    assert found.call == "mark('ABORT x')", found.call  # (the table's word in place of the test's)
+    assert (found.original, found.mutant) == ("'<ABORT> x'", "'ABORT x'"), found
+    assert "from shop import mark" in found.test
+    # an entry no input tells apart is still a gap, never likely equivalent: agreement through another module's
+    # code, whose reach is not watched, claims nothing
+    kept = replace(mutant, mutated_source=words.replace("'ABORT': 'keyword'", "'ABORT': 'word'"))
+    alike = find_witness(project, kept, samples, (), SourceLayout((".",), ("shop",)), 20.0, scratch)
+    assert isinstance(alike, NoWitness) and not alike.searched, alike.reason
+    assert "is read only by other modules of `shop`" in alike.reason, alike.reason
+
+
 def test_a_broadened_handler_is_told_apart_by_a_value_of_a_kind_the_tests_never_passed(tmp_path):
     # funcy's `nth(n, seq)`: `seq[n]` under `except TypeError:` made `except Exception:`; the tests passed texts,
     # ranges and iterators, and only a mapping (`nth(0, {})`, KeyError) shows what the mutant swallows

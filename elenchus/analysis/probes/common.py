@@ -255,9 +255,10 @@ def public_symbol(symbol: str) -> bool:
 
 
 def unsupported_reason(reference_dir: Path, mutant: Mutant, symbol: str | None = None,
-                       module: str | None = None) -> str | None:
+                       module: str | None = None, defined_in: str | None = None) -> str | None:
     """Why no probe can be generated for ``mutant`` through ``symbol`` (default: its own function), imported
-    from ``module`` (default: the mutated file's own; a public package re-exporting it, when that is private)."""
+    from ``module`` (default: the mutated file's own; a public package re-exporting it, when that is private),
+    and defined in the file ``defined_in`` (default: the mutated one)."""
     symbol = symbol or mutant.symbol
     parts = symbol.split(".")
     if len(parts) > 2 or not all(part.isidentifier() for part in parts):
@@ -272,13 +273,14 @@ def unsupported_reason(reference_dir: Path, mutant: Mutant, symbol: str | None =
     private = [part for part in module.split(".") if part.startswith("_")]
     if private:
         return f"module {module} is private ({'.'.join(private)}); a probe imports only public modules"
+    path = defined_in or mutant.path
     try:
-        source = read_python(Path(reference_dir) / mutant.path)
+        source = read_python(Path(reference_dir) / path)
     except (OSError, UnicodeDecodeError) as error:
-        return f"cannot read {mutant.path} in the reference: {error}"
+        return f"cannot read {path} in the reference: {error}"
     node = _function_node(source, symbol)
     if node is None:
-        return f"`{symbol}` is not defined at module level in {mutant.path}"
+        return f"`{symbol}` is not defined at module level in {path}"
     if isinstance(node, ast.AsyncFunctionDef):
         return f"`{symbol}` is a coroutine function; probes call synchronous functions only"
     return None

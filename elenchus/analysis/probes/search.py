@@ -130,6 +130,7 @@ def search_input(
     reads: Sequence[int] = (),
     setup: CallSample | None = None,
     attribute: str | None = None,
+    defined_in: str | None = None,
 ) -> InputSearch:
     """Look for an input on which ``mutant`` fails a reference-output assertion.
 
@@ -152,6 +153,9 @@ def search_input(
 
     ``attribute``: the module's public data the mutant assigns (``Version.NAMES``). When no call told the two
     apart, reading it is tried last: a test can assert what it holds (``Version.NAMES == (...)``).
+
+    ``defined_in``: the file defining ``symbol`` when it is not the mutated one (a function of the package that
+    reaches a table of another module through the code it calls).
     """
     started = time.monotonic()
     reference_dir = Path(reference_dir)
@@ -170,14 +174,14 @@ def search_input(
         return InputSearch(distinction, searched, reason, tried, round(time.monotonic() - started, 3), reached,
                            proof, comparer.alike if comparer is not None else 0, shown, unsettled)
 
-    why = unsupported_reason(reference_dir, mutant, symbol, module)
+    why = unsupported_reason(reference_dir, mutant, symbol, module, defined_in)
     if why is not None:
         return outcome(None, False, why)
     module = module or module_name_for(mutant.path, reference_dir)
     target = f"{module}:{symbol}"
     mine = [s for s in samples if s.target in (target, "")]
     source = read_python(reference_dir / mutant.path)
-    node = _function_node(source, symbol)
+    node = _function_node(source if defined_in is None else read_python(reference_dir / defined_in), symbol)
     assert isinstance(node, ast.FunctionDef)
     owner = symbol.rpartition(".")[0]
     kind = method_kind(node) if owner else "function"
@@ -229,6 +233,12 @@ def search_input(
             found = comparer.check(sample.args_repr, dict(sample.kwargs_repr), "recorded")
             if found is not None and comparer.confirm(found):
                 return outcome(found, True, None, comparer)
+        if defined_in is not None and mine and not comparer.compared and comparer.opaque:
+            # (one of several functions of the package: when none of the tests' calls gave a result a test can
+            # compare, its time goes to the next)
+            return outcome(None, False, f"`{symbol}` gave results a test cannot write down or compare "
+                                        f"({', '.join(sorted(comparer.opaque))}) for each of the tests' "
+                                        f"{len(mine)} call(s), so no other input was tried", comparer, unsettled=True)
         # the tests' calls with a word of the table the mutant edits in place of another they wrote (each on its
         # own instance: the format a text is parsed with comes with the text)
         for sample, args_repr, kwargs_repr in swapped_calls(mine, table_swaps(source, mutant)):

@@ -29,6 +29,7 @@ from elenchus.analysis.witness.targets import (
     SETUP_TARGETS,
     _setup_calls,
     data_for,
+    foreign_targets,
     public_attribute,
     public_home,
     setups_for,
@@ -210,16 +211,26 @@ def search_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Se
     source = read_python(Path(reference_dir) / mutant.path)
     module = layout.module_name(mutant.path)
     targets = in_search_order(source, mutant, targets_for(source, mutant), module or "", samples)
-    if module is None or not targets:
+    # data only other modules of the package read: reached through the package's own functions
+    foreign = foreign_targets(Path(reference_dir), mutant, module) if module is not None and not targets else None
+    if module is None or not (targets or foreign):
         where = "no source root makes its file importable" if module is None else (
             f"`{mutant.symbol}` is not a public function or method and no public function or method of "
             f"{mutant.path} calls it")
         return NoWitness(False, f"no witness was searched: {where}", 0, round(time.monotonic() - started, 3))
-    data, state, reads = data_for(source, mutant)
-    attribute = public_attribute(source, mutant)  # public data a test reads as it is, when no call shows it
+    data, state, reads = data_for(source, mutant) if foreign is None else ([], [], [])
+    attribute = public_attribute(source, mutant) if foreign is None else None  # (data a test reads as it is)
     # Each target as it is, then the first ones again after each set-up call the tests made (activating a
     # locale): what shows only in the state such a call selects.
-    setups = _setup_calls(source, mutant, samples, module)
+    setups = _setup_calls(source, mutant, samples, module) if foreign is None else []
+    target_module = module if foreign is None else foreign[0]
+    if foreign is not None:  # (what calls into other modules agree on is no proof: the reach is not watched)
+        targets = foreign[2]
+        progress.unfinished = True
+        if progress.next_target == 0:
+            progress.notes.append(f"`{mutant.symbol}` is read only by other modules of `{foreign[0]}`, so "
+                                  f"the search went through `{foreign[0]}`'s own functions, whose agreement "
+                                  "claims nothing")
     # What the tests passed to the mutated function itself, when it is not called directly (a private helper
     # its test calls: `_pl_special_verb("wasn't")`): the first literals a public caller gets, since the caller
     # often hands its argument down.
@@ -237,23 +248,27 @@ def search_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Se
             progress.notes.append(f"the time ran out before `{symbol}` was searched"
                                   + (f" after `{_setup_text(setup)}`" if setup else ""))
             break
-        built = samples.get(f"{module}:{symbol.rpartition('.')[0]}", ()) if "." in symbol else ()
-        called = [*samples.get(f"{module}:{symbol}", ()), *built]
+        built = samples.get(f"{target_module}:{symbol.rpartition('.')[0]}", ()) if "." in symbol else ()
+        called = [*samples.get(f"{target_module}:{symbol}", ()), *built]
         if mutant.family == "dropped-copy" and "." in symbol:  # the calls that set another instance up first
             owner = f"{module}:{symbol.rpartition('.')[0]}."
             called += [sample for key, made in samples.items() if key.startswith(owner) and key != f"{module}:{symbol}"
                        for sample in made]
         # A private module's function is called, and its test imports it, from the package that re-exports it
         # (`semver.replace`, defined in `semver/_deprecated.py`): where the module's own data is not needed.
-        home = None if data or state or reads or setup else public_home(reference_dir, mutant.path, module,
-                                                                        symbol.split(".")[0])
+        home = None if data or state or reads or setup or foreign else public_home(
+            reference_dir, mutant.path, module, symbol.split(".")[0])
         if home is not None:
             called = [replace(sample, target=home + sample.target[len(module):]) for sample in called]
+        if foreign is not None:  # (each of the package's functions its share: one whose results no test can
+            # compare, `parse` giving statement objects, must not spend the time of the next, `format`)
+            remaining /= len(phases) - index
         search = probes.search_input(reference_dir, mutant, called,
                                      test_literals=seeds, time_budget=remaining, scratch=scratch,
-                                     symbol=symbol, module=home or module, roots=layout.roots, data=data,
+                                     symbol=symbol, module=home or target_module, roots=layout.roots, data=data,
                                      state=state, reads=reads, setup=setup,
-                                     attribute=attribute if home is None and setup is None else None)
+                                     attribute=attribute if home is None and setup is None else None,
+                                     defined_in=foreign[1] if foreign is not None else None)
         progress.inputs += search.inputs
         if search.proof is not None:
             progress.seconds += time.monotonic() - started
@@ -270,8 +285,8 @@ def search_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Se
                 progress.unreplayed = True  # could not be reproduced: what it would show is unknown
                 progress.notes.append(f"`{symbol}`: {search.reason}")
             continue
-        skipped = (unrecorded or {}).get(f"{module}:{symbol}", 0)
-        recorded = len(samples.get(f"{module}:{symbol}", ()))
+        skipped = (unrecorded or {}).get(f"{target_module}:{symbol}", 0)
+        recorded = len(samples.get(f"{target_module}:{symbol}", ()))
         if search.distinction is None and skipped > recorded:  # the tests' own kind of input was never tried
             if setup is None:
                 progress.notes.append(
@@ -290,12 +305,12 @@ def search_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Se
                 f"{module}:{name}", ()) if not sample.args_repr and not sample.kwargs_repr and sample.target
                 != setup.target), None))
         placed = {"style": placement.style, "path": placement.path} if placement is not None else {}
-        probe = probes.write_probe(mutant, found, home or module, function=symbol, witness=True, **placed)
+        probe = probes.write_probe(mutant, found, home or target_module, function=symbol, witness=True, **placed)
         original = probe.reference_repr + probes.arguments_narrated(found, 1, short=True)
         changed = (probe.mutant_repr or "") + probes.arguments_narrated(found, 2, short=True)
         wrong = misfit(mutant, found)
         if wrong is not None:  # the test's docstring tells what the call shows, not the misfitting sentence
-            probe = probes.write_probe(mutant, found, home or module, function=symbol, witness=True,
+            probe = probes.write_probe(mutant, found, home or target_module, function=symbol, witness=True,
                                        incident=_account(probe.input_repr, original, changed), **placed)
         progress.next_target = index + 1
         progress.seconds += time.monotonic() - started

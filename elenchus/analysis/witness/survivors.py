@@ -28,7 +28,13 @@ from elenchus.execution.executor import Executor
 from elenchus.repo.layout import SourceLayout
 from elenchus.mutation.mutate import Mutant
 from elenchus.repo.snapshot import Snapshot
-from elenchus.analysis.witness.targets import _lines_of, instance_setups_for, setups_for, targets_for
+from elenchus.analysis.witness.targets import (
+    _lines_of,
+    foreign_targets,
+    instance_setups_for,
+    setups_for,
+    targets_for,
+)
 from elenchus.analysis.witness.search import (
     BROKEN_SEARCH,
     Candidate,
@@ -79,6 +85,13 @@ def witness_survivors(survivors: Sequence[Mutant], cohort: Cohort, head: Snapsho
             for owner in {name.partition(".")[0] for name in names if "." in name}:
                 steps.update((module, step) for step in instance_setups_for(source, owner))
             if names:
+                searchable.append(mutant)
+            elif (foreign := foreign_targets(cohort.template, mutant, module)) is not None:
+                # a table only other modules read: the package's own functions, which the tests call
+                package, path, functions = foreign
+                for name in functions:
+                    wanted.add((package, name))
+                    spans.setdefault((path, name), _lines_of(head.read(path) or "", [name]))
                 searchable.append(mutant)
             if names and mutant.symbol not in names and "<" not in mutant.symbol:
                 # a private function's own calls by the tests: the literals its public callers get first

@@ -4,8 +4,10 @@ A survivor is shown to differ through a call a test could make: the mutated func
 it is public, else the public functions and methods that reach it (``targets_for``); for
 code the module runs while it imports, the data it fills and the functions that read it
 (``data_for``); the set-up calls that select a state first (``setups_for``,
-``instance_setups_for``); and the public package a private module's function is imported
-from (``public_home``). Everything here reads the code, never runs it.
+``instance_setups_for``); the public package a private module's function is imported
+from (``public_home``); and, for a table no function of its own module reads, the package's
+own functions, whose code in other modules does (``foreign_targets``). Everything here reads the
+code, never runs it.
 """
 
 from __future__ import annotations
@@ -399,3 +401,47 @@ def _lines_of(source: str, names: Sequence[str]) -> set[int]:
             if called and function.body:
                 found.update(range(function.body[0].lineno, (function.end_lineno or function.lineno) + 1))
     return found
+
+
+def foreign_targets(root: Path, mutant: Mutant, module: str) -> tuple[str, str, list[str]] | None:
+    """For module-level data no function of its own module reads (sqlparse's ``KEYWORDS`` table, read by the
+    lexer in another module): the package above it, its ``__init__.py`` and the public functions defined there
+    (``sqlparse.format``), when another module of the package names the data; else None. Those functions are
+    what a user calls, and what a test calls, to reach it."""
+    source = read_python(root / mutant.path) if (root / mutant.path).is_file() else ""
+    names = {mutant.symbol} if mutant.symbol in _module_data(source) else (
+        _assigned_at(source, mutant.line) if mutant.symbol == "<module>" else set())
+    parts = module.split(".")
+    if not names or len(parts) < 2:
+        return None
+    folder = (root / mutant.path).parent
+    for _ in parts[1:-1]:  # (up to the top package: `a/b/c.py` of module `a.b.c` is in `a/`)
+        folder = folder.parent
+    init = folder / "__init__.py"
+    try:
+        tree = ast.parse(read_python(init))
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+        return None
+    functions = [node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                 and probes.public_symbol(node.name)][:_FOREIGN_TARGETS]
+    mutated = (root / mutant.path).resolve()
+    readers = [path for path in sorted(folder.rglob("*.py"))[:_PACKAGE_FILES] if path.resolve() != mutated
+               and any(_names_in(path, name) for name in names)]
+    if not functions or not readers:
+        return None
+    return parts[0], init.relative_to(root).as_posix(), functions
+
+
+def _names_in(path: Path, name: str) -> bool:
+    """Does the file at ``path`` name ``name`` (``keywords.KEYWORDS``, ``from .keywords import KEYWORDS``)?"""
+    try:
+        tree = ast.parse(read_python(path))
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+        return False
+    return any(isinstance(node, ast.Name) and node.id == name or isinstance(node, ast.Attribute) and node.attr == name
+               or isinstance(node, ast.alias) and node.name == name for node in ast.walk(tree))
+
+
+#: The package's own functions a table read elsewhere is searched through, and the files scanned for a reader.
+_FOREIGN_TARGETS = 4
+_PACKAGE_FILES = 200
