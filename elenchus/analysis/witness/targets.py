@@ -426,20 +426,23 @@ def foreign_targets(root: Path, mutant: Mutant, module: str) -> tuple[str, str, 
                  and probes.public_symbol(node.name)][:_FOREIGN_TARGETS]
     mutated = (root / mutant.path).resolve()
     readers = [path for path in sorted(folder.rglob("*.py"))[:_PACKAGE_FILES] if path.resolve() != mutated
-               and any(_names_in(path, name) for name in names)]
+               and names & _names_in(path)]
     if not functions or not readers:
         return None
     return parts[0], init.relative_to(root).as_posix(), functions
 
 
-def _names_in(path: Path, name: str) -> bool:
-    """Does the file at ``path`` name ``name`` (``keywords.KEYWORDS``, ``from .keywords import KEYWORDS``)?"""
+@functools.lru_cache(maxsize=512)
+def _names_in(path: Path) -> frozenset[str]:
+    """The names the file at ``path`` uses (``keywords.KEYWORDS``, ``from .keywords import KEYWORDS``): read
+    once, however many survivors of one table ask."""
     try:
         tree = ast.parse(read_python(path))
     except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
-        return False
-    return any(isinstance(node, ast.Name) and node.id == name or isinstance(node, ast.Attribute) and node.attr == name
-               or isinstance(node, ast.alias) and node.name == name for node in ast.walk(tree))
+        return frozenset()
+    return frozenset(node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute)
+                     else node.name for node in ast.walk(tree)
+                     if isinstance(node, (ast.Name, ast.Attribute, ast.alias)))
 
 
 #: The package's own functions a table read elsewhere is searched through, and the files scanned for a reader.

@@ -153,7 +153,7 @@ class Running(Reuse):
         the limit for every relevant test if that is longer (``limit``, from the baseline, which ran with
         line coverage on; for a run of selected tests, the same factor applied to what every relevant
         test takes without it, measured once per cohort when a first run times out). When that one stops
-        in the same test, the tests run a third time without it, at the first limit: a mutant that makes
+        in a test too, the tests run a third time without it, at the first limit: a mutant that makes
         one test loop and another fail is caught by the other, whichever runs first (only a catch there
         counts; anything else leaves the timeout). What the same content gives again is cached
         (``_REPEATABLE``); an inconclusive run is measured again next time.
