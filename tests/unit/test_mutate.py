@@ -430,8 +430,8 @@ def test_mutate_rejects_a_commands_help_text_and_a_log_only_branch_as_arid_and_k
         logger = logging.getLogger(__name__)
 
         def cmd(words):
-            parser = argparse.ArgumentParser(description='Capitalize', epilog='See the docs')
-            parser.add_argument('-f', '--input-file', help='File to read from')
+            parser = argparse.ArgumentParser(prog='tc', usage='%(prog)s', description='Capitalize', epilog='See')
+            parser.add_argument('-f', '--input-file', help='File to read from', metavar='FILE', dest='source')
             if logger.isEnabledFor(logging.DEBUG):
                 for word in words:
                     logger.debug('word ' + word)
@@ -441,6 +441,10 @@ def test_mutate_rejects_a_commands_help_text_and_a_log_only_branch_as_arid_and_k
     assert "arid: help text a command shows its user (`help=`)" in reasons(rejected)
     assert "arid: help text a command shows its user (`description=`)" in reasons(rejected)
     assert "arid: help text a command shows its user (`epilog=`)" in reasons(rejected)
+    # (sqlparse's `prog='sqlformat'`, `usage=...` and `metavar='FILE'` only show in the help and error texts)
+    for keyword in ("prog", "usage", "metavar"):
+        assert f"arid: help text a command shows its user (`{keyword}=`)" in reasons(rejected)
+    assert any("'source'" in m.incident for m in mutants)  # `dest=` names what the code reads: a mutant
     assert "arid: debug-only branch `if logger.isEnabledFor(logging.DEBUG):`" in reasons(rejected)
     assert all("'File to read from'" in m.mutated_source and "'Capitalize'" in m.mutated_source for m in mutants)
     assert not [m for m in mutants if m.line in (8, 9, 10)]

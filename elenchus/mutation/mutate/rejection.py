@@ -21,8 +21,9 @@ _DISPLAY_DUNDERS = frozenset({"__repr__", "__str__", "__format__", "__rich_repr_
 _LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical",
                           "fatal", "log"})
 _DEBUG_FLAGS = frozenset({"__debug__", "DEBUG", "TYPE_CHECKING"})
-#: Keyword arguments whose text a command-line parser only shows (``add_argument(..., help='...')``).
-_HELP_KEYWORDS = frozenset({"help", "description", "epilog"})
+#: Keyword arguments whose text a command-line parser only shows (``add_argument(..., help='...')``,
+#: ``metavar='FILE'``, ``ArgumentParser(prog='sqlformat', usage='%(prog)s [OPTIONS] FILE')``).
+_HELP_KEYWORDS = frozenset({"help", "description", "epilog", "usage", "prog", "metavar", "title"})
 _STRINGS = (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)
 
 
