@@ -347,6 +347,10 @@ def test_evaluate_red_pre_change_tests_make_comparisons_not_comparable_and_still
         "tests/test_core.py::test_normalize_tag_ignores_case_and_spaces"]
     assert report["baseline"]["modified"]["status"] == "green"
     assert report["comparisons"] and {c["assessment"] for c in report["comparisons"]} == {"not-comparable"}
+    # each says which tests could not be compared: the old ones, not the current ones the report also lists
+    assert {c["reason"] for c in report["comparisons"]} == {
+        "the pre-change tests cannot be compared, since these tests fail repeatably without any mutant: "
+        "tests/test_core.py::test_normalize_tag_ignores_case_and_spaces"}
     assert {m["result"] for m in report["mutations"]} <= {"killed", "survived", "timeout"}
     assert any("fail against Head without any mutant" in note for note in report["notes"])
 

@@ -161,6 +161,8 @@ class Assembly(Reuse):
                 existing_result, existing_reason = (
                     "not-comparable" if existing_status.status in ("not-comparable", "baseline-red") else "blocked",
                     existing_status.reason)
+                if existing_status.status == "baseline-red":  # (which tests: the report lists the current ones too)
+                    existing_reason = f"the pre-change tests cannot be compared, since {existing_reason}"
                 existing_json = {"result": "not-run", "kill": None}
             else:
                 existing_result = existing.outcome.value if existing else "inconclusive"
