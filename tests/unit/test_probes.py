@@ -1870,3 +1870,60 @@ def test_a_difference_seen_only_by_a_call_that_read_standard_input_is_no_witness
     assert found.distinction is None and not found.searched, found
     assert "calls that read the command line or standard input, the same in every call here" in found.reason, \
         found.reason
+
+
+RENDER = '''\
+WORDS = {
+    "ABORT": "keyword",
+    "SELECT": "keyword",
+}
+
+
+def render(text, case=None, strict=False):
+    if case not in (None, "upper", "lower") or strict not in (True, False):
+        raise ValueError(case)
+    words = []
+    for word in text.split():
+        if case is not None and WORDS.get(word.upper()) == "keyword":
+            word = word.upper() if case == "upper" else word.lower()
+        words.append(word)
+    return " ".join(words)
+'''
+
+
+def test_the_keyword_arguments_the_tests_pass_a_function_are_read_each_choice_of_names_first():
+    sources = ["import shop\nfrom shop.words import render\n\n\ndef test_a():\n"
+               "    assert shop.words.render('select x', case='upper') == 'SELECT x'\n"
+               "    assert render('select x', strict=True) == 'select x'\n"
+               "    assert render('select x', case='lower') == 'select x'\n"
+               "    assert render('select x', case=CASE) == 'select x'\n"
+               "    assert render('select x', **OPTIONS) == 'select x'\n"
+               "    assert '{a}'.format(a=1) == '1'\n",
+               "def broken(:\n"]
+    assert probes.keywords_in(sources) == {"render": ((("case", "'upper'"),), (("strict", "True"),),
+                                                      (("case", "'lower'"),))}
+
+
+def test_a_dropped_table_entry_is_told_apart_through_an_option_only_other_tests_pass(tmp_path):
+    # sqlparse: `format` is recorded from the fastest tests, none passing `keyword_case`, and four of those calls
+    # raise; a word dropped from the keyword table shows only where a test asks for keywords in capitals
+    # (`format('abort', keyword_case='upper')`). Before, no call the search made passed an option the recorded
+    # calls did not.
+    tests = ("from shop.words import render\n\n\ndef test_plain():\n    assert render('select x', strict=True)"
+             " == 'select x'\n\n\ndef test_upper():\n    assert render('select x', case='upper') == 'SELECT x'\n")
+    root = make_project(tmp_path / "words", "words", RENDER, tests)
+    raising = [probes.CallSample("shop.words:render", ("'select x'",), (("strict", repr(bad)),)) for bad in "abcd"]
+    recorded = [*raising, probes.CallSample("shop.words:render", ("'select x'",), (("strict", "True"),))]
+    mutant = dataclasses.replace(handmade_mutant("src/shop/words.py", "<module>",
+                                                 RENDER.replace('    "ABORT": "keyword",\n', "")),
+                                 line=2, end_line=2, mutated_lines=())
+    options = probes.keywords_in([tests])["render"]
+    found = probes.search_input(root, mutant, recorded, search_budget=0, symbol="render", data=["WORDS"],
+                                options=options)
+    assert found.distinction is not None, found.reason
+    assert ("case", "'upper'") in found.distinction.kwargs_repr or ("case", "'lower'") in found.distinction.kwargs_repr
+    assert dict(found.tried)["options"] >= 1
+    probe = probes.write_probe(mutant, found.distinction, "shop.words", function="render", witness=True)
+    assert probes.verify_probe(root, probe, mutant).accepted
+    alone = probes.search_input(root, mutant, recorded, search_budget=0, symbol="render", data=["WORDS"])
+    assert alone.distinction is None and "options" not in dict(alone.tried)

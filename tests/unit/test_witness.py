@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import textwrap
 from dataclasses import replace
 
@@ -619,6 +620,7 @@ def test_a_table_only_another_module_reads_is_told_apart_through_the_packages_ow
     assert "is read only by other modules of `shop`" in alike.reason, alike.reason
     assert "`tokens` gave results a test cannot write down or compare (`list`) for each of the tests' 1 call(s), " \
            "so no other input was tried" in alike.reason, alike.reason
+    assert re.search(r"`mark`: \d+ input\(s\) \(", alike.reason), alike.reason  # (what the search tried says so)
 
 
 def test_a_broadened_handler_is_told_apart_by_a_value_of_a_kind_the_tests_never_passed(tmp_path):

@@ -7,8 +7,9 @@ The engine has five steps, each a function that returns a frozen record:
    function actually received (``CallSample``).
 2. ``find_distinguishing_input`` looks for an input on which a mutant of a
    module-level function observably differs from the reference: first the recorded
-   samples; then boundary candidates, each a recorded call (or a default call) with one
-   argument replaced by a constant of the mutated lines or its neighbour, by a literal
+   samples, then those with keyword arguments other tests pass (``keywords_in``); then
+   boundary candidates, each a recorded call (or a default call) with one argument
+   replaced by a constant of the mutated lines or its neighbour, by a literal
    the related tests write, or by an empty, zero, negative or None value of the
    argument's type; then a bounded, derandomized Hypothesis search over inputs built
    from the function's signature (annotations through ``from_type``, defaults) and the
@@ -72,7 +73,7 @@ from elenchus.analysis.probes.drivers import (
     _read_samples,
     record_calls,
 )
-from elenchus.analysis.probes.boundary import TEST_LITERALS, literals_in, mutated_constants
+from elenchus.analysis.probes.boundary import TEST_LITERALS, keywords_in, literals_in, mutated_constants
 from elenchus.analysis.probes.designed import _in_text, _matching, swapped_calls, table_swaps
 from elenchus.analysis.probes.search import (
     BOUNDARY_BUDGET,
@@ -104,6 +105,7 @@ __all__ = [
     "check_host_probe",
     "find_distinguishing_input",
     "host_probe",
+    "keywords_in",
     "literals_in",
     "module_name_for",
     "private_names_in",

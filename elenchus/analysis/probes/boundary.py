@@ -28,6 +28,7 @@ from elenchus.analysis.probes.shapes import _BUILT_KINDS, _Signature, _resolve
 
 
 TEST_LITERALS = 50  # distinct literals taken from the related test files
+TEST_OPTIONS = 12  # sets of keyword arguments taken per called name (``keywords_in``)
 
 _NONE = type(None)
 #: An integer no float can hold: ``float()`` of it raises OverflowError. Tried last for an int argument.
@@ -147,7 +148,9 @@ def _neighbours(value: Any) -> tuple[Any, ...]:
         return (value, value - 1.0, value + 1.0, math.nextafter(value, -math.inf),
                 math.nextafter(value, math.inf))
     if type(value) is str:
-        return value, ""
+        # a word a table holds in capitals is typed in lower case too, and looked up whatever its case
+        other = value.lower() if value.isupper() else value.upper() if value.islower() else value
+        return (value, other, "") if other != value else (value, "")
     if type(value) is bytes:
         return value, b""
     return (value,)
@@ -155,6 +158,9 @@ def _neighbours(value: Any) -> tuple[Any, ...]:
 
 #: Base calls every constant and designed input is put in before any is put in the others.
 _FIRST_BASES = 4
+#: Later base calls of a shape of their own (the keyword arguments they pass) that take the constants and
+#: designed inputs too: as many as the sets of keyword arguments taken from the tests.
+_SHAPED_BASES = TEST_OPTIONS
 #: Calls the tests made with a text of theirs in capitals or lower case, at most.
 _RECASED = 40
 #: Numbers of the mutated lines written into the tests' texts (``'50%'`` -> ``'0.0%'``), at most.
@@ -219,6 +225,58 @@ def literals_in(sources: Sequence[str]) -> tuple[Any, ...]:
                        key=lambda pair: (pair[0].lineno, pair[0].col_offset))
         found += [value for _, value in nodes if callrecord.argument_repr(value) is not None]
     return tuple(_unique(found))
+
+
+def keywords_in(sources: Sequence[str]) -> dict[str, tuple[tuple[tuple[str, str], ...], ...]]:
+    """Per called name, the sets of keyword arguments test ``sources`` pass it as literals
+    (``sqlparse.format(sql, keyword_case='upper')`` gives ``format``: ``(('keyword_case', "'upper'"),)``), each
+    choice of names first, at most ``TEST_OPTIONS``. The recording runs a few tests per function; an option only
+    other tests pass (a mode of output, a flag) is often the only way a change shows. A method of a text
+    (``'{a}'.format(a=1)``) is not a call of the project's."""
+    found: dict[str, list[tuple[tuple[str, str], ...]]] = {}
+    for source in sources:
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call) or not node.keywords:
+                continue
+            if isinstance(node.func, ast.Name):
+                name = node.func.id
+            elif isinstance(node.func, ast.Attribute) and not isinstance(node.func.value, (ast.Constant,
+                                                                                          ast.JoinedStr)):
+                name = node.func.attr
+            else:
+                continue
+            if any(keyword.arg is None for keyword in node.keywords):  # (``**options``: not written out)
+                continue
+            written = []
+            for keyword in node.keywords:
+                try:
+                    text = callrecord.argument_repr(ast.literal_eval(keyword.value))
+                except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                    text = None
+                if text is None:
+                    break
+                written.append((str(keyword.arg), text))
+            else:
+                sets = found.setdefault(name, [])
+                if tuple(written) not in sets:
+                    sets.append(tuple(written))
+    return {name: _each_choice_first(sets) for name, sets in found.items()}
+
+
+def _each_choice_first(sets: list[tuple[tuple[str, str], ...]]) -> tuple[tuple[tuple[str, str], ...], ...]:
+    """The first set of each choice of names (`keyword_case=`, `reindent=`), then the other values given to the
+    same names (`keyword_case='lower'` after `'upper'`): at most ``TEST_OPTIONS``."""
+    seen: set[frozenset[str]] = set()
+    first, later = [], []
+    for written in sets:
+        names = frozenset(name for name, _ in written)
+        (later if names in seen else first).append(written)
+        seen.add(names)
+    return tuple([*first, *later][:TEST_OPTIONS])
 
 
 #: How a test names the standard constructors of dates, durations and numbers, as ``argument_value`` reads them.
@@ -378,8 +436,15 @@ def _boundary_calls(signature: _Signature, samples: Sequence[CallSample], consta
         # or the mutated pattern itself) put in each of them would spend the budget before the telling one
         # (`"quies"`, a word the mutated pattern alone matches) is ever passed.
         first, rest = bases[:_FIRST_BASES], bases[_FIRST_BASES:]
+        # (and into each later base call of a shape of its own, the keyword arguments it passes: `keyword_case=
+        # 'lower'` is what shows a word the mutant no longer takes for a keyword)
+        shapes, shaped = {frozenset(base[1]) for base in first}, []
+        for base in rest:
+            if frozenset(base[1]) not in shapes and len(shaped) < _SHAPED_BASES:
+                shapes.add(frozenset(base[1]))
+                shaped.append(base)
         near = _unique(v for constant in constants for v in _neighbours(constant))
-        yield from spread(near, "boundary", first)
+        yield from spread(near, "boundary", [*first, *shaped])
         # inside what the tests passed: `(64, 64, 64)` where they passed `(255, 255, 255)` and the mutant
         # drops the entry for 64; `'0.0%'` where they wrote `'50%'` and the mutant moves a bound at 0
         # (at most _INSIDE of them: the designed inputs after them keep their share of the budget)
@@ -390,7 +455,7 @@ def _boundary_calls(signature: _Signature, samples: Sequence[CallSample], consta
                                 *_renumbered(held, numbers)])
         for value, slot, base in itertools.islice(inside, _INSIDE):
             yield value, slot, base, "boundary"
-        yield from spread(_unique(designed), "designed", first)
+        yield from spread(_unique(designed), "designed", [*first, *shaped])
         # a value of a kind no test passed (`nth(0, {})` raises KeyError, which `except TypeError` let through
         # and `except Exception` swallows)
         yield from ((value, slot, base, "foreign") for value in foreign for base in first

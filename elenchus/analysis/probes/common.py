@@ -53,7 +53,8 @@ class Distinction:
     Exactly one of ``reference_repr`` / ``reference_exception`` is set, and the same for
     the mutant side. Exceptions are named as a probe writes them (``ValueError``,
     ``pkg.mod.CartError``). ``origin`` tells where the input came from: "recorded" (a
-    call the tests made), "boundary" (a constant of the mutated lines, or a neighbour),
+    call the tests made), "options" (one of them with keyword arguments other tests pass the same
+    function), "boundary" (a constant of the mutated lines, or a neighbour),
     "designed" (what the mutated patterns and tables match), "test-literal" (a literal the
     related tests write), "edge-value" (an empty, zero, negative or None argument),
     "search" (the Hypothesis search) or "attribute" (no call: the public data the mutant assigns,

@@ -163,6 +163,12 @@ def _unseen(reference_answer: Mapping[str, Any], mutant_answer: Mapping[str, Any
     return None
 
 
+def _key(args_repr: Sequence[str], kwargs_repr: Mapping[str, str], receiver: callrecord.Receiver | None,
+         argv: Sequence[str] | None, stdin: str | None) -> str:
+    return json.dumps([list(args_repr), sorted(kwargs_repr.items()), receiver and receiver.as_json(),
+                       None if argv is None else list(argv), stdin])
+
+
 class _Comparer:
     def __init__(self, reference: _Driver, mutant: _Driver, deadline: float) -> None:
         self.reference = reference
@@ -186,10 +192,16 @@ class _Comparer:
         # Agreeing calls that printed something else with the mutant, or read what every call here shares (the
         # command line, standard input): the two may differ where no result shows it, so nothing backs a claim.
         self.unsettled = False
+        self._raised: set[str] = set()  # calls where the code raised (a mode no test's call passes, a bad value)
+
+    def raised(self, args_repr: Sequence[str], kwargs_repr: Mapping[str, str],
+               receiver: callrecord.Receiver | None = None) -> bool:
+        """Whether the code raised on this call (made here, with no command line or standard input)."""
+        return _key(args_repr, kwargs_repr, receiver, None, None) in self._raised
 
     def check(self, args_repr: Sequence[str], kwargs_repr: Mapping[str, str], origin: str) -> Distinction | None:
         receiver, argv, stdin = self.receiver, self.argv, self.stdin
-        key = json.dumps([list(args_repr), sorted(kwargs_repr.items()), receiver and receiver.as_json(), argv, stdin])
+        key = _key(args_repr, kwargs_repr, receiver, argv, stdin)
         if key in self._seen:
             return self._seen[key]
         if time.monotonic() > self.deadline:
@@ -202,6 +214,8 @@ class _Comparer:
             failed = (reference_answer.get("setup") or {})
             self.setup_failed = str(failed.get("exception") or failed.get("kind") or "it failed")
         reference = _observed(reference_answer)
+        if reference is not None and reference[1] is not None:
+            self._raised.add(key)
         opaque = {self._opaque(reference_answer)}
         made = tuple(args_repr), tuple(sorted(kwargs_repr.items()))
         if reference is None and _object(reference_answer) is not None:  # an object no text writes, or None?

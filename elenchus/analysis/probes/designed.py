@@ -137,6 +137,35 @@ def swapped_calls(samples: Sequence[CallSample], swaps: Sequence[tuple[str, str]
 _SWAPPED = 40
 
 
+def with_options(samples: Sequence[CallSample], options: Sequence[tuple[tuple[str, str], ...]],
+                 node: ast.FunctionDef, bound: bool = False) -> list[CallSample]:
+    """The tests' calls of a function with a set of keyword arguments other tests pass it (``keywords_in``) in
+    place of what the call gave those names, or added: ``format('select abort', keyword_case='upper')`` where the
+    recorded test only formatted, or passed ``keyword_case=None``. Only names the function takes (``bound``: a
+    method's first, ``self``, is never passed); each set on the ``_OPTIONED`` calls with the fewest keyword
+    arguments, every set on one call before any on the next."""
+    ordered = [a.arg for a in (*node.args.posonlyargs, *node.args.args)][1 if bound else 0:]
+    takes = {*ordered, *(a.arg for a in node.args.kwonlyargs)}
+    distinct = list({(s.args_repr, s.kwargs_repr, s.receiver): s for s in samples}.values())
+    calls = sorted(distinct, key=lambda s: len(s.kwargs_repr))[:_OPTIONED]  # (the plainest calls carry them)
+    made: dict[tuple[Any, ...], CallSample] = {}
+    usable = [w for w in options if node.args.kwarg is not None or all(name in takes for name, _ in w)]
+    for sample in calls:  # (each set on the first call before any on the next)
+        for written in usable:
+            given = dict(sample.kwargs_repr)
+            if all(given.get(name) == text for name, text in written) \
+                    or any(name in ordered[:len(sample.args_repr)] for name, _ in written):
+                continue
+            kwargs = (*((name, text) for name, text in sample.kwargs_repr if name not in dict(written)), *written)
+            call = CallSample(sample.target, sample.args_repr, kwargs, sample.receiver)
+            made.setdefault((call.args_repr, call.kwargs_repr, call.receiver), call)
+    return list(made.values())
+
+
+#: Recorded calls each set of the tests' keyword arguments is added to.
+_OPTIONED = 4
+
+
 def command_lines(function: ast.FunctionDef, module: str,
                   texts: Sequence[Any]) -> list[tuple[tuple[str, ...], str | None]]:
     """For a command's entry point (a function taking no argument that parses the command line: ``parse_args()``,

@@ -35,7 +35,7 @@ from elenchus.analysis.probes.common import (
 from elenchus.analysis.probes.drivers import PER_CALL_TIMEOUT, _Driver, _scratch
 from elenchus.analysis.probes.compare import _Comparer, _acting_lines, _compared_state, _names
 from elenchus.analysis.probes.shapes import _Signature, _search
-from elenchus.analysis.probes.boundary import _boundary_calls, _smaller, mutated_constants
+from elenchus.analysis.probes.boundary import _FIRST_BASES, _boundary_calls, _smaller, mutated_constants
 from elenchus.analysis.probes.designed import (
     _character_variants,
     _code_point_characters,
@@ -50,6 +50,7 @@ from elenchus.analysis.probes.designed import (
     command_lines,
     swapped_calls,
     table_swaps,
+    with_options,
 )
 from elenchus.analysis.probes.writing import call_text
 
@@ -131,6 +132,7 @@ def search_input(
     setup: CallSample | None = None,
     attribute: str | None = None,
     defined_in: str | None = None,
+    options: Sequence[tuple[tuple[str, str], ...]] = (),
 ) -> InputSearch:
     """Look for an input on which ``mutant`` fails a reference-output assertion.
 
@@ -156,6 +158,9 @@ def search_input(
 
     ``defined_in``: the file defining ``symbol`` when it is not the mutated one (a function of the package that
     reaches a table of another module through the code it calls).
+
+    ``options``: sets of keyword arguments the tests pass to a function of this name (``keywords_in``), each
+    added to the recorded calls that leave it out: tried after the recorded calls, and as their base calls.
     """
     started = time.monotonic()
     reference_dir = Path(reference_dir)
@@ -239,9 +244,21 @@ def search_input(
             return outcome(None, False, f"`{symbol}` gave results a test cannot write down or compare "
                                         f"({', '.join(sorted(comparer.opaque))}) for each of the tests' "
                                         f"{len(mine)} call(s), so no other input was tried", comparer, unsettled=True)
+        # the tests' calls with an option other tests pass (`keyword_case='upper'`): a mode the calls recorded
+        # never selected (on calls the code answered: one that raised, `identifier_case='foo'`, would again)
+        on_instance = kind in ("instance", "property")
+        answered = [s for s in mine if not comparer.raised(s.args_repr, dict(s.kwargs_repr),
+                                                           s.receiver if on_instance else None)]
+        optioned = with_options(answered, options, node, bound=kind in ("instance", "class", "property"))
+        for sample in optioned:
+            comparer.receiver = sample.receiver if on_instance else None
+            found = comparer.check(sample.args_repr, dict(sample.kwargs_repr), "options")
+            if found is not None and comparer.confirm(found):
+                return outcome(found, True, None, comparer)
         # the tests' calls with a word of the table the mutant edits in place of another they wrote (each on its
         # own instance: the format a text is parsed with comes with the text)
-        for sample, args_repr, kwargs_repr in swapped_calls(mine, table_swaps(source, mutant)):
+        swaps = table_swaps(source, mutant)
+        for sample, args_repr, kwargs_repr in [*swapped_calls(mine, swaps), *swapped_calls(optioned, swaps)]:
             comparer.receiver = sample.receiver if kind in ("instance", "property") else None
             found = comparer.check(args_repr, kwargs_repr, "designed")
             if found is not None and comparer.confirm(found):
@@ -265,14 +282,18 @@ def search_input(
         related = _row_examples(reference, source, mutant)
         foreign = _FOREIGN if mutant.family == "broadened-handler" else ()
         recase = _looks_at_case(source, mutant)
-        calls = list({(s.args_repr, s.kwargs_repr): s for s in mine}.values())  # the tests' arguments, once each
+        # the tests' arguments, once each, the first few before those with the options other tests pass
+        recorded = list({(s.args_repr, s.kwargs_repr): s for s in mine}.values())
+        ordered = [*recorded[:_FIRST_BASES], *optioned, *recorded[_FIRST_BASES:]]
+        calls = list({(s.args_repr, s.kwargs_repr): s for s in ordered}.values())
         # the mutated line's own constants first: few, where the tests' texts with a character of theirs put in
         # are up to sixty (`"quies"` is told apart by itself, before `"horsesq"`)
         constants = mutated_constants(source, mutant) + _character_variants(source, mutant, calls)
         for receiver in receivers:  # each instance the tests built gets its share of the inputs
             comparer.receiver = receiver
             for sample in calls if receiver is not None else ():  # the tests' arguments on this instance
-                found = comparer.check(sample.args_repr, dict(sample.kwargs_repr), "recorded")
+                found = comparer.check(sample.args_repr, dict(sample.kwargs_repr),
+                                       "options" if sample in optioned else "recorded")
                 if found is not None and comparer.confirm(found):
                     return outcome(found, True, None, comparer)
             # (an instance set up in a mode gets a quarter: the plain ones share the inputs as if alone; the

@@ -38,7 +38,9 @@ from elenchus.analysis.witness.targets import (
 )
 
 
-_ORIGINS = {"recorded": "calls the tests made", "boundary": "the mutated constants and their neighbours",
+_ORIGINS = {"recorded": "calls the tests made",
+            "options": "calls the tests made, with keyword arguments other tests pass the same function",
+            "boundary": "the mutated constants and their neighbours",
             "designed": "inputs designed for the mutant (what its patterns and the tables it reads match)",
             "test-literal": "the tests' literals", "edge-value": "empty, zero, negative and None values",
             "foreign": "values of kinds the tests never passed, for a broadened error handler",
@@ -197,13 +199,15 @@ Verify = Callable[[probes.Probe, Mutant], probes.ProbeCheck]
 def search_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Sequence[probes.CallSample]],
                    test_literals: Sequence[Any], layout: SourceLayout, time_budget: float,
                    scratch: Path | None = None, unrecorded: Mapping[str, int] | None = None,
-                   placement: Placement | None = None, progress: _Progress | None = None) -> Candidate | NoWitness:
+                   placement: Placement | None = None, progress: _Progress | None = None,
+                   options: Mapping[str, Sequence[tuple[tuple[str, str], ...]]] | None = None) -> Candidate | NoWitness:
     """The next call that tells ``mutant`` apart, its test written (``settle`` verifies it), or why
     there is none; ``progress`` resumes a search whose last candidate was not kept.
 
     ``samples`` are the recorded calls by ``"module:function"``; ``unrecorded`` counts the
     distinct calls whose arguments were not literals: when they outnumber the recorded
-    ones, a search that found nothing has not tried the tests' own kind of input. The
+    ones, a search that found nothing has not tried the tests' own kind of input. ``options``:
+    by called name, the keyword arguments the tests pass (``probes.keywords_in``). The
     search of every target function shares ``time_budget`` seconds, verifying included.
     """
     started = time.monotonic()
@@ -268,7 +272,8 @@ def search_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Se
                                      symbol=symbol, module=home or target_module, roots=layout.roots, data=data,
                                      state=state, reads=reads, setup=setup,
                                      attribute=attribute if home is None and setup is None else None,
-                                     defined_in=foreign[1] if foreign is not None else None)
+                                     defined_in=foreign[1] if foreign is not None else None,
+                                     options=(options or {}).get(symbol.rpartition(".")[2], ()))
         progress.inputs += search.inputs
         if search.proof is not None:
             progress.seconds += time.monotonic() - started
@@ -321,7 +326,8 @@ def search_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Se
     # Nothing compared, a target left unsearched, or a difference no kept test shows: a gap.
     if not progress.searched or progress.unkept or progress.unfinished or progress.unreplayed:
         lead = "no witness was found, so it stays a gap" if progress.inputs else "no witness was searched"
-        return NoWitness(False, f"{lead}: " + "; ".join(progress.notes), progress.inputs, seconds)
+        return NoWitness(False, f"{lead}: " + "; ".join(progress.notes + progress.described), progress.inputs,
+                         seconds)
     tried = "; ".join(progress.described + progress.notes)
     if mutant.family in _SEARCH_CANNOT_CLEAR:
         return NoWitness(False, f"no witness was found, so it stays a gap: {_SEARCH_CANNOT_CLEAR[mutant.family]} "
@@ -361,7 +367,8 @@ def find_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Sequ
                  test_literals: Sequence[Any], layout: SourceLayout, time_budget: float,
                  scratch: Path | None = None, disabled_plugins: Sequence[str] = (),
                  unrecorded: Mapping[str, int] | None = None, placement: Placement | None = None,
-                 verify: Verify | None = None) -> Witness | NoWitness:
+                 verify: Verify | None = None,
+                 options: Mapping[str, Sequence[tuple[tuple[str, str], ...]]] | None = None) -> Witness | NoWitness:
     """A verified witness for ``mutant`` in the code at ``reference_dir``, or why there is none
     (``search_witness`` and ``settle`` in turn). ``verify`` checks each written test; by default in
     fresh interpreters."""
@@ -370,7 +377,7 @@ def find_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Sequ
     progress = None
     while True:
         found = search_witness(reference_dir, mutant, samples, test_literals, layout, time_budget, scratch,
-                               unrecorded, placement, progress)
+                               unrecorded, placement, progress, options)
         if isinstance(found, NoWitness):
             return found
         started = time.monotonic()

@@ -104,7 +104,8 @@ def witness_survivors(survivors: Sequence[Mutant], cohort: Cohort, head: Snapsho
     samples = probes.record_calls(cohort.template, callers, sorted(wanted), roots=layout.roots, scratch=scratch,
                                   steps=sorted(steps), disabled_plugins=cohort.disabled_plugins, unrecorded=unrecorded,
                                   tests_only=callers != cohort.tests) if wanted and callers else {}
-    literals = probes.literals_in([read_python(cohort.template / t) for t in cohort.tests])
+    sources = [read_python(cohort.template / t) for t in cohort.tests]
+    literals, options = probes.literals_in(sources), probes.keywords_in(sources)
     placements = {mutant.id: placement_for(mutant, layout.module_name(mutant.path) or "", cohort.tests, head.read)
                   if placed and layout.module_name(mutant.path) else None for mutant in survivors}
     verify = verifier(cohort, executor) if executor is not None else None
@@ -112,12 +113,13 @@ def witness_survivors(survivors: Sequence[Mutant], cohort: Cohort, head: Snapsho
     pooled = {m.id for m in searchable} if jobs > 1 and len(searchable) > 1 else set()
     alone = [mutant for mutant in survivors if mutant.id not in pooled]
     found: dict[str, Witness | NoWitness] = {**answered, **{
-        mutant.id: _searched(cohort.template, mutant, *arguments, placements[mutant.id], verify) for mutant in alone}}
+        mutant.id: _searched(cohort.template, mutant, *arguments, placements[mutant.id], verify, options=options)
+        for mutant in alone}}
     if len(found) == len(survivors) + len(answered):  # (one search, or one job: no process pool to start)
         return found
     search = functools.partial(_hunted, cohort.template, samples=samples, literals=literals, layout=layout,
                                time_budget=time_budget, scratch=scratch, disabled_plugins=cohort.disabled_plugins,
-                               unrecorded=unrecorded, verify_here=verify is None)
+                               unrecorded=unrecorded, verify_here=verify is None, options=options)
     # Processes, not threads: CPython 3.11 can fail building ASTs (ast.parse, literal_eval)
     # in two threads at once ("AST constructor recursion depth mismatch").
     with ProcessPoolExecutor(max_workers=min(jobs, len(searchable)),
@@ -256,16 +258,17 @@ def _outcome(future: Future) -> Witness | NoWitness | Candidate | _Progress:
 def _hunted(reference_dir: Path, mutant: Mutant, placement: Placement | None, progress: _Progress | None = None, *,
             samples: Mapping[str, Sequence[probes.CallSample]], literals: Sequence[Any], layout: SourceLayout,
             time_budget: float, scratch: Path, disabled_plugins: Sequence[str], unrecorded: Mapping[str, int],
-            verify_here: bool) -> Witness | NoWitness | Candidate:
+            verify_here: bool, options: Mapping[str, Sequence[tuple[tuple[str, str], ...]]]
+            ) -> Witness | NoWitness | Candidate:
     """One search process's part: the whole search with fresh verification (``verify_here``), else the
     search up to its next candidate."""
     if verify_here:
         return _searched(reference_dir, mutant, samples, literals, layout, time_budget, scratch, disabled_plugins,
-                         unrecorded, placement)
+                         unrecorded, placement, options=options)
     started = time.monotonic()
     try:
         return search_witness(reference_dir, mutant, samples, literals, layout, time_budget, scratch, unrecorded,
-                              placement, progress)
+                              placement, progress, options)
     except Exception as error:  # noqa: BLE001 - one survivor's search must not lose the evaluation
         return _broken(error, started)
 
@@ -278,11 +281,11 @@ def _checked(candidate: Candidate, mutant: Mutant, verify: Verify, placed: bool)
         return _broken(error, started)
 
 
-def _searched(reference_dir: Path, mutant: Mutant, *arguments: Any) -> Witness | NoWitness:
+def _searched(reference_dir: Path, mutant: Mutant, *arguments: Any, **keywords: Any) -> Witness | NoWitness:
     """``find_witness``; a search that breaks leaves the survivor a gap, saying why, instead of ending the run."""
     started = time.monotonic()
     try:
-        return find_witness(reference_dir, mutant, *arguments)
+        return find_witness(reference_dir, mutant, *arguments, **keywords)
     except Exception as error:  # noqa: BLE001 - one survivor's search must not lose the evaluation
         return _broken(error, started)
 
