@@ -73,6 +73,24 @@ def _smaller(found: Distinction, comparer: _Comparer) -> Distinction:
     return found
 
 
+def _plainer(found: Distinction, comparer: _Comparer) -> Distinction:
+    """``found`` without the arguments it does not need: each keyword argument, then each last positional one,
+    dropped while the two still differ (``format('are', keyword_case='upper')`` where the call the search built on
+    also passed ``None, reindent=True``). A witness shows what tells the two apart, and no more."""
+    args, kwargs = list(found.args_repr), dict(found.kwargs_repr)
+    for name in list(kwargs):
+        trial = {key: text for key, text in kwargs.items() if key != name}
+        plainer = comparer.check(args, trial, found.origin)
+        if plainer is not None:
+            found, kwargs = plainer, trial
+    while args:
+        plainer = comparer.check(args[:-1], kwargs, found.origin)
+        if plainer is None:
+            break
+        found, args = plainer, args[:-1]
+    return found
+
+
 def _literal_nodes(tree: ast.AST) -> list[tuple[ast.expr, Any]]:
     """The scalar literals in ``tree`` with their nodes, in source order: numbers (a
     leading minus included), strings and bytes; not docstrings, booleans or None."""

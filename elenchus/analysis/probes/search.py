@@ -35,7 +35,7 @@ from elenchus.analysis.probes.common import (
 from elenchus.analysis.probes.drivers import PER_CALL_TIMEOUT, _Driver, _scratch
 from elenchus.analysis.probes.compare import _Comparer, _acting_lines, _compared_state, _names
 from elenchus.analysis.probes.shapes import _Signature, _search
-from elenchus.analysis.probes.boundary import _FIRST_BASES, _boundary_calls, _smaller, mutated_constants
+from elenchus.analysis.probes.boundary import _FIRST_BASES, _boundary_calls, _plainer, _smaller, mutated_constants
 from elenchus.analysis.probes.designed import (
     _character_variants,
     _code_point_characters,
@@ -253,6 +253,7 @@ def search_input(
         for sample in optioned:
             comparer.receiver = sample.receiver if on_instance else None
             found = comparer.check(sample.args_repr, dict(sample.kwargs_repr), "options")
+            found = _plainer(found, comparer) if found is not None else None
             if found is not None and comparer.confirm(found):
                 return outcome(found, True, None, comparer)
         # the tests' calls with a word of the table the mutant edits in place of another they wrote (each on its
@@ -308,7 +309,7 @@ def search_input(
                     break
                 found = comparer.check(args_repr, kwargs_repr, origin)
                 if found is not None:
-                    found = _smaller(found, comparer)
+                    found = _plainer(_smaller(found, comparer), comparer)
                 if found is not None and comparer.confirm(found):
                     return outcome(found, True, None, comparer)
             others = receivers if kind == "instance" else []  # `a - b`, `a == b`: b built as the tests built one
