@@ -1928,3 +1928,19 @@ def test_a_dropped_table_entry_is_told_apart_through_an_option_only_other_tests_
     assert probes.verify_probe(root, probe, mutant).accepted
     alone = probes.search_input(root, mutant, recorded, search_budget=0, symbol="render", data=["WORDS"])
     assert alone.distinction is None and "options" not in dict(alone.tried)
+
+
+def test_an_option_goes_into_the_plainest_calls_in_place_of_what_they_gave_it_and_never_twice():
+    import ast
+
+    from elenchus.analysis.probes.designed import with_options
+
+    [node] = ast.parse("class Words:\n    def __init__(self, text, case=None):\n        pass\n").body[0].body
+    made = [probes.CallSample("shop.words:Words", ("'x'",), (("case", "None"),)),
+            probes.CallSample("shop.words:Words", ("'y'",), (("case", "'lower'"),))]
+    options = ((("case", "'upper'"),), (("text", "'z'"),), (("mode", "1"),), (("case", "'lower'"),))
+    called = with_options(made, options, node, bound=True)
+    # `text` is given by position in every call, `mode` is no parameter, and `case='lower'` is no change to the
+    # second call: each call gets `case` in place of its own
+    assert [(c.args_repr, c.kwargs_repr) for c in called] == [
+        (("'x'",), (("case", "'upper'"),)), (("'x'",), (("case", "'lower'"),)), (("'y'",), (("case", "'upper'"),))]

@@ -249,7 +249,8 @@ def search_input(
         on_instance = kind in ("instance", "property")
         answered = [s for s in mine if not comparer.raised(s.args_repr, dict(s.kwargs_repr),
                                                            s.receiver if on_instance else None)]
-        optioned = with_options(answered, options, node, bound=kind in ("instance", "class", "property"))
+        optioned = with_options(answered, options, node,
+                                bound=kind in ("instance", "class", "property") or node.name == "__init__")
         for sample in optioned:
             comparer.receiver = sample.receiver if on_instance else None
             found = comparer.check(sample.args_repr, dict(sample.kwargs_repr), "options")
