@@ -1944,3 +1944,17 @@ def test_an_option_goes_into_the_plainest_calls_in_place_of_what_they_gave_it_an
     # second call: each call gets `case` in place of its own
     assert [(c.args_repr, c.kwargs_repr) for c in called] == [
         (("'x'",), (("case", "'upper'"),)), (("'x'",), (("case", "'lower'"),)), (("'y'",), (("case", "'upper'"),))]
+
+
+def test_a_tests_call_with_a_table_word_put_in_keeps_only_the_arguments_that_tell_the_two_apart(tmp_path):
+    # sqlparse's command line calls `format(sql, 'utf-8', comma_first=False, ..., wrap_after=0)`: the witness
+    # built on it named all seventeen options where one shows the dropped keyword
+    root = make_project(tmp_path / "words", "words", RENDER, "def test_nothing():\n    pass\n")
+    recorded = [probes.CallSample("shop.words:render", ("'SELECT x'",), (("case", "'lower'"), ("strict", "True")))]
+    mutant = dataclasses.replace(handmade_mutant("src/shop/words.py", "<module>",
+                                                 RENDER.replace('    "ABORT": "keyword",\n', "")),
+                                 line=2, end_line=2, mutated_lines=())
+    found = probes.search_input(root, mutant, recorded, search_budget=0, symbol="render", data=["WORDS"])
+    assert found.distinction is not None, found.reason
+    assert (found.distinction.args_repr, found.distinction.kwargs_repr) == (("'ABORT x'",), (("case", "'lower'"),))
+    assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("'abort x'", "'ABORT x'")

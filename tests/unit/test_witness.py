@@ -498,6 +498,8 @@ def test_calls_are_recorded_from_the_fastest_tests_that_run_the_functions_a_witn
     assert sorted(fastest) == sorted(ordered[2 * CALLERS_PER_FUNCTION:3 * CALLERS_PER_FUNCTION])
     assert _callers(cohort, coverage, {("m.py", "other"): {9}}) == ()  # no test runs it: nothing to record
     assert _callers(cohort, None, {("m.py", "ratio"): {6}}) == ("tests/test_m.py",)  # no coverage: every test
+    # a file the coverage did not measure (a target's evaluation measures the target's files only): every test
+    assert _callers(cohort, coverage, {("pkg/__init__.py", "format"): {3}}) == ("tests/test_m.py",)
     shared = CoverageMap(lines, {"m.py": frozenset({6})}, durations, coverage.files, keys)
     assert _callers(cohort, shared, {("m.py", "ratio"): {6}}) == ("tests/test_m.py",)  # run at import: a whole run
 

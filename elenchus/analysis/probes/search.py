@@ -263,6 +263,7 @@ def search_input(
         for sample, args_repr, kwargs_repr in [*swapped_calls(mine, swaps), *swapped_calls(optioned, swaps)]:
             comparer.receiver = sample.receiver if kind in ("instance", "property") else None
             found = comparer.check(args_repr, kwargs_repr, "designed")
+            found = _plainer(found, comparer) if found is not None else None
             if found is not None and comparer.confirm(found):
                 return outcome(found, True, None, comparer)
         # a command's entry point, given command lines (the one every call shares shows none of its options)

@@ -205,9 +205,12 @@ def _callers(cohort: Cohort, coverage: CoverageMap | None,
     executed its body (by the baseline's coverage, as node ids; none when no test did), else the cohort's
     test files. A test that calls a function runs its body; running the others would only record nothing,
     slowly. (Node ids are chosen only when none of those lines ran at import: the recording then starts
-    with the tests.)"""
+    with the tests; and only when the coverage measured each function's file: a target's evaluation measures
+    the target's files, and a table there is reached through the package's functions in others.)"""
     if coverage is None or any(lines & coverage.shared.get(path, frozenset()) for (path, _), lines in spans.items()):
         return cohort.tests  # calls made at import or by a shared fixture: only a whole run records them
+    if any(path not in coverage.lines and path not in coverage.shared for path, _ in spans):
+        return cohort.tests  # (a file the coverage did not measure: which tests call into it is unknown)
     keys: set[str] = set()
     for (path, _), lines in spans.items():
         keys.update(_running(coverage, path, lines)[:CALLERS_PER_FUNCTION])
