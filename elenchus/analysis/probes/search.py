@@ -159,8 +159,9 @@ def search_input(
     ``defined_in``: the file defining ``symbol`` when it is not the mutated one (a function of the package that
     reaches a table of another module through the code it calls).
 
-    ``options``: sets of keyword arguments the tests pass to a function of this name (``keywords_in``), each
-    added to the recorded calls that leave it out: tried after the recorded calls, and as their base calls.
+    ``options``: sets of keyword arguments the tests pass to a function of this name (``keywords_in``), each put
+    into the plainest recorded calls the code answered (``with_options``): tried after the recorded calls, and as
+    base calls of the boundary candidates.
     """
     started = time.monotonic()
     reference_dir = Path(reference_dir)
