@@ -623,6 +623,10 @@ def test_a_table_only_another_module_reads_is_told_apart_through_the_packages_ow
     assert "`tokens` gave results a test cannot write down or compare (`list`) for each of the tests' 1 call(s), " \
            "so no other input was tried" in alike.reason, alike.reason
     assert re.search(r"`mark`: \d+ input\(s\) \(", alike.reason), alike.reason  # (what the search tried says so)
+    # a whole file's mutants have the symbol `<module>`: the reason names the data
+    whole = find_witness(project, replace(kept, symbol="<module>"), samples, (), SourceLayout((".",), ("shop",)),
+                         20.0, scratch)
+    assert "`WORDS` is read only by other modules of `shop`" in whole.reason, whole.reason
 
 
 def test_a_broadened_handler_is_told_apart_by_a_value_of_a_kind_the_tests_never_passed(tmp_path):

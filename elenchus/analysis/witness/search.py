@@ -33,6 +33,7 @@ from elenchus.analysis.witness.targets import (
     public_attribute,
     public_home,
     setups_for,
+    shown_name,
     in_search_order,
     targets_for,
 )
@@ -232,9 +233,10 @@ def search_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Se
         targets = foreign[2]
         progress.unfinished = True
         if progress.next_target == 0:
-            progress.notes.append(f"`{mutant.symbol}` is read only by other modules of `{foreign[0]}`, so "
-                                  f"the search went through `{foreign[0]}`'s own functions, whose agreement "
-                                  "claims nothing")
+            shown = shown_name(source, mutant)
+            progress.notes.append(f"{shown} {'are' if ' and ' in shown else 'is'} read only by other modules of "
+                                  f"`{foreign[0]}`, so the search went through `{foreign[0]}`'s own functions, "
+                                  "whose agreement claims nothing")
     # What the tests passed to the mutated function itself, when it is not called directly (a private helper
     # its test calls: `_pl_special_verb("wasn't")`): the first literals a public caller gets, since the caller
     # often hands its argument down.

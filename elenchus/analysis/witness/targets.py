@@ -76,6 +76,14 @@ def _assigned_at(source: str, line: int) -> set[str]:
     return names
 
 
+def shown_name(source: str, mutant: Mutant) -> str:
+    """How a reason names what ``mutant`` changes: `` `clamp` ``, or for module-level code, whose symbol is
+    ``<module>``, the names its statement assigns (`` `KEYWORDS` ``)."""
+    names = sorted(set().union(*(_assigned(n) for n in _statements_at(source, mutant.line)))) \
+        if mutant.symbol == "<module>" else []
+    return " and ".join(f"`{name}`" for name in names) or f"`{mutant.symbol}`"
+
+
 def _called_at(source: str, line: int | None = None) -> set[str]:
     """Module-level functions the module's own top-level statements call while it imports (those spanning
     ``line`` only, when given): ``_irregular('person', 'people')`` filling rule tables."""
