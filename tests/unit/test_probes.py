@@ -1958,3 +1958,18 @@ def test_a_tests_call_with_a_table_word_put_in_keeps_only_the_arguments_that_tel
     assert found.distinction is not None, found.reason
     assert (found.distinction.args_repr, found.distinction.kwargs_repr) == (("'ABORT x'",), (("case", "'lower'"),))
     assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("'abort x'", "'ABORT x'")
+
+
+def test_a_long_text_that_tells_the_two_apart_is_cut_to_the_words_it_needs(tmp_path):
+    # sqlparse: a dropped keyword was shown by a test's whole statement with the word in place of `NULL`
+    # (`format('UPDATE "gallery_photo" SET "owner_id" = 4018, "deleted_at" = ARE, ...', reindent=True)`)
+    root = make_project(tmp_path / "words", "words", RENDER, "def test_nothing():\n    pass\n")
+    recorded = [probes.CallSample("shop.words:render", ("'SELECT the name, the price from the items where x'",),
+                                  (("case", "'lower'"),))]
+    mutant = dataclasses.replace(handmade_mutant("src/shop/words.py", "<module>",
+                                                 RENDER.replace('    "ABORT": "keyword",\n', "")),
+                                 line=2, end_line=2, mutated_lines=())
+    found = probes.search_input(root, mutant, recorded, search_budget=0, symbol="render", data=["WORDS"])
+    assert found.distinction is not None, found.reason
+    assert (found.distinction.args_repr, found.distinction.kwargs_repr) == (("'ABORT'",), (("case", "'lower'"),))
+    assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("'abort'", "'ABORT'")

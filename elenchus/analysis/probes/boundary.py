@@ -76,7 +76,9 @@ def _smaller(found: Distinction, comparer: _Comparer) -> Distinction:
 def _plainer(found: Distinction, comparer: _Comparer) -> Distinction:
     """``found`` without the arguments it does not need: each keyword argument, then each last positional one,
     dropped while the two still differ (``format('are', keyword_case='upper')`` where the call the search built on
-    also passed ``None, reindent=True``). A witness shows what tells the two apart, and no more."""
+    also passed ``None, reindent=True``), and each long text without the runs of words it does not need (halves,
+    then quarters, down to single words: a test's SQL statement with a keyword put in). A witness shows what
+    tells the two apart, and no more."""
     args, kwargs = list(found.args_repr), dict(found.kwargs_repr)
     for name in list(kwargs):
         trial = {key: text for key, text in kwargs.items() if key != name}
@@ -88,7 +90,51 @@ def _plainer(found: Distinction, comparer: _Comparer) -> Distinction:
         if plainer is None:
             break
         found, args = plainer, args[:-1]
+    for slot in [*range(len(args)), *kwargs]:  # a long text: the words it needs (a test's SQL, one keyword in it)
+        text = args[slot] if isinstance(slot, int) else kwargs[slot]
+        value = callrecord.argument_value(text)
+        if isinstance(value, str) and len(re.findall(r"\S+\s*", value)) > _SHORT_TEXT:
+            found, args, kwargs = _shortened(found, comparer, args, kwargs, slot, value)
     return found
+
+
+def _shortened(found: Distinction, comparer: _Comparer, args: list[str], kwargs: dict[str, str], slot: int | str,
+               value: str) -> tuple[Distinction, list[str], dict[str, str]]:
+    """``found`` with the text in ``slot`` cut to the runs of words it needs (halves, then quarters, down to single
+    words, at most ``_SHORTENING`` calls), then without the space after its last word."""
+
+    def put(text: str) -> tuple[list[str], dict[str, str]]:
+        trial_args, trial_kwargs = list(args), dict(kwargs)
+        if isinstance(slot, int):
+            trial_args[slot] = repr(text)
+        else:
+            trial_kwargs[slot] = repr(text)
+        return trial_args, trial_kwargs
+
+    words = re.findall(r"\S+\s*", value)
+    size, checks = len(words) // 2, 0
+    while size >= 1 and checks < _SHORTENING:
+        start = 0
+        while start < len(words) and checks < _SHORTENING:
+            kept = words[:start] + words[start + size:]
+            checks += 1
+            shorter = comparer.check(*put("".join(kept)), found.origin) if kept else None
+            if shorter is None:
+                start += size
+            else:
+                found, words = shorter, kept
+                args, kwargs = put("".join(kept))
+        size //= 2
+    stripped = "".join(words).strip()
+    shorter = comparer.check(*put(stripped), found.origin) if stripped != "".join(words) else None
+    if shorter is not None:
+        found, (args, kwargs) = shorter, put(stripped)
+    return found, args, kwargs
+
+
+#: A text of more words than this is shortened by ``_plainer``, in at most ``_SHORTENING`` calls.
+_SHORT_TEXT = 3
+_SHORTENING = 60
 
 
 def _literal_nodes(tree: ast.AST) -> list[tuple[ast.expr, Any]]:
