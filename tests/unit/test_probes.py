@@ -1891,6 +1891,12 @@ def render(text, case=None, strict=False):
 '''
 
 
+#: `render`'s table without its `"ABORT"` entry.
+NO_ABORT = dataclasses.replace(handmade_mutant("src/shop/words.py", "<module>",
+                                               RENDER.replace('    "ABORT": "keyword",\n', "")),
+                               line=2, end_line=2, mutated_lines=())
+
+
 def test_the_keyword_arguments_the_tests_pass_a_function_are_read_each_choice_of_names_first():
     sources = ["import shop\nfrom shop.words import render\n\n\ndef test_a():\n"
                "    assert shop.words.render('select x', case='upper') == 'SELECT x'\n"
@@ -1914,9 +1920,7 @@ def test_a_dropped_table_entry_is_told_apart_through_an_option_only_other_tests_
     root = make_project(tmp_path / "words", "words", RENDER, tests)
     raising = [probes.CallSample("shop.words:render", ("'select x'",), (("strict", repr(bad)),)) for bad in "abcd"]
     recorded = [*raising, probes.CallSample("shop.words:render", ("'select x'",), (("strict", "True"),))]
-    mutant = dataclasses.replace(handmade_mutant("src/shop/words.py", "<module>",
-                                                 RENDER.replace('    "ABORT": "keyword",\n', "")),
-                                 line=2, end_line=2, mutated_lines=())
+    mutant = NO_ABORT
     options = probes.keywords_in([tests])["render"]
     found = probes.search_input(root, mutant, recorded, search_budget=0, symbol="render", data=["WORDS"],
                                 options=options)
@@ -1951,10 +1955,7 @@ def test_a_tests_call_with_a_table_word_put_in_keeps_only_the_arguments_that_tel
     # built on it named all seventeen options where one shows the dropped keyword
     root = make_project(tmp_path / "words", "words", RENDER, "def test_nothing():\n    pass\n")
     recorded = [probes.CallSample("shop.words:render", ("'SELECT x'",), (("case", "'lower'"), ("strict", "True")))]
-    mutant = dataclasses.replace(handmade_mutant("src/shop/words.py", "<module>",
-                                                 RENDER.replace('    "ABORT": "keyword",\n', "")),
-                                 line=2, end_line=2, mutated_lines=())
-    found = probes.search_input(root, mutant, recorded, search_budget=0, symbol="render", data=["WORDS"])
+    found = probes.search_input(root, NO_ABORT, recorded, search_budget=0, symbol="render", data=["WORDS"])
     assert found.distinction is not None, found.reason
     assert (found.distinction.args_repr, found.distinction.kwargs_repr) == (("'ABORT x'",), (("case", "'lower'"),))
     assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("'abort x'", "'ABORT x'")
@@ -1966,10 +1967,7 @@ def test_a_long_text_that_tells_the_two_apart_is_cut_to_the_words_it_needs(tmp_p
     root = make_project(tmp_path / "words", "words", RENDER, "def test_nothing():\n    pass\n")
     recorded = [probes.CallSample("shop.words:render", ("'SELECT the name, the price from the items where x'",),
                                   (("case", "'lower'"),))]
-    mutant = dataclasses.replace(handmade_mutant("src/shop/words.py", "<module>",
-                                                 RENDER.replace('    "ABORT": "keyword",\n', "")),
-                                 line=2, end_line=2, mutated_lines=())
-    found = probes.search_input(root, mutant, recorded, search_budget=0, symbol="render", data=["WORDS"])
+    found = probes.search_input(root, NO_ABORT, recorded, search_budget=0, symbol="render", data=["WORDS"])
     assert found.distinction is not None, found.reason
     assert (found.distinction.args_repr, found.distinction.kwargs_repr) == (("'ABORT'",), (("case", "'lower'"),))
     assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("'abort'", "'ABORT'")
