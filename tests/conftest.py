@@ -50,6 +50,15 @@ def git(repo: Path, *args: str) -> str:
     return done.stdout
 
 
+def committed(repo: Path, files: dict[str, str]) -> Path:
+    """A new git repository at ``repo`` on `main`, holding ``files`` in one commit (``base``)."""
+    write_tree(repo, files)
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "base")
+    return repo
+
+
 @pytest.fixture
 def build_scenario(tmp_path):
     """Build a fixture scenario as a real git repository: ``build_scenario("demo")``."""

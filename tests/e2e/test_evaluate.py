@@ -162,13 +162,9 @@ def position(ring, target):
 def test_a_mutant_that_makes_one_test_loop_and_another_fail_is_caught_by_the_other(tmp_path):
     # (funcy's `takewhile` with `seq is EMPTY` negated: `test_split_by` looped, `test_takewhile` failed; the
     # verdict was a catch or a timeout as the runs' test order fell)
-    from tests.conftest import FAST_ENV, git, write_tree
+    from tests.conftest import FAST_ENV, committed, git, write_tree
 
-    repo = tmp_path / "repo"
-    write_tree(repo, {"tests/test_other.py": "def test_nothing():\n    assert True\n"})
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "base")
+    repo = committed(tmp_path / "repo", {"tests/test_other.py": "def test_nothing():\n    assert True\n"})
     (repo / "ring.py").write_text(RING)
     write_tree(repo, {"tests/test_ring.py": """
         import time

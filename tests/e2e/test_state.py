@@ -15,7 +15,7 @@ import pytest
 
 from elenchus import tempspace
 
-from tests.conftest import FAST_ENV, git, run_cli, write_tree
+from tests.conftest import FAST_ENV, committed, git, run_cli, write_tree
 
 pytestmark = pytest.mark.slow
 
@@ -159,11 +159,7 @@ def test_an_unwritable_runs_directory_is_a_clean_blocked_message(build_scenario,
 
 
 def test_a_latin1_source_with_a_coding_line_is_mutated_and_an_undecodable_one_is_excluded(tmp_path):
-    repo = tmp_path / "repo"
-    write_tree(repo, {"tests/test_calc.py": "def test_nothing():\n    assert True\n"})
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "base")
+    repo = committed(tmp_path / "repo", {"tests/test_calc.py": "def test_nothing():\n    assert True\n"})
     (repo / "latin.py").write_bytes(
         b'# -*- coding: latin-1 -*-\nGREETING = "caf\xe9"\n\n\ndef greet(name):\n'
         b'    if name:\n        return GREETING + " " + name\n    return GREETING\n\n\n'
