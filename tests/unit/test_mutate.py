@@ -450,3 +450,31 @@ def test_mutate_rejects_a_commands_help_text_and_a_log_only_branch_as_arid_and_k
     assert not [m for m in mutants if m.line in (8, 9, 10)]
     # the option's own name is what a user types: still a mutant
     assert [m for m in mutants if m.line == 7 and "'-f'" in m.diff]
+
+
+def test_mutate_rejects_help_text_a_parser_computes_and_a_groups_title_and_keeps_the_choices():
+    # sqlparse's `create_parser()`: `help='... one of {}'.format(', '.join(... for x in _CASE_CHOICES))` gave
+    # `_CASE_CHOICES[1:]` and `[:-1]` mutants, and `add_argument_group('Formatting Options')` a blanked title:
+    # gaps only the help text shows
+    source = src('''
+        import argparse
+
+        def create_parser():
+            choices = ['upper', 'lower']
+            parser = argparse.ArgumentParser()
+            group = parser.add_argument_group('Formatting Options')
+            group.add_argument('-k', dest='case', choices=choices,
+                               help='one of {}'.format(', '.join('"{}"'.format(x) for x in choices)))
+            return parser
+
+        def shown(items):
+            return report(title=', '.join(x for x in items[1:]))
+    ''')
+    mutants, rejected = generate("cli.py", source)
+    assert "arid: help text a command shows its user (a group's title)" in reasons(rejected)
+    assert "arid: help text a command shows its user (`help=`)" in reasons(rejected)
+    assert not [m for m in mutants if m.line in (6, 8)], [m.incident for m in mutants]
+    # the choices and the option's destination are what the command does: mutants
+    assert [m for m in mutants if m.line == 4] and [m for m in mutants if m.line == 7 and "'case'" in m.diff]
+    # a keyword of another call is not help text, computed or not
+    assert [m for m in mutants if m.line == 12]

@@ -44,7 +44,7 @@ bare float result is compared approximately (``pytest.approx`` defaults), contai
 
 The package, by step: ``common`` (the records and what can be probed), ``drivers`` (the
 driver processes and the recording run), ``compare`` (what counts as a difference),
-``boundary`` and ``designed`` (the candidate inputs), ``shapes`` (the Hypothesis search
+``boundary``, ``designed`` and ``commands`` (the candidate inputs), ``shapes`` (the Hypothesis search
 space), ``search`` (the input search), ``writing`` (probe files) and ``verification``
 (keeping probes, and running them against a proposal). Everything the rest of Elenchus
 uses is imported from here.

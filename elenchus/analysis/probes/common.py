@@ -54,7 +54,8 @@ class Distinction:
     the mutant side. Exceptions are named as a probe writes them (``ValueError``,
     ``pkg.mod.CartError``). ``origin`` tells where the input came from: "recorded" (a
     call the tests made), "options" (one of them with keyword arguments other tests pass the same
-    function), "boundary" (a constant of the mutated lines, or a neighbour),
+    function), "command-options" (a command line the tests passed, with an option its parser declares),
+    "boundary" (a constant of the mutated lines, or a neighbour),
     "designed" (what the mutated patterns and tables match), "test-literal" (a literal the
     related tests write), "edge-value" (an empty, zero, negative or None argument),
     "search" (the Hypothesis search) or "attribute" (no call: the public data the mutant assigns,

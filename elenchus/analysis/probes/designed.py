@@ -166,44 +166,6 @@ def with_options(samples: Sequence[CallSample], options: Sequence[tuple[tuple[st
 _OPTIONED = 4
 
 
-def command_lines(function: ast.FunctionDef, module: str,
-                  texts: Sequence[Any]) -> list[tuple[tuple[str, ...], str | None]]:
-    """For a command's entry point (a function taking no argument that parses the command line: ``parse_args()``,
-    ``sys.argv``): command lines to give it, each with the text its standard input holds (None: an empty one).
-    The program's name then the tests' short texts, alone, word by word, and after each option the function names
-    (``['titlecase', '--preserve-blank-lines', 'a cup of tea']``). What such a function does depends on nothing a
-    call passes, and the one command line every call shares shows none of its options. A function that reads
-    standard input is also given a text there, with its name alone and with each option followed by ``-``
-    (``['titlecase', '-f', '-']``): a test sets ``sys.stdin`` as it sets ``sys.argv``."""
-    arguments = function.args
-    if arguments.posonlyargs or len(arguments.args) > len(arguments.defaults) or None in arguments.kw_defaults:
-        return []
-    reads = any(isinstance(node, ast.Attribute) and (node.attr == "parse_args" or node.attr == "argv" and isinstance(
-        node.value, ast.Name) and node.value.id == "sys") for node in ast.walk(function))
-    if not reads:
-        return []
-    words = _unique(t for t in texts if isinstance(t, str) and t.strip() and len(t) <= _WORD_CHARS
-                    and "\n" not in t and not t.startswith("-"))
-    # (words first: a command's argument is text to work on, and `'../'` tells only how it fails)
-    words = sorted(words, key=lambda t: not any(c.isalpha() for c in t))[:_COMMAND_WORDS] or ["hello world"]
-    options = _unique(node.value for node in ast.walk(function) if isinstance(node, ast.Constant)
-                      and isinstance(node.value, str) and _OPTION.fullmatch(node.value))
-    program = module.rpartition(".")[2]
-    made: list[tuple[tuple[str, ...], str | None]] = [((program, word), None) for word in words]
-    made += [((program, *word.split()), None) for word in words if len(word.split()) > 1][:_COMMAND_WORDS // 2]
-    made += [((program, option, words[0]), None) for option in options]
-    if any(isinstance(node, ast.Attribute) and node.attr == "stdin" for node in ast.walk(function)):
-        made += [((program,), words[0])] + [((program, option, "-"), words[0]) for option in options]
-    return made[:_COMMAND_LINES]  # (the program's name alone, with an empty input, is what every call shares)
-
-
-#: What an option of a command line looks like (`-f`, `--input-file`).
-_OPTION = re.compile(r"--?[A-Za-z][\w-]*")
-#: The tests' texts put on a command line, and command lines given to one entry point, at most.
-_COMMAND_WORDS = 4
-_COMMAND_LINES = 24
-
-
 #: Strings taken from the module's data for one mutant, at most, and the longest tried as an input.
 _DATA_EXAMPLES = 60
 _EXAMPLE_CHARS = 200

@@ -47,11 +47,11 @@ from elenchus.analysis.probes.designed import (
     _row_examples,
     _sized_texts,
     _tested_tables,
-    command_lines,
     swapped_calls,
     table_swaps,
     with_options,
 )
+from elenchus.analysis.probes.commands import command_lines, parser_options, with_command_options
 from elenchus.analysis.probes.writing import call_text
 
 
@@ -267,9 +267,16 @@ def search_input(
             found = _plainer(found, comparer) if found is not None else None
             if found is not None and comparer.confirm(found):
                 return outcome(found, True, None, comparer)
-        # a command's entry point, given command lines (the one every call shares shows none of its options)
-        commands = command_lines(node, module, [*test_literals, *(v for s in mine for v in s.args)]) if not owner \
-            else []
+        # a command's entry point, given command lines (the one every call shares shows none of its options), and
+        # the tests' own command lines with each option its parser declares (`main([path, '-r', '--compact', 'True'])`)
+        declared = parser_options(_module_tree(read_python(reference_dir / defined_in) if defined_in else source),
+                                  node) if not owner else []
+        commands = command_lines(node, module, [*test_literals, *(v for s in mine for v in s.args)], declared) \
+            if not owner else []
+        for sample in with_command_options(answered, declared):  # (first: a call as the tests wrote theirs)
+            found = comparer.check(sample.args_repr, dict(sample.kwargs_repr), "command-options")
+            if found is not None and comparer.confirm(found):
+                return outcome(found, True, None, comparer)
         for argv, stdin in commands:
             comparer.argv, comparer.stdin = argv, stdin
             found = comparer.check([], {}, "designed")

@@ -1,7 +1,7 @@
 """What a witness calls: the public functions that reach a mutant, read from the source.
 
 A survivor is shown to differ through a call a test could make: the mutated function when
-it is public, else the public functions and methods that reach it (``targets_for``); for
+it is public, then the public functions and methods that reach it (``targets_for``); for
 code the module runs while it imports, the data it fills and the functions that read it
 (``data_for``); the set-up calls that select a state first (``setups_for``,
 ``instance_setups_for``); the public package a private module's function is imported
@@ -195,15 +195,14 @@ _BUILDERS = frozenset({"__init__", "__new__", "__post_init__"})
 
 
 def targets_for(source: str, mutant: Mutant) -> list[str]:
-    """Public functions and methods (``Class.name``) to call: the mutated one, else those reaching it
-    (nearest first); a public method is followed by the functions calling it, since it needs an instance
-    built as the tests built theirs."""
+    """Public functions and methods (``Class.name``) to call: the mutated one, then those reaching it
+    (nearest first). A public method needs an instance built as the tests built theirs; a public function may
+    give what no test can compare (``create_parser()`` a parser), where the function calling it shows the
+    difference (``main([path, '-r'])`` prints the statement unindented)."""
     calls = _references(source)
     leaf = mutant.symbol.split(".")[0] if "." in mutant.symbol else mutant.symbol
     owner, _, name = mutant.symbol.rpartition(".")
     own = [mutant.symbol] if mutant.symbol in calls and probes.public_symbol(mutant.symbol) else []
-    if own and not owner:
-        return own
     wanted = {leaf, name}
     if owner and name in _BUILDERS:  # the class itself builds it, and its methods read what it built
         own = [owner] * probes.public_symbol(owner) + [

@@ -24,6 +24,12 @@ _DEBUG_FLAGS = frozenset({"__debug__", "DEBUG", "TYPE_CHECKING"})
 #: Keyword arguments whose text a command-line parser only shows (``add_argument(..., help='...')``,
 #: ``metavar='FILE'``, ``ArgumentParser(prog='sqlformat', usage='%(prog)s [OPTIONS] FILE')``).
 _HELP_KEYWORDS = frozenset({"help", "description", "epilog", "usage", "prog", "metavar", "title"})
+#: Calls of a command-line parser whose help text may be computed (``help='one of {}'.format(', '.join(CHOICES))``:
+#: all of that expression only builds the text), and those whose positional texts are help text too
+#: (``parser.add_argument_group('Formatting Options')``: its title and description).
+_PARSER_CALLS = frozenset({"add_argument", "add_argument_group", "ArgumentParser", "add_parser", "add_subparsers",
+                           "add_option", "OptionParser", "add_option_group"})
+_TITLED_CALLS = frozenset({"add_argument_group", "add_option_group"})
 _STRINGS = (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)
 
 
@@ -42,9 +48,9 @@ def _arid_reason(view: SourceView, site: Site) -> str | None:
             return f"arid: inside `{node.name.value}`, which only formats text for display"
         if isinstance(node, cst.Call) and _is_log_call(view, node):
             return f"arid: inside the logging or output call `{view.code(node.func)}(...)`"
-        if isinstance(node, cst.Arg) and in_string and previous is node.value and node.keyword is not None \
-                and node.keyword.value in _HELP_KEYWORDS:
-            return f"arid: help text a command shows its user (`{node.keyword.value}=`)"
+        if isinstance(node, cst.Arg) and previous is node.value and _help_text(view, node, in_string):
+            named = f"`{node.keyword.value}=`" if node.keyword is not None else "a group's title"
+            return f"arid: help text a command shows its user ({named})"
         if isinstance(node, cst.Raise) and in_string and previous is not None:
             return "arid: message text of a raised exception"
         if isinstance(node, (cst.Assign, cst.AnnAssign)) and in_string and previous is not None \
@@ -60,6 +66,17 @@ def _arid_reason(view: SourceView, site: Site) -> str | None:
                 return "unreachable by clients: runs only as a script (`if __name__ == '__main__':`)"
         previous = node
     return None
+
+
+def _help_text(view: SourceView, arg: cst.Arg, in_string: bool) -> bool:
+    """Is ``arg`` help text a command shows: a text given to a help keyword (``help='...'``), anything given to one
+    of a parser's call (the text it computes), or the title of an option group."""
+    call = view.parent(arg)
+    func = call.func if isinstance(call, cst.Call) else None
+    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+    if arg.keyword is None:
+        return in_string and name in _TITLED_CALLS
+    return arg.keyword.value in _HELP_KEYWORDS and (in_string or name in _PARSER_CALLS)
 
 
 def _raised_only(view: SourceView, node: cst.Assign | cst.AnnAssign) -> bool:
