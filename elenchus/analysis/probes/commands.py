@@ -70,8 +70,8 @@ def parser_options(tree: ast.Module | None, function: ast.FunctionDef) -> list[t
     if tree is None or not reads_command_line(function):
         return []
     functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
-    bodies = _unique([function, *(functions[call.func.id] for call in ast.walk(function) if isinstance(
-        call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in functions)])
+    bodies = list(dict.fromkeys([function, *(functions[call.func.id] for call in ast.walk(function) if isinstance(
+        call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in functions)]))
     found: list[tuple[str, ...]] = []
     for body in bodies:
         lists = _literal_lists([*tree.body, *ast.walk(body)])
@@ -90,7 +90,7 @@ def _literal_lists(statements: Sequence[ast.AST]) -> dict[str, list[Any]]:
                 and isinstance(node.value, (ast.List, ast.Tuple)):
             try:
                 found[node.targets[0].id] = list(ast.literal_eval(node.value))
-            except ValueError:
+            except _UNREADABLE:
                 continue
     return found
 
@@ -126,7 +126,7 @@ def _option_values(call: ast.Call, lists: dict[str, list[Any]]) -> list[tuple[st
 def _literal(node: ast.expr | None) -> Any:
     try:
         return ast.literal_eval(node) if node is not None else None
-    except ValueError:
+    except _UNREADABLE:
         return None
 
 
@@ -156,6 +156,8 @@ def with_command_options(samples: Sequence[CallSample], declared: Sequence[tuple
     return list(made.values())
 
 
+#: What reading a literal off the syntax tree raises for one it cannot read (a name, a call, one nested too deep).
+_UNREADABLE = (ValueError, TypeError, SyntaxError, RecursionError, MemoryError)
 #: What an option of a command line looks like (`-f`, `--input-file`).
 _OPTION = re.compile(r"--?[A-Za-z][\w-]*")
 #: Calls declaring an option (argparse's, and optparse's).
