@@ -380,21 +380,6 @@ def test_boundary_step_finds_the_constant_of_an_off_by_one_the_recorded_samples_
     assert (distinction.reference_repr, distinction.mutant_repr) == ("True", "False")
 
 
-
-def test_the_tests_calls_past_the_first_hundred_come_after_the_inputs_designed_for_the_mutant(tmp_path):
-    # inflect's tests call `compare` 423 times: replaying every one took the time of the pair of words that shows
-    # the mutant. Here the 150th call shows it too, and the mutated constant's neighbour is tried before it.
-    source = "def capped(n):\n    return min(n, 1000)\n"
-    root = make_project(tmp_path / "capped", "capped", source, "def test_nothing():\n    pass\n")
-    mutants, _ = mutate.generate("src/shop/capped.py", source)
-    mutant = pick(mutants, "min(n, 1001)")
-    recorded = [probes.CallSample("shop.capped:capped", (str(n),)) for n in range(149)]
-    recorded.append(probes.CallSample("shop.capped:capped", ("5000",)))
-    distinction = probes.find_distinguishing_input(root, mutant, recorded, search_budget=0)
-    assert distinction is not None and distinction.origin == "boundary", distinction
-    # with fewer calls than that, every one comes first
-    distinction = probes.find_distinguishing_input(root, mutant, recorded[-20:], search_budget=0)
-    assert distinction is not None and distinction.origin == "recorded", distinction
 COLOURS = textwrap.dedent("""
     def to_percent(triplet):
         specials = {255: "100%", 64: "25%", 0: "0%"}

@@ -56,7 +56,6 @@ from elenchus.analysis.probes.writing import call_text
 
 
 BOUNDARY_BUDGET = 200  # boundary, test-literal and edge-value calls per mutant
-RECORDED_FIRST = 100  # the tests' calls replayed before any other input; the rest after the boundary candidates
 SEARCH_BUDGET = 200  # Hypothesis examples per mutant
 SEARCH_SECONDS = 60.0  # wall-clock budget of one search
 RECEIVERS_TRIED = 8  # distinct instances the tests built that a method's search calls it on
@@ -134,7 +133,6 @@ def search_input(
     attribute: str | None = None,
     defined_in: str | None = None,
     options: Sequence[tuple[tuple[str, str], ...]] = (),
-    patient: bool = True,
 ) -> InputSearch:
     """Look for an input on which ``mutant`` fails a reference-output assertion.
 
@@ -164,9 +162,6 @@ def search_input(
     ``options``: sets of keyword arguments the tests pass to a function of this name (``keywords_in``), each put
     into the plainest recorded calls the code answered (``with_options``): tried after the recorded calls, and as
     base calls of the boundary candidates.
-
-    ``patient=False``: other functions are searched after this one, so when none of the tests' calls of this one
-    ran the mutated code, it keeps a quarter of its time for the other inputs and leaves the rest to them.
     """
     started = time.monotonic()
     reference_dir = Path(reference_dir)
@@ -239,19 +234,11 @@ def search_input(
             found = _after_another(comparer, samples, mine, f"{module}:{owner}")
             if found is not None and comparer.confirm(found):
                 return outcome(found, True, None, comparer)
-        # the tests' calls, the first hundred now and the rest after the inputs designed for the mutant (inflect's
-        # tests call `compare` 423 times, and replaying them all took the time of the pair of words that shows it)
-        replayed = list({(s.args_repr, s.kwargs_repr, s.receiver): s for s in mine}.values())
-        first, later = replayed[:RECORDED_FIRST], replayed[RECORDED_FIRST:]
-        for sample in first:
+        for sample in mine:
             comparer.receiver = sample.receiver if kind in ("instance", "property") else None
             found = comparer.check(sample.args_repr, dict(sample.kwargs_repr), "recorded")
             if found is not None and comparer.confirm(found):
                 return outcome(found, True, None, comparer)
-        if not patient and watched and comparer.compared and not comparer.reached:
-            # (none of the tests' calls of it ran the mutated code: a quarter of its time, and the rest to the
-            # functions searched after it; parse's `Parser.named_fields` never runs a converter `Parser.parse` does)
-            comparer.deadline = min(comparer.deadline, time.monotonic() + (comparer.deadline - time.monotonic()) / 4)
         if defined_in is not None and mine and not comparer.compared and comparer.opaque:
             # (one of several functions of the package: when none of the tests' calls gave a result a test can
             # compare, its time goes to the next)
@@ -315,8 +302,7 @@ def search_input(
         constants = mutated_constants(source, mutant) + _character_variants(source, mutant, calls)
         for receiver in receivers:  # each instance the tests built gets its share of the inputs
             comparer.receiver = receiver
-            for sample in calls[:RECORDED_FIRST] if receiver is not None else ():  # the tests' arguments on this
-                # instance (the rest after the boundary candidates)
+            for sample in calls if receiver is not None else ():  # the tests' arguments on this instance
                 found = comparer.check(sample.args_repr, dict(sample.kwargs_repr),
                                        "options" if sample in optioned else "recorded")
                 if found is not None and comparer.confirm(found):
@@ -334,17 +320,6 @@ def search_input(
                 found = comparer.check(args_repr, kwargs_repr, origin)
                 if found is not None:
                     found = _plainer(_smaller(found, comparer), comparer)
-                if found is not None and comparer.confirm(found):
-                    return outcome(found, True, None, comparer)
-            for sample in later:  # (once: each on the instance the tests called it on)
-                comparer.receiver = sample.receiver if kind in ("instance", "property") else None
-                found = comparer.check(sample.args_repr, dict(sample.kwargs_repr), "recorded")
-                if found is not None and comparer.confirm(found):
-                    return outcome(found, True, None, comparer)
-            comparer.receiver, later = receiver, []
-            for sample in calls[RECORDED_FIRST:] if receiver is not None else ():  # (and on this instance)
-                found = comparer.check(sample.args_repr, dict(sample.kwargs_repr),
-                                       "options" if sample in optioned else "recorded")
                 if found is not None and comparer.confirm(found):
                     return outcome(found, True, None, comparer)
             others = receivers if kind == "instance" else []  # `a - b`, `a == b`: b built as the tests built one

@@ -279,8 +279,7 @@ def search_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Se
                                      state=state, reads=reads, setup=setup,
                                      attribute=attribute if home is None and setup is None else None,
                                      defined_in=foreign[1] if foreign is not None else None,
-                                     options=(options or {}).get(symbol.rpartition(".")[2], ()),
-                                     patient=index + 1 == len(phases))
+                                     options=(options or {}).get(symbol.rpartition(".")[2], ()))
         progress.inputs += search.inputs
         if search.proof is not None:
             progress.seconds += time.monotonic() - started
