@@ -270,9 +270,6 @@ def search_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Se
         if foreign is not None:  # (each of the package's functions its share: one whose results no test can
             # compare, `parse` giving statement objects, must not spend the time of the next, `format`)
             remaining /= len(phases) - index
-        elif index + 1 < len(phases):  # (at most half for one target while others wait: inflect's `compare` ran
-            # 900 inputs in all the time, and `compare_nouns`, given the pair of words that shows it, none)
-            remaining = max(remaining / (len(phases) - index), remaining / 2)
         search = probes.search_input(reference_dir, mutant, called,
                                      test_literals=seeds, time_budget=remaining, scratch=scratch,
                                      symbol=symbol, module=home or target_module, roots=layout.roots, data=data,
