@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from elenchus.mutation.mutate import Mutant
-from elenchus.analysis.probes.common import CallSample, _function_node, _module_tree, import_statements
+from elenchus.analysis.probes.common import CallSample, _function_node, _module_nodes, _module_tree, import_statements
 from elenchus.analysis.probes.drivers import _Driver
 from elenchus.analysis.probes.boundary import _constants_on, _unique, mutated_constants
 
@@ -43,7 +43,7 @@ def _pattern_examples(source: str, mutant: Mutant) -> list[str]:
     ``(?i)(quiz)$``), which no edge value or recorded call may hold."""
     shift = len(mutant.mutated_source.splitlines()) - len(source.splitlines())
     before = [v for v in _constants_on(source, mutant.line, mutant.end_line) if isinstance(v, str)]
-    after = [v for v in _constants_on(mutant.mutated_source, mutant.line, mutant.end_line + shift, mutated=True)
+    after = [v for v in _constants_on(mutant.mutated_source, mutant.line, mutant.end_line + shift)
              if isinstance(v, str)]
     changed = [v for v in (*before, *after) if (v in before) != (v in after)]
     examples: list[str] = []
@@ -182,7 +182,7 @@ def _row_examples(driver: _Driver, source: str, mutant: Mutant) -> list[list[str
         return []
     module_names = set(_data_names(source, mutant.line, mutant.end_line))
     groups: list[list[str]] = []
-    for node in ast.walk(tree):
+    for node in _module_nodes(source):
         if not isinstance(node, (ast.Tuple, ast.List)) or not (
                 mutant.line <= node.lineno and (node.end_lineno or node.lineno) <= mutant.end_line):
             continue
@@ -219,7 +219,7 @@ def _data_names(source: str, first: int, last: int) -> list[str]:
                 for name in ast.walk(target) if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Store)}
     assigned |= {alias.asname or alias.name for node in body if isinstance(node, ast.ImportFrom)
                  for alias in node.names if alias.name != "*"}
-    used = [node for node in ast.walk(tree) if isinstance(node, ast.Name) and node.id in assigned
+    used = [node for node in _module_nodes(source) if isinstance(node, ast.Name) and node.id in assigned
             and first <= node.lineno <= last]
     return list(dict.fromkeys(node.id for node in sorted(used, key=lambda n: (n.lineno, n.col_offset))))
 
@@ -252,10 +252,9 @@ def _joined_texts(source: str, mutant: Mutant, texts: Sequence[Any], members: Se
     walked = False
     for text, first, last in ((source, mutant.line, mutant.end_line),
                               (mutant.mutated_source, mutant.line, mutant.end_line + shift)):
-        tree = _module_tree(text)
-        walked = walked or tree is not None and any(
+        walked = walked or any(
             (isinstance(node, ast.Slice) or isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-             and node.func.id == "range") and first <= node.lineno <= last for node in ast.walk(tree))
+             and node.func.id == "range") and first <= node.lineno <= last for node in _module_nodes(text))
     if not walked:
         return []
     # the words that pass the guard of the mutated line first: they hold what its test looks for (`"n't"`)
@@ -275,10 +274,10 @@ def _joined_texts(source: str, mutant: Mutant, texts: Sequence[Any], members: Se
 def _guards(source: str, mutant: Mutant) -> list[ast.expr]:
     """The tests of the ``if`` and ``while`` statements whose body holds the mutated line (outermost first), then
     those of the ``if`` statements inside a loop whose header is on it (what each step of the loop checks)."""
-    tree = _module_tree(source) or ast.Module([], [])
-    around = [node.test for node in ast.walk(tree) if isinstance(node, (ast.If, ast.While)) and node.body
+    nodes = _module_nodes(source)
+    around = [node.test for node in nodes if isinstance(node, (ast.If, ast.While)) and node.body
               and node.body[0].lineno <= mutant.line <= (node.body[-1].end_lineno or node.body[-1].lineno)]
-    inside = [inner.test for node in ast.walk(tree) if isinstance(node, (ast.For, ast.While))
+    inside = [inner.test for node in nodes if isinstance(node, (ast.For, ast.While))
               and node.lineno == mutant.line for statement in node.body for inner in ast.walk(statement)
               if isinstance(inner, ast.If)]
     return around + inside
@@ -438,7 +437,7 @@ def _character_variants(source: str, mutant: Mutant, samples: Sequence[CallSampl
     """
     shift = len(mutant.mutated_source.splitlines()) - len(source.splitlines())
     before = [v for v in _constants_on(source, mutant.line, mutant.end_line) if isinstance(v, str)]
-    after = [v for v in _constants_on(mutant.mutated_source, mutant.line, mutant.end_line + shift, mutated=True)
+    after = [v for v in _constants_on(mutant.mutated_source, mutant.line, mutant.end_line + shift)
              if isinstance(v, str)]
     changed = (set("".join(v for v in before if v not in after)) ^ set("".join(v for v in after if v not in before)))
     characters = sorted(changed - _PATTERN_SYNTAX)

@@ -213,11 +213,12 @@ def search_input(
             removed, read_watch = [], (mutant.path, tuple(reads))
         else:
             read_watch = (mutant.path, removed) if removed else None
-        reference = stack.enter_context(_Driver(reference_copy, module, symbol, per_call_timeout, roots,
-                                                read_watch, setup, _statement_lines(source, mutant) if reads else ()))
         watch = (mutant.path, mutant.mutated_lines) if mutant.mutated_lines and not removed and not reads else None
         watched = bool(watch or read_watch)
-        mutated = stack.enter_context(_Driver(mutant_copy, module, symbol, per_call_timeout, roots, watch, setup))
+        reference, mutated = _Driver.pair(
+            _Driver(reference_copy, module, symbol, per_call_timeout, roots, read_watch, setup,
+                    _statement_lines(source, mutant) if reads else ()),
+            _Driver(mutant_copy, module, symbol, per_call_timeout, roots, watch, setup), stack)
         if not reference.ready or not mutated.ready:
             return outcome(None, False, reference.error or mutated.error or f"cannot call {target}")
         if reads and reference.ran_at_import is False:  # (`if REGEX_AVAILABLE: ... else:` the import never took)
