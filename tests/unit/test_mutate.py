@@ -471,7 +471,7 @@ def test_mutate_rejects_help_text_a_parser_computes_and_a_groups_title_and_keeps
             return report(title=', '.join(x for x in items[1:]))
     ''')
     mutants, rejected = generate("cli.py", source)
-    assert "arid: help text a command shows its user (a group's title)" in reasons(rejected)
+    assert "arid: help text a command shows its user (an option group's title)" in reasons(rejected)
     assert "arid: help text a command shows its user (`help=`)" in reasons(rejected)
     assert not [m for m in mutants if m.line in (6, 8)], [m.incident for m in mutants]
     # the choices and the option's destination are what the command does: mutants

@@ -92,9 +92,9 @@ class _Driver:
 
     @staticmethod
     def pair(first: _Driver, second: _Driver, stack: ExitStack) -> tuple[_Driver, _Driver]:
-        """Both drivers started side by side (each imports the code on its own: started one after the other,
-        the second waited for the first, a sixth of a search's time per function it goes through), then
-        closed with ``stack``."""
+        """Both drivers started side by side (each imports the code on its own; started one after the other,
+        the second waited for the first to import it, for every function a search goes through), then closed
+        with ``stack``."""
         for driver in (first, second):
             stack.callback(driver.close)
             driver._launch()

@@ -49,7 +49,7 @@ def _arid_reason(view: SourceView, site: Site) -> str | None:
         if isinstance(node, cst.Call) and _is_log_call(view, node):
             return f"arid: inside the logging or output call `{view.code(node.func)}(...)`"
         if isinstance(node, cst.Arg) and previous is node.value and _help_text(view, node, in_string):
-            named = f"`{node.keyword.value}=`" if node.keyword is not None else "a group's title"
+            named = f"`{node.keyword.value}=`" if node.keyword is not None else "an option group's title"
             return f"arid: help text a command shows its user ({named})"
         if isinstance(node, cst.Raise) and in_string and previous is not None:
             return "arid: message text of a raised exception"
@@ -69,8 +69,8 @@ def _arid_reason(view: SourceView, site: Site) -> str | None:
 
 
 def _help_text(view: SourceView, arg: cst.Arg, in_string: bool) -> bool:
-    """Is ``arg`` help text a command shows: a text given to a help keyword (``help='...'``), anything given to one
-    of a parser's call (the text it computes), or the title of an option group."""
+    """Is ``arg`` help text a command shows: a text given to a help keyword (``help='...'``), anything a parser's
+    call is given there (the text it computes), or an option group's title or description, given positionally."""
     call = view.parent(arg)
     func = call.func if isinstance(call, cst.Call) else None
     name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
