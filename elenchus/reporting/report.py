@@ -289,8 +289,9 @@ def render_markdown(report: dict) -> str:
             lines.append(f"- {line}")
     detected = scope["detected"]
     sites = {site["path"]: site for site in scope.get("production_sites") or ()}
-    for label, key in (("Production files changed", "production_files"), ("Tests added", "test_files_added"),
-                       ("Tests modified", "test_files_modified"), ("Tests deleted", "test_files_deleted"),
+    # (files: a test function removed from a file that stays is a Test Quality finding, not a deleted file)
+    for label, key in (("Production files changed", "production_files"), ("Test files added", "test_files_added"),
+                       ("Test files modified", "test_files_modified"), ("Test files deleted", "test_files_deleted"),
                        ("Related existing tests", "related_tests")):
         values = detected[key]
         lines.append(f"- {label}: " + (", ".join(f"`{v}`" + _site_text(sites.get(v)) for v in values)
@@ -349,7 +350,14 @@ def render_markdown(report: dict) -> str:
     if idle_text:
         lines += [idle_text, ""]
     elif not existing:
-        lines += ["No challenged incident was caught by the tests that existed before the change.", ""]
+        uncompared = sum(len(by_assessment.get(name, [])) for name in UNCOMPARED)
+        challenged = sum(len(found) for found in by_assessment.values())
+        if uncompared:  # (none caught would read as a finding, where for these nothing is known)
+            lines += [f"No challenged incident was shown caught by the tests that existed before the change: for "
+                      f"{uncompared} of the {challenged} challenged, whether they catch it is unknown (see "
+                      "\"Blocked, inconclusive or not comparable\" under Still At Risk).", ""]
+        else:
+            lines += ["No challenged incident was caught by the tests that existed before the change.", ""]
     for comparison in existing:  # one line each: what to act on is elsewhere (details in the JSON and HTML)
         mutation = mutations[comparison["mutation_id"]]
         contract = f" [{mutation['contract_id']}]" if mutation.get("contract_id") else ""

@@ -68,6 +68,10 @@ def test_evaluate_api_rename_is_not_comparable_never_a_regression(evaluate):
     assessments = {c["assessment"] for c in report["comparisons"]}
     assert assessments == {"not-comparable"}
     assert "cannot import name 'chunks'" in report["comparisons"][0]["reason"]
+    # whether the old tests catch any of them is unknown: the report does not say they caught none
+    count = len(report["comparisons"])
+    assert "## Existing Protection\n\nNo challenged incident was shown caught by the tests that existed before the " \
+           f"change: for {count} of the {count} challenged, whether they catch it is unknown" in done.stdout, done.stdout
 
 
 def test_evaluate_baseline_red_names_the_failing_test_and_classifies_nothing(evaluate):
@@ -471,6 +475,8 @@ def test_the_related_tests_the_report_names_are_those_the_runs_took(tmp_path):
     report = json.loads(next((tmp_path / "runs").glob("*/report.json")).read_text())
     assert report["scope"]["detected"]["related_tests"] == ["tests/test_mod.py"]
     assert "- Related existing tests: `tests/test_mod.py`\n" in done.stdout
+    # (what the change did to test files, named as files: a test function it removed is a Test Quality finding)
+    assert "- Test files modified: none\n- Test files deleted: none\n" in done.stdout
 
 
 def test_symlinks_out_of_the_repository_are_listed_never_read_nor_mutated(tmp_path):
