@@ -19,6 +19,7 @@ from typing import Any
 
 from elenchus.analysis.probes.boundary import _unique
 from elenchus.analysis.probes.common import CallSample
+from elenchus.analysis.probes.designed import _WORD_CHARS
 from elenchus.execution import callrecord
 
 
@@ -88,10 +89,9 @@ def _literal_lists(statements: Sequence[ast.AST]) -> dict[str, list[Any]]:
     for node in statements:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
                 and isinstance(node.value, (ast.List, ast.Tuple)):
-            try:
-                found[node.targets[0].id] = list(ast.literal_eval(node.value))
-            except _UNREADABLE:
-                continue
+            values = _literal(node.value)
+            if isinstance(values, (list, tuple)):
+                found[node.targets[0].id] = list(values)
     return found
 
 
@@ -167,8 +167,6 @@ _FLAG_ACTIONS = frozenset({"store_true", "store_false", "store_const", "append_c
 #: The tests' texts put on a command line, and command lines given to one entry point, at most.
 _COMMAND_WORDS = 4
 _COMMAND_LINES = 24
-#: Texts longer than this are not put on a command line.
-_WORD_CHARS = 40
 #: Declared options read per entry point, values tried per option, and the tests' command lines given them.
 _DECLARED = 48
 _OPTION_VALUES = 6
