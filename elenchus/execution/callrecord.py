@@ -55,12 +55,14 @@ hooks, which receive its objects).
 
 from __future__ import annotations
 
+import ast
 import dis
 import inspect
 import json
 import os
 import re
 import sys
+import textwrap
 import threading
 from collections.abc import Sequence
 from dataclasses import replace
@@ -273,7 +275,7 @@ class CallRecorder:
             module = frame.f_globals.get("__name__")
             if builds is not None and module in builds:
                 try:
-                    self._built(f"{module}:{builds[module]}", code, frame.f_locals)
+                    self._built(f"{module}:{builds[module]}", code, frame.f_locals, frame.f_back)
                 except Exception:  # noqa: BLE001 - observation must never disturb the run
                     pass
         else:
@@ -319,22 +321,27 @@ class CallRecorder:
             step = (code.co_name, texts, tuple(sorted(named.items())))  # type: ignore[arg-type]
             self._receivers[id(instance)] = (seen[0], replace(seen[1], steps=(*seen[1].steps, step)))
 
-    def _built(self, key: str, code: Any, values: dict[str, Any]) -> None:
+    def _built(self, key: str, code: Any, values: dict[str, Any], caller: Any = None) -> None:
         """Note how an instance of a target's class (``key``: ``"module:Class"``) was constructed (its
-        ``__init__`` just started): for the method calls made on it, and among the class's instances."""
+        ``__init__`` just started): for the method calls made on it (through the module's function that
+        built it, when one did: ``_factory``), and among the class's instances."""
         args, kwargs = split_arguments(code, values)
         if not args:
             return
         instance = args[0]
+        made = _factory(caller, type(instance))
         args, kwargs = _without_defaults(getattr(type(instance), "__init__", None), code, args, kwargs)
         texts = [argument_repr(value) for value in args[1:]]
         named = {name: argument_repr(value) for name, value in kwargs.items()}
         with self._lock:
+            if made is not None and len(self._receivers) < MAX_RECEIVERS:
+                self._receivers[id(instance)] = (type(instance), made)
             if None in texts or None in named.values():
-                self._receivers.pop(id(instance), None)
+                if made is None:
+                    self._receivers.pop(id(instance), None)
                 return
             receiver = Receiver(tuple(texts), tuple(sorted(named.items())))
-            if len(self._receivers) < MAX_RECEIVERS:
+            if made is None and len(self._receivers) < MAX_RECEIVERS:
                 self._receivers[id(instance)] = (type(instance), receiver)
             built = self._samples.setdefault(key, {})
             identity = json.dumps([texts, sorted(named.items())])
@@ -396,6 +403,56 @@ class CallRecorder:
         temporary = self.path.with_name(self.path.name + ".part")
         temporary.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
         os.replace(temporary, self.path)
+
+
+#: Per function's code: whether every ``return`` of it returns a call of the class named (``_returns_call_of``).
+_RETURNS: dict[tuple[Any, str], bool] = {}
+
+
+def _factory(caller: Any, owner: type) -> Receiver | None:
+    """How a test built an instance through the module's public function that returns a call of its class
+    (``compile('{}x')`` returning ``Parser(format, ...)``), when the frame constructing it is that function's and
+    its arguments are literals: a receiver built by that call takes in what the function adds (a default of its
+    own). None for a class called any other way."""
+    if caller is None:
+        return None
+    code = caller.f_code
+    name = code.co_name
+    function = caller.f_globals.get(name)
+    if name.startswith("_") or code.co_qualname != name or getattr(function, "__code__", None) is not code \
+            or caller.f_globals.get("__name__") != owner.__module__ or not _returns_call_of(code, owner.__name__):
+        return None
+    args, kwargs = _without_defaults(function, code, *split_arguments(code, caller.f_locals))
+    texts = tuple(argument_repr(value) for value in args)
+    named = {key: argument_repr(value) for key, value in kwargs.items()}
+    if None in texts or None in named.values():
+        return None
+    return Receiver(texts, tuple(sorted(named.items())), (), name)  # type: ignore[arg-type]
+
+
+def _returns_call_of(code: Any, owner: str) -> bool:
+    """Does every ``return`` of the function (none nested) return a call of ``owner`` (``return Parser(...)``)?"""
+    found = _RETURNS.get((code, owner))
+    if found is None:
+        try:
+            tree = ast.parse(textwrap.dedent(inspect.getsource(code)))
+        except (OSError, TypeError, SyntaxError, ValueError):
+            tree = None
+        function = tree.body[0] if tree is not None and tree.body else None
+        returns: list[ast.Return] = []
+        pending = list(getattr(function, "body", ()))
+        while pending:
+            node = pending.pop()
+            if isinstance(node, ast.Return):
+                returns.append(node)
+            elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                pending.extend(ast.iter_child_nodes(node))
+        found = isinstance(function, ast.FunctionDef) and bool(returns) and all(
+            isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name) and node.value.func.id == owner
+            for node in returns)
+        if len(_RETURNS) < MAX_RECEIVERS:
+            _RETURNS[(code, owner)] = found
+    return found
 
 
 def _first_start(frame: Any) -> bool:

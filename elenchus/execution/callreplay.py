@@ -253,11 +253,14 @@ Step = tuple[str, tuple[str, ...], tuple[tuple[str, str], ...]]
 class Receiver:
     """How a test built the instance a method was called on: the call of its class, as argument texts
     (``argument_repr``): ``Money(5, 'EUR')`` is ``Receiver(("5", "'EUR'"))``; then the set-up calls made on
-    it, in order (``p = engine(); p.classical(all=True)`` has ``steps=(("classical", (), (("all", "True"),)),)``)."""
+    it, in order (``p = engine(); p.classical(all=True)`` has ``steps=(("classical", (), (("all", "True"),)),)``).
+    ``factory`` names the module's public function the tests built it with instead of the class
+    (``parse.compile('{}x')``): what that function adds (a default of its own) then reaches every call made on it."""
 
     args_repr: tuple[str, ...] = ()
     kwargs_repr: tuple[tuple[str, str], ...] = ()
     steps: tuple[Step, ...] = ()
+    factory: str | None = None
 
     def texts(self) -> tuple[str, ...]:
         """Every argument text it writes: its class's call's and its steps'."""
@@ -268,6 +271,8 @@ class Receiver:
         found: dict[str, Any] = {"args_repr": list(self.args_repr), "kwargs_repr": dict(self.kwargs_repr)}
         if self.steps:
             found["steps"] = [[name, list(args), dict(kwargs)] for name, args, kwargs in self.steps]
+        if self.factory is not None:
+            found["factory"] = self.factory
         return found
 
 
@@ -283,9 +288,12 @@ def receiver_from_json(data: Any) -> Receiver:
             raise ValueError(f"not a public method's name: {name!r}")
         steps.append((name, tuple(str(text) for text in args),
                       tuple(sorted((str(k), str(v)) for k, v in dict(kwargs).items()))))
+    factory = data.get("factory")
+    if factory is not None and (not isinstance(factory, str) or not factory.isidentifier() or factory.startswith("_")):
+        raise ValueError(f"not a public function's name: {factory!r}")
     receiver = Receiver(tuple(str(text) for text in data["args_repr"]),
                         tuple(sorted((str(k), str(v)) for k, v in dict(data["kwargs_repr"]).items())),
-                        tuple(steps))
+                        tuple(steps), factory)
     for text in receiver.texts():
         argument_value(text)
     return receiver
@@ -560,9 +568,13 @@ class _Instance:
     built: Receiver
 
     def make(self, owner: type) -> Any:
-        """The class's call, then each set-up call made on the instance (``p.classical(all=True)``)."""
-        instance = owner(*map(argument_value, self.built.args_repr),
+        """The class's call (or the module's function the tests built it with), then each set-up call made on
+        the instance (``p.classical(all=True)``)."""
+        maker = owner if self.built.factory is None else getattr(sys.modules[owner.__module__], self.built.factory)
+        instance = maker(*map(argument_value, self.built.args_repr),
                          **{name: argument_value(text) for name, text in self.built.kwargs_repr})
+        if not isinstance(instance, owner):
+            raise TypeError(f"{self.built.factory}() did not build a {owner.__name__}")
         for step, args, kwargs in self.built.steps:
             getattr(instance, step)(*map(argument_value, args), **{name: argument_value(text) for name, text in kwargs})
         return instance

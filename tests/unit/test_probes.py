@@ -1560,9 +1560,73 @@ def test_a_method_is_called_on_an_instance_set_up_the_way_the_tests_set_theirs_u
     assert probes.verify_probe(root, probe, mutant).accepted
 
 
+MATCHER = textwrap.dedent("""
+    import re
+
+
+    class Matcher:
+        def __init__(self, word, case_sensitive=False):
+            self.word = word
+            self._flags = 0 if case_sensitive else re.IGNORECASE
+
+        def find(self, text):
+            return re.search(re.escape(self.word), text, self._flags) is not None
+
+
+    def compile(word, case_sensitive=False):
+        return Matcher(word, case_sensitive=case_sensitive)
+
+
+    def _private(word):
+        return Matcher(word)
+""")
+
+MATCHER_TESTS = textwrap.dedent("""
+    from shop.matcher import Matcher, _private, compile
+
+
+    def test_find():
+        assert compile("cat").find("a cat")
+        assert not Matcher("dog", case_sensitive=True).find("a cat")
+        assert _private("cow").find("a cow")
+""")
+
+
+def test_an_instance_built_by_the_modules_function_is_rebuilt_by_it_and_its_own_default_reaches_the_method(
+        tmp_path):
+    root = make_project(tmp_path / "matcher", "matcher", MATCHER, MATCHER_TESTS)
+    samples = probes.record_calls(root, ["tests"], [("shop.matcher", "Matcher.find")])
+    # built as the test built each: through the public function that returns its class's call, else the class
+    assert {sample.receiver for sample in samples["shop.matcher:Matcher.find"]} == {
+        callrecord.Receiver(("'cat'",), factory="compile"),
+        callrecord.Receiver(("'dog'", "True")), callrecord.Receiver(("'cow'",))}
+    line = next(number for number, text in enumerate(MATCHER.splitlines(), 1) if text.startswith("def compile"))
+    mutant = mutate.Mutant(id="2" * 12, path="src/shop/matcher.py", symbol="compile", line=line, end_line=line,
+                           col=0, family="handmade", changed_intent="handmade", incident="handmade",
+                           expected_detection="none", diff="", mutated_lines=(line,),
+                           mutated_source=MATCHER.replace("def compile(word, case_sensitive=False)",
+                                                          "def compile(word, case_sensitive=True)"))
+    # the default only the function passes on shows in a call on what it built, with the text in capitals
+    assert witness.targets_for(MATCHER, mutant) == ["compile", "Matcher.find"]
+    found = probes.search_input(root, mutant, samples["shop.matcher:Matcher.find"], search_budget=10,
+                                symbol="Matcher.find")
+    assert found.distinction is not None, found.reason
+    assert found.distinction.receiver == callrecord.Receiver(("'cat'",), factory="compile")
+    assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("True", "False")
+    probe = probes.write_probe(mutant, found.distinction, "shop.matcher", witness=True, function="Matcher.find")
+    assert "from shop.matcher import compile\n" in probe.source, probe.source
+    assert f"    assert compile('cat').find({found.distinction.args_repr[0]}) is True\n" in probe.source \
+        or f"    assert compile('cat').find({found.distinction.args_repr[0]}) == True\n" in probe.source, probe.source
+    assert probes.verify_probe(root, probe, mutant).accepted
+
+
 def test_a_receiver_read_from_a_calls_file_is_checked_not_trusted():
     made = callrecord.Receiver(("2",), (("unit", "'kg'"),), (("classical", (), (("all", "True"),)),))
     assert callrecord.receiver_from_json(json.loads(json.dumps(made.as_json()))) == made
+    built = callrecord.Receiver(("'{}x'",), factory="compile")
+    assert callrecord.receiver_from_json(json.loads(json.dumps(built.as_json()))) == built
+    with pytest.raises(ValueError):  # only the module's public function is called
+        callrecord.receiver_from_json({"args_repr": [], "kwargs_repr": {}, "factory": "__import__"})
     step = ["classical", [], {"all": "True"}]
     for bad in ({"args_repr": [], "kwargs_repr": {}, "steps": [step] * (callrecord.MAX_STEPS + 1)},  # never written
                 {"args_repr": [], "kwargs_repr": {}, "steps": [["_reset", [], {}]]},  # a private method

@@ -303,16 +303,19 @@ _SIZED_MAX = 4096
 
 
 def _looks_at_case(source: str, mutant: Mutant) -> bool:
-    """Does the mutated function look at the case of a text (``line.upper() == line``, ``word.istitle()``)? Then a
-    text the tests wrote in capitals or in lower case takes a branch their own spelling never took."""
+    """Does the mutated function look at the case of a text (``line.upper() == line``, ``word.istitle()``,
+    ``re.IGNORECASE``), or take a switch for it (``case_sensitive=False``)? Then a text the tests wrote in capitals
+    or in lower case takes a branch their own spelling never took."""
     function = _function_node(source, mutant.symbol)
-    return function is not None and any(isinstance(node, ast.Attribute) and node.attr in _CASE_METHODS
-                                        for node in ast.walk(function))
+    return function is not None and any(
+        isinstance(node, ast.Attribute) and node.attr in _CASE_METHODS
+        or isinstance(node, (ast.arg, ast.keyword)) and "case" in (node.arg or "").lower()
+        for node in ast.walk(function))
 
 
 #: What reads or changes the case of a text.
 _CASE_METHODS = frozenset({"upper", "lower", "isupper", "islower", "istitle", "title", "capitalize", "casefold",
-                           "swapcase"})
+                           "swapcase", "IGNORECASE"})
 
 
 def _code_point_characters(source: str, mutant: Mutant, target: ast.FunctionDef,

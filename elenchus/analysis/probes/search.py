@@ -10,6 +10,7 @@ is its answer alone.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import json
 import time
 from collections.abc import Iterator, Sequence
@@ -395,8 +396,8 @@ def _after_another(comparer: _Comparer, samples: Sequence[CallSample], mine: Seq
         steps.append((method, sample.args_repr, sample.kwargs_repr))
         built = sample.receiver
         if len(built.steps) < callrecord.MAX_STEPS:
-            others.append(callrecord.Receiver(built.args_repr, built.kwargs_repr,
-                                              (*built.steps, (method, sample.args_repr, sample.kwargs_repr))))
+            others.append(dataclasses.replace(built, steps=(*built.steps,
+                                                            (method, sample.args_repr, sample.kwargs_repr))))
     others = [other for other in dict.fromkeys(others) if other.steps][:ANOTHER_INSTANCE_TRIED]
     calls = list({(s.args_repr, s.kwargs_repr, s.receiver): s for s in mine if s.receiver is not None}.values())
     for sample in calls[:ANOTHER_INSTANCE_TRIED]:
@@ -413,16 +414,14 @@ def _after_another(comparer: _Comparer, samples: Sequence[CallSample], mine: Seq
     mine_made = [step for step in steps if step[0] == calls[0].target.rpartition(".")[2]] if calls else []
     changes = list(dict.fromkeys([*mine_made, *set_up, *steps]))[:2 * ANOTHER_INSTANCE_TRIED]
     tried = set(others)
-    constructions = list(dict.fromkeys((s.receiver.args_repr, s.receiver.kwargs_repr) for s in calls
+    constructions = list(dict.fromkeys(dataclasses.replace(s.receiver, steps=()) for s in calls
                                        if s.receiver is not None))[:1]
     made = list({(s.args_repr, s.kwargs_repr): s for s in calls}.values())[:ANOTHER_INSTANCE_TRIED]
-    for args_repr, kwargs_repr in constructions:
+    for receiver in constructions:
         for sample in made:
             method = sample.target.rpartition(".")[2]
-            receiver = callrecord.Receiver(args_repr, kwargs_repr)
             for step in changes:
-                other = callrecord.Receiver(args_repr, kwargs_repr,
-                                            ((method, sample.args_repr, sample.kwargs_repr), step))
+                other = dataclasses.replace(receiver, steps=((method, sample.args_repr, sample.kwargs_repr), step))
                 if other in tried or step == other.steps[0]:
                     continue
                 tried.add(other)
@@ -455,14 +454,16 @@ def _instance_arguments(signature: _Signature, built: Sequence[callrecord.Receiv
 
 def _varied(receivers: list[callrecord.Receiver]) -> list[callrecord.Receiver]:
     """The receivers with the first of each kind of construction first (which arguments, of which types:
-    ``Duration(years=0.5)`` beside ``Duration(years=4)``), then the others in order; those the tests set up
+    ``Duration(years=0.5)`` beside ``Duration(years=4)``, ``compile('{}')`` beside ``Parser('{}')``), then the
+    others in order; those the tests set up
     after building them (``p.classical(all=True)``) after those they only built, the first of each kind of
     set-up first: they show what only a mode shows, the others what every caller sees."""
     first: dict[str, callrecord.Receiver] = {}
     for receiver in receivers:
         shape = json.dumps([[type(callrecord.argument_value(t)).__name__ for t in receiver.args_repr],
                             [(name, type(callrecord.argument_value(t)).__name__) for name, t in receiver.kwargs_repr],
-                            [(step, [name for name, _ in kwargs]) for step, _, kwargs in receiver.steps]])
+                            [(step, [name for name, _ in kwargs]) for step, _, kwargs in receiver.steps],
+                            receiver.factory])
         first.setdefault(shape, receiver)
     ordered = list(dict.fromkeys([*first.values(), *receivers]))
     return [r for r in ordered if not r.steps] + [r for r in ordered if r.steps]

@@ -31,7 +31,7 @@ def call_text(function: str, args_repr: Sequence[str], kwargs_repr: Sequence[tup
     if receiver is None:  # (``read`` without an instance: the module's data, ``Version.NAMES``)
         return function if read else f"{function}({', '.join(arguments)})"
     owner, _, name = function.rpartition(".")
-    built = instance or call_text(owner, receiver.args_repr, receiver.kwargs_repr)
+    built = instance or call_text(receiver.factory or owner, receiver.args_repr, receiver.kwargs_repr)
     if name in callrecord.OPERATORS:
         template = callrecord.OPERATORS[name][1]
         text = template.format(built, *arguments)
@@ -76,7 +76,7 @@ def _instance_name(function: str) -> str:
 def _building(function: str, receiver: callrecord.Receiver, instance: str) -> list[str]:
     """The lines that build a method's instance as the tests built theirs: its class's call, then the set-up
     calls they made on it (``engine = Engine()``, ``engine.classical(all=True)``)."""
-    built = call_text(function.rpartition(".")[0], receiver.args_repr, receiver.kwargs_repr)
+    built = call_text(receiver.factory or function.rpartition(".")[0], receiver.args_repr, receiver.kwargs_repr)
     return [f"{instance} = {built}", *(call_text(f"{instance}.{name}", args, kwargs)
                                        for name, args, kwargs in receiver.steps)]
 
@@ -178,8 +178,11 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
         parent, _, leaf = module.rpartition(".")
         names.setdefault(parent, []).append(leaf)
         callee = f"{leaf}.{function}"
-    else:
-        names.setdefault(module, []).append(first)
+    else:  # (the module's function the tests built each instance with, its class where they called that)
+        built = [made for made in (distinction.receiver, distinction.first) if made is not None]
+        names.setdefault(module, []).extend(
+            [*([first] if not built or any(made.factory is None for made in built) else []),
+             *(made.factory for made in built if made.factory)])
         callee = function
     held = _held_arguments(distinction, " ".join([callee, *distinction.imports]))
     passed = tuple(held.get(index, text) for index, text in enumerate(distinction.args_repr))

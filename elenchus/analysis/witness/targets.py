@@ -224,6 +224,10 @@ def targets_for(source: str, mutant: Mutant) -> list[str]:
                and not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
                for assigned in _assigned(statement)}
     found: list[str] = list(own)
+    built = _builds(source, mutant.symbol)
+    if built is not None:  # a function building an instance (`compile(fmt)` a `Parser`): used through its methods
+        found += [method for method in calls if method.startswith(f"{built}.") and probes.public_symbol(method)
+                  and method not in found]
     walked: set[str] = set()
     for _ in range(_CALLER_DEPTH):  # callers, their callers, and so on
         callers = [caller for caller, called in calls.items() if called & wanted and caller not in walked]
@@ -240,6 +244,24 @@ def targets_for(source: str, mutant: Mutant) -> list[str]:
                       and probes.public_symbol(method) and method not in found]
             wanted.add(cls)
     return found
+
+
+def _builds(source: str, function: str) -> str | None:
+    """The module's class that the module-level function returns a call of at every ``return``
+    (``return Parser(format, ...)``): the instances the tests built with it are the ones its methods run on."""
+    node = next((node for node in _module_statements(source) if isinstance(node, ast.FunctionDef)
+                 and node.name == function), None)
+    classes = {node.name for node in _module_statements(source) if isinstance(node, ast.ClassDef)}
+    returns, pending = [], list(node.body if node is not None else ())
+    while pending:
+        inner = pending.pop()
+        if isinstance(inner, ast.Return):
+            returns.append(inner.value)
+        elif not isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            pending.extend(ast.iter_child_nodes(inner))
+    names = {value.func.id if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) else None
+             for value in returns}
+    return next(iter(names)) if len(names) == 1 and names <= classes else None
 
 
 #: How many steps of callers a mutant is followed up through, at most.
