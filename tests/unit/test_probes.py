@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from elenchus.execution import callrecord
+from elenchus.analysis.witness.targets import in_search_order
 from elenchus.mutation import mutate
 from elenchus.analysis import probes, witness
 
@@ -1569,6 +1570,9 @@ MATCHER = textwrap.dedent("""
             self.word = word
             self._flags = 0 if case_sensitive else re.IGNORECASE
 
+        def describe(self):
+            return "a matcher of " + self.word
+
         def find(self, text):
             return re.search(re.escape(self.word), text, self._flags) is not None
 
@@ -1589,13 +1593,15 @@ MATCHER_TESTS = textwrap.dedent("""
         assert compile("cat").find("a cat")
         assert not Matcher("dog", case_sensitive=True).find("a cat")
         assert _private("cow").find("a cow")
+        assert Matcher("dog").describe() == "a matcher of dog"
 """)
 
 
 def test_an_instance_built_by_the_modules_function_is_rebuilt_by_it_and_its_own_default_reaches_the_method(
         tmp_path):
     root = make_project(tmp_path / "matcher", "matcher", MATCHER, MATCHER_TESTS)
-    samples = probes.record_calls(root, ["tests"], [("shop.matcher", "Matcher.find")])
+    samples = probes.record_calls(root, ["tests"], [("shop.matcher", "Matcher.find"),
+                                                    ("shop.matcher", "Matcher.describe")])
     # built as the test built each: through the public function that returns its class's call, else the class
     assert {sample.receiver for sample in samples["shop.matcher:Matcher.find"]} == {
         callrecord.Receiver(("'cat'",), factory="compile"),
@@ -1607,7 +1613,11 @@ def test_an_instance_built_by_the_modules_function_is_rebuilt_by_it_and_its_own_
                            mutated_source=MATCHER.replace("def compile(word, case_sensitive=False)",
                                                           "def compile(word, case_sensitive=True)"))
     # the default only the function passes on shows in a call on what it built, with the text in capitals
-    assert witness.targets_for(MATCHER, mutant) == ["compile", "Matcher.find"]
+    # and what the tests called on an instance it built comes before what they called on others
+    targets = witness.targets_for(MATCHER, mutant)
+    assert targets == ["compile", "Matcher.describe", "Matcher.find"]
+    assert in_search_order(MATCHER, mutant, targets, "shop.matcher", samples) == [
+        "compile", "Matcher.find", "Matcher.describe"]
     found = probes.search_input(root, mutant, samples["shop.matcher:Matcher.find"], search_budget=10,
                                 symbol="Matcher.find")
     assert found.distinction is not None, found.reason

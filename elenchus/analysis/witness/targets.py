@@ -272,17 +272,19 @@ def in_search_order(source: str, mutant: Mutant, targets: Sequence[str], module:
                     samples: Mapping[str, Sequence[probes.CallSample]]) -> list[str]:
     """``targets`` in the order a search tries them, nearest first within each rank: the mutated function; then, for
     a table entry the mutant drops or changes, those the tests called with another word of that table in their
-    texts; then those the tests called, or whose class they built, with arguments a search repeats (``samples``,
-    by ``"module:name"``); then the rest. Every designed input is put into the tests' own calls, and a target
-    never called so gets none of them, while it spends the time the ones after it no longer have."""
+    texts; then the methods the tests called on instances the mutated function built (``compile(fmt).parse(text)``);
+    then those the tests called, or whose class they built, with arguments a search repeats (``samples``, by
+    ``"module:name"``); then the rest. Every designed input is put into the tests' own calls, and a target never
+    called so gets none of them, while it spends the time the ones after it no longer have."""
     swaps = probes.table_swaps(source, mutant)
 
-    def rank(target: str) -> tuple[int, int]:
+    def rank(target: str) -> tuple[int, int, int]:
         made = samples.get(f"{module}:{target}", ())
         if target == mutant.symbol:
-            return 0, 0
+            return 0, 0, 0
         built = "." in target and samples.get(f"{module}:{target.rpartition('.')[0]}")
-        return 0 if swaps and probes.swapped_calls(made, swaps) else 1, 0 if made or built else 1
+        on_its_own = any(sample.receiver is not None and sample.receiver.factory == mutant.symbol for sample in made)
+        return 0 if swaps and probes.swapped_calls(made, swaps) else 1, 0 if on_its_own else 1, 0 if made or built else 1
 
     return sorted(targets, key=rank)
 
