@@ -414,17 +414,10 @@ def view_of(value: Any) -> tuple[str, str, tuple[str, ...]] | None:
     """What a test could still assert about a value no text rebuilds, as (view, text, imports): of a regex
     match, what it matched, where, and each group (``MATCH_FACTS``); else its public attributes,
     ``vars(x) == {...}``, when it has no others and each can be written down; else its own text,
-    ``str(x) == '...'``, when its class writes one (not the default ``<... at 0x...>``); of a list or tuple of
-    such values (``split(sql)`` gives statements), the text of each (``EACH_TEXT``); else None."""
+    ``str(x) == '...'``, when its class writes one (not the default ``<... at 0x...>``); else None."""
     if isinstance(value, re.Match):  # (its text names the span and the whole match, never a group)
         text = literal_repr((value.group(0), value.span(), value.groups(), value.groupdict()))
         return ("match", text, ()) if text is not None and len(text) <= MAX_REPR_CHARS else None
-    if type(value) in (list, tuple):
-        items = [view_of(item) for item in value[:MAX_ELEMENTS + 1]]
-        if not items or len(items) > MAX_ELEMENTS or any(item is None or item[0] != "str" for item in items):
-            return None
-        text = literal_repr([ast.literal_eval(item[1]) for item in items if item is not None])
-        return ("each", text, ()) if text is not None and len(text) <= MAX_REPR_CHARS else None
     attributes = getattr(value, "__dict__", None)
     if (isinstance(attributes, dict) and attributes and not isinstance(value, type) and not callable(value)
             and all(isinstance(name, str) and not name.startswith("_") for name in attributes)):
@@ -456,8 +449,6 @@ def view_of(value: Any) -> tuple[str, str, tuple[str, ...]] | None:
 
 #: How a test asserts the facts ``view_of`` gives of a match held in ``found``.
 MATCH_FACTS = "(found.group(0), found.span(), found.groups(), found.groupdict())"
-#: How a test asserts the text of each value of a list or tuple ``{0}`` gives (``view_of``'s ``"each"``).
-EACH_TEXT = "[str(item) for item in {0}]"
 
 
 def _limited(work: Callable[..., Any], seconds: float, *args: Any) -> Any:

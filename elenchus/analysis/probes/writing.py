@@ -197,9 +197,7 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
     if distinction.listed:  # a generator: what it yields is what a test reads
         call, shown = f"list({call})", f"list({shown})"
     matched = distinction.view == "match" and distinction.reference_exception is None
-    if distinction.view == "each" and distinction.reference_exception is None:  # the text of each value it holds
-        call, shown = callrecord.EACH_TEXT.format(_bare(call)), callrecord.EACH_TEXT.format(_bare(shown))
-    elif distinction.view is not None and distinction.reference_exception is None and not matched:
+    if distinction.view is not None and distinction.reference_exception is None and not matched:
         # what a test can assert of it
         call, shown = f"{distinction.view}({_bare(call)})", f"{distinction.view}({_bare(shown)})"
     if stepped:
