@@ -37,9 +37,11 @@ recorded as passed. A generator's call is its frame's first start (it starts aga
 coroutines are skipped. A method's target is ``pkg.mod:Class.method``: a class method's ``cls`` is
 left out (the call names the class), and an instance method's call is kept with how its
 ``self`` was built (``"receiver": {"args_repr": [...], "kwargs_repr": {...}}``): the literal
-arguments its class's ``__init__`` received when the recorder saw it constructed, else the
-call its ``repr`` writes (a dataclass); a ``self`` built any other way makes the call
-unrecorded. The calls the tests then made on that instance of its class's set-up methods (given as
+arguments its class's ``__init__`` received when the recorder saw it constructed (or, when the
+module's public function that returns a call of the class constructed it, that function's literal
+arguments and its name: ``"factory": "compile"``), else the call its ``repr`` writes (a dataclass);
+a ``self`` built any other way makes the call unrecorded. The calls the tests then made on that
+instance of its class's set-up methods (given as
 ``STEP_OPTION``: ``engine.classical``, that selects a mode) are part of how it was built
 (``"steps": [[name, args_repr, kwargs_repr], ...]``, in order; a step whose arguments are not
 literals, or more than ``MAX_STEPS`` of them, makes the instance unrecorded). Each distinct
