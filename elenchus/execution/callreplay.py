@@ -591,12 +591,13 @@ def _argument(text: str, owner: Any) -> Any:
         return _Instance(built)
 
 
-def _on_receiver(owner: type, name: str, receiver: Receiver, held: list[Any],
-                 made: list[tuple[int, Any, Any]], *args: Any, **kwargs: Any) -> Any:
+def _on_receiver(owner: type, name: str, receiver: Receiver, held: list[Any], made: list[tuple[int, Any, Any]],
+                 cleared: list[bool] | None, *args: Any, **kwargs: Any) -> Any:
     """Build the receiver as the tests built it (its class's call, then its set-up calls), keep it in ``held``,
     then call its method ``name`` the way a test does: an operator or builtin for a special method
     (``OPERATORS``), an attribute read for a property. Each instance argument is built here too, and kept in
-    ``made`` with its position and its state then."""
+    ``made`` with its position and its state then. With ``cleared``, the call is made twice on the instance, what
+    the first returned emptied in between (``_emptied``)."""
     instance = _Instance(receiver).make(owner)
     arguments = list(args)
     for index, arg in enumerate(arguments):
@@ -605,11 +606,30 @@ def _on_receiver(owner: type, name: str, receiver: Receiver, held: list[Any],
             made.append((index, arguments[index], _state_text(arguments[index])))
     kwargs = {key: arg.make(owner) if isinstance(arg, _Instance) else arg for key, arg in kwargs.items()}
     held.append(instance)
-    if name in OPERATORS:
-        return OPERATORS[name][0](instance, *arguments, **kwargs)
-    if isinstance(inspect.getattr_static(owner, name, None), property):
-        return getattr(instance, name)
-    return getattr(instance, name)(*arguments, **kwargs)
+
+    def call() -> Any:
+        if name in OPERATORS:
+            return OPERATORS[name][0](instance, *arguments, **kwargs)
+        if isinstance(inspect.getattr_static(owner, name, None), property):
+            return getattr(instance, name)
+        return getattr(instance, name)(*arguments, **kwargs)
+
+    return call() if cleared is None else _emptied(call, cleared)
+
+
+#: Results a caller can empty in place (``.clear()``).
+_CLEARABLE = (list, dict, set, bytearray)
+
+
+def _emptied(call: Callable[[], Any], cleared: list[bool]) -> Any:
+    """The call, what it returned emptied in place (a caller clearing the list it was handed), then the call
+    again: code that hands out its own data instead of a copy gives the emptied data the second time. ``cleared``
+    notes that the first result could be emptied (a non-empty list, dict, set or bytearray)."""
+    first = call()
+    if isinstance(first, _CLEARABLE) and first:
+        first.clear()
+        cleared.append(True)
+    return call()
 
 
 def _public_state(value: Any) -> dict[str, str]:
@@ -774,11 +794,15 @@ def _answer_call(function: Any, owner: Any, name: str, args: list[Any], kwargs: 
             return {"kind": "setup-failed", "setup": done}
     held: list[Any] = []
     made: list[tuple[int, Any, Any]] = []
+    cleared: list[bool] | None = [] if request.get("again") else None
     if receiver is None:
-        observed = _watch.watched(lambda: observe(function, args, kwargs, per_call), _command_line(request),
+        called = function if cleared is None else (
+            lambda *a, **k: _emptied(functools.partial(function, *a, **k), cleared))  # type: ignore[arg-type]
+        observed = _watch.watched(lambda: observe(called, args, kwargs, per_call), _command_line(request),
                                   _standard_input(request))
     else:
-        observed = _watch.watched(lambda: observe(functools.partial(_on_receiver, owner, name, receiver, held, made),
+        observed = _watch.watched(lambda: observe(functools.partial(_on_receiver, owner, name, receiver, held, made,
+                                                                    cleared),
                                             args, kwargs, per_call), _command_line(request), _standard_input(request))
         if held:
             observed["receiver_after"] = _limited(_state_text, per_call, held[0])
@@ -788,6 +812,8 @@ def _answer_call(function: Any, owner: Any, name: str, args: list[Any], kwargs: 
             after[index] = request["args_repr"][index] if unchanged else None
         if held and request.get("public"):  # each public attribute a test can write down, by name
             observed["public_after"] = _limited(_public_state, per_call, held[0])
+    if cleared is not None and not cleared:  # (nothing the first call gave could be emptied: nothing to compare)
+        return {"kind": "not-emptied"}
     if reach is not None:
         observed["reached"] = (reach.reached or reach.at_import) and (reach.ran or not reach.ran_lines)
         reach.reached = False

@@ -657,13 +657,14 @@ def test_a_dropped_copy_no_input_told_apart_stays_a_gap_never_likely_equivalent(
     from elenchus.mutation.mutate import Mutant
     from elenchus.analysis.witness import NoWitness, find_witness
 
-    source = "DEFAULTS = {'all': False}\n\n\ndef settings():\n    return DEFAULTS.copy()\n"
+    source = ("DEFAULTS = {'all': False}\n\n\ndef enabled():\n    chosen = DEFAULTS.copy()\n"
+              "    chosen['all'] = True\n    return chosen['all']\n")
     project, scratch = _shop_project(tmp_path, "settings", source)
-    mutant = Mutant(id="0" * 12, path="shop/settings.py", symbol="settings", line=5, end_line=5, col=5,
+    mutant = Mutant(id="0" * 12, path="shop/settings.py", symbol="enabled", line=5, end_line=5, col=5,
                     family="dropped-copy", changed_intent="handmade", incident="handmade", expected_detection="none",
                     diff="", mutated_source=source.replace("DEFAULTS.copy()", "DEFAULTS"), mutated_lines=(5,))
-    samples = {"shop.settings:settings": [probes.CallSample("shop.settings:settings", ())]}
-    # `settings()` gives an equal dict either way: only changing it, then calling again, shows the alias
+    samples = {"shop.settings:enabled": [probes.CallSample("shop.settings:enabled", ())]}
+    # `enabled()` gives True either way: only reading `DEFAULTS` after the call shows the alias
     found = find_witness(project, mutant, samples, (), SourceLayout((".",), ("shop",)), 30.0, scratch)
     assert isinstance(found, NoWitness) and not found.searched, found.reason
     assert "shares the original where the code made a copy" in found.reason
@@ -900,6 +901,50 @@ class Engine:
             return word
         return word + "s"
 '''
+
+
+FIELDS = '''\
+DEFAULTS = {"all": False}
+
+
+def settings():
+    return DEFAULTS.copy()
+
+
+class Parser:
+    def __init__(self, fields):
+        self._fields = list(fields)
+
+    @property
+    def fields(self):
+        return self._fields.copy()
+'''
+
+
+def test_a_dropped_copy_of_what_a_function_hands_out_is_told_apart_by_emptying_it_and_asking_again(tmp_path):
+    from elenchus.repo.layout import SourceLayout
+    from elenchus.analysis.witness import Witness, find_witness
+
+    project, scratch = _shop_project(tmp_path, "fields", FIELDS)
+    mutants, _ = generate("shop/fields.py", FIELDS, [FunctionSpan(s.qualname, s.start, s.end)
+                                                     for s in function_spans(FIELDS)])
+    layout = SourceLayout((".",), ("shop",))
+    # a module function handing out the module's own dict: emptied by one caller, empty for the next
+    [shared] = [m for m in mutants if m.family == "dropped-copy" and "return DEFAULTS\n" in m.mutated_source]
+    samples = {"shop.fields:settings": [probes.CallSample("shop.fields:settings", ())]}
+    found = find_witness(project, shared, samples, (), layout, 30.0, scratch)
+    assert isinstance(found, Witness), found.reason
+    assert found.origin == "emptied-result" and found.call == "settings().clear(); settings()", found
+    assert "    settings().clear()\n    assert settings() == {'all': False}\n" in found.test, found.test
+    assert (found.original, found.mutant) == ("{'all': False}", "{}"), found
+    # a property no test read, on an instance the tests built: read, emptied, read again on the same instance
+    [own] = [m for m in mutants if m.family == "dropped-copy" and "return self._fields\n" in m.mutated_source]
+    built = {"shop.fields:Parser": [probes.CallSample("shop.fields:Parser", ("['a']",), (),
+                                                      callrecord.Receiver(("['a']",)))]}
+    found = find_witness(project, own, built, (), layout, 30.0, scratch)
+    assert isinstance(found, Witness), found.reason
+    assert "    parser = Parser(['a'])\n    parser.fields.clear()\n    assert parser.fields == ['a']\n" \
+        in found.test, found.test
 
 
 def test_a_dropped_copy_is_told_apart_by_another_instance_set_up_first(tmp_path):

@@ -55,6 +55,7 @@ class Distinction:
     ``pkg.mod.CartError``). ``origin`` tells where the input came from: "recorded" (a
     call the tests made), "options" (one of them with keyword arguments other tests pass the same
     function), "command-options" (a command line the tests passed, with an option its parser declares),
+    "emptied-result" (a call made again after a caller emptied what it returned),
     "boundary" (a constant of the mutated lines, or a neighbour),
     "designed" (what the mutated patterns and tables match), "test-literal" (a literal the
     related tests write), "edge-value" (an empty, zero, negative or None argument),
@@ -110,6 +111,9 @@ class Distinction:
     # The code's call closes its standard output (a command's `with ofile:` on it): the test gives it a buffer
     # that outlives that, and reads what it printed there.
     closes: bool = False
+    # The call made twice, what the first returned emptied in between (``.clear()``): the results are the second
+    # call's. A mutant handing out its own data instead of a copy then gives the emptied data.
+    emptied: bool = False
 
 
 @dataclass(frozen=True, slots=True)

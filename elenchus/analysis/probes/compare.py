@@ -317,6 +317,26 @@ class _Comparer:
                                    receiver_after=(f".{name}", before[name], after[name]), first=first)
         return None
 
+    def check_emptied(self, args_repr: Sequence[str], kwargs_repr: Mapping[str, str],
+                      receiver: callrecord.Receiver | None) -> Distinction | None:
+        """The call made again after a caller emptied what the first returned (each side in a process of its
+        own): code that hands out a copy gives the same again, code that hands out its own data the emptied
+        data."""
+        self.tried["emptied-result"] = self.tried.get("emptied-result", 0) + 1
+        reference_answer = self.reference.call(args_repr, kwargs_repr, receiver, again=True)
+        mutant_answer = self.mutant.call(args_repr, kwargs_repr, receiver, again=True)
+        reference, mutant = _observed(reference_answer), _observed(mutant_answer)
+        if reference is None or mutant is None or reference[0] is None \
+                or reference_answer.get("view") or mutant_answer.get("view"):
+            return None
+        self.compared += 1
+        self.reached += bool(mutant_answer.get("reached") or reference_answer.get("reached"))
+        if not self._differs(reference, mutant, reference_answer, mutant_answer):
+            return None
+        return Distinction(tuple(args_repr), tuple(sorted(kwargs_repr.items())), reference[0], None, mutant[0],
+                           mutant[1], "emptied-result", imports=tuple(reference_answer.get("imports") or ()),
+                           receiver=receiver, read=self.read, emptied=True)
+
     def read_attribute(self, dotted: str) -> Distinction | None:
         """Whether the module's public data ``dotted`` holds values a test tells apart with ``==`` (written as
         literals or constructors, never a view): then reading it is the witness."""
@@ -392,6 +412,9 @@ class _Comparer:
             if found.attribute is not None:  # (data read again, as a test would)
                 reference_answer = self.reference.attribute(found.attribute)
                 mutant_answer = self.mutant.attribute(found.attribute)
+            elif found.emptied:  # (made twice again, what the first returned emptied in between)
+                reference_answer = self.reference.call(found.args_repr, kwargs, found.receiver, again=True)
+                mutant_answer = self.mutant.call(found.args_repr, kwargs, found.receiver, again=True)
             elif found.first is not None:  # (after the other instance again: a public attribute, or the result)
                 assert found.receiver is not None
                 again = self.check_after(found.first, found.args_repr, kwargs, found.receiver, found.origin, False)

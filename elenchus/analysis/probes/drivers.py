@@ -173,9 +173,12 @@ class _Driver:
 
     def call(self, args_repr: Sequence[str], kwargs_repr: Mapping[str, str],
              receiver: callrecord.Receiver | None = None, first: callrecord.Receiver | None = None,
-             argv: Sequence[str] | None = None, stdin: str | None = None) -> dict[str, Any]:
+             argv: Sequence[str] | None = None, stdin: str | None = None, again: bool = False) -> dict[str, Any]:
         """What the function did for this input (a method: on ``receiver``, built afresh): kind
         value/raise/unrepresentable/timeout/crashed.
+
+        ``again``: the call is made twice, in a process of its own, what the first returned emptied in between;
+        the answer is the second call's (kind "not-emptied" when the first gave nothing a caller can empty).
 
         ``first``: another instance built and set up before the receiver, in a process of its own that ends with
         the call (what they change in the module is gone afterwards); the answer then holds the receiver's public
@@ -195,7 +198,8 @@ class _Driver:
             {"setup": {"name": setup.target.partition(":")[2], "args_repr": list(setup.args_repr),
                        "kwargs_repr": dict(setup.kwargs_repr)}} if setup is not None else {}), **(
             {"argv": list(argv)} if argv is not None else {}), **(
-            {"stdin": stdin} if stdin is not None else {})}) + "\n"
+            {"stdin": stdin} if stdin is not None else {}), **(
+            {"again": True, "isolated": True} if again else {})}) + "\n"
         try:
             self._proc.stdin.write(request.encode("utf-8"))
             self._proc.stdin.flush()

@@ -61,6 +61,7 @@ SEARCH_BUDGET = 200  # Hypothesis examples per mutant
 SEARCH_SECONDS = 60.0  # wall-clock budget of one search
 RECEIVERS_TRIED = 8  # distinct instances the tests built that a method's search calls it on
 ANOTHER_INSTANCE_TRIED = 12  # instances set up first, and calls after them, for a copy the mutant drops
+EMPTIED_TRIED = 8  # calls made again after their first result was emptied, for a copy the mutant drops
 #: Values of kinds a test may never pass, for a handler the mutant broadens (``except TypeError`` made ``except
 #: Exception``): each raises errors of its own where the code indexes, converts or adds what it was given.
 _FOREIGN = ({}, {0: 0}, "?")
@@ -234,6 +235,10 @@ def search_input(
         comparer.read = kind == "property"
         if mutant.family == "dropped-copy" and kind == "instance":  # first, while the module is as imported
             found = _after_another(comparer, samples, mine, f"{module}:{owner}")
+            if found is not None and comparer.confirm(found):
+                return outcome(found, True, None, comparer)
+        if mutant.family == "dropped-copy" and symbol == mutant.symbol:  # what it hands out, emptied by a caller
+            found = _emptied_then_again(comparer, mine, receivers if kind == "property" else [])
             if found is not None and comparer.confirm(found):
                 return outcome(found, True, None, comparer)
         for sample in mine:
@@ -431,6 +436,24 @@ def _after_another(comparer: _Comparer, samples: Sequence[CallSample], mine: Seq
                 found = comparer.check_after(other, sample.args_repr, dict(sample.kwargs_repr), receiver)
                 if found is not None:
                     return found
+    return None
+
+
+def _emptied_then_again(comparer: _Comparer, mine: Sequence[CallSample],
+                        receivers: Sequence[callrecord.Receiver | None]) -> Distinction | None:
+    """For a mutant that hands out the function's own data instead of a copy (``return self._fields`` for
+    ``return self._fields.copy()``): the tests' calls of it (a property's read on each instance they built),
+    each made again after a caller emptied what the first gave. The code's copy leaves its data whole; the
+    mutant's caller empties the data itself."""
+    calls = list(dict.fromkeys([*((s.args_repr, s.kwargs_repr, s.receiver) for s in mine),
+                                *(((), (), receiver) for receiver in receivers if receiver is not None)]))
+    for args_repr, kwargs_repr, receiver in calls[:EMPTIED_TRIED]:
+        if time.monotonic() > comparer.deadline:
+            comparer.expired = True
+            return None
+        found = comparer.check_emptied(args_repr, dict(kwargs_repr), receiver)
+        if found is not None:
+            return found
     return None
 
 

@@ -187,12 +187,15 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
     held = _held_arguments(distinction, " ".join([callee, *distinction.imports]))
     passed = tuple(held.get(index, text) for index, text in enumerate(distinction.args_repr))
     receiver = distinction.receiver
-    stepped = receiver is not None and bool(receiver.steps)  # (set up after its construction: held in a name)
+    # (held in a name: set up after its construction, or called twice)
+    stepped = receiver is not None and (bool(receiver.steps) or distinction.emptied)
     instance = _instance_name(function) if distinction.receiver_after or stepped else None
     read = distinction.read or distinction.attribute is not None
     call = call_text(callee, passed, distinction.kwargs_repr, receiver, instance, read)
     shown = call_text(function, distinction.args_repr, distinction.kwargs_repr, receiver, instance if stepped else None,
                       read=read)
+    if distinction.emptied:  # a caller empties what the call handed out, then asks again
+        shown = f"{shown}.clear(); {shown}"
     building = _building(function, receiver, instance) if receiver is not None and instance is not None else []
     if distinction.listed:  # a generator: what it yields is what a test reads
         call, shown = f"list({call})", f"list({shown})"
@@ -257,6 +260,8 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
             state = f"{instance}{how}" if how.startswith(".") else {
                 "repr": instance, "vars": f"vars({instance})", "str": f"str({instance})"}[how]
             body = f"    {call}\n    assert {state} == {after}\n"
+        if distinction.emptied:
+            body = f"    {call}.clear()\n" + body
     if building:  # the instance, built (and set up) as the tests built theirs, before the call
         body = "".join(f"    {line}\n" for line in building) + body
     body = "".join(f"    {line}\n" for line in earlier) + body
