@@ -1,5 +1,5 @@
-"""Replaying literal calls: the rule for what counts as a literal, which the recorder (``callrecord.py``)
-and the driver share, and the driver itself.
+"""Replaying literal calls: the driver, and the rule for what counts as a literal, which the recorder
+(``callrecord.py``) and the driver share (it lives in ``callliterals.py``, loaded here and re-exported).
 
 **The literal rule**: an argument is kept when it round-trips as a Python literal (``is_literal``) or is a
 date, time, duration, Decimal or Fraction, written as a test writes it (``argument_repr``;
@@ -22,7 +22,8 @@ made first (``"setup": {"name": ..., "args_repr": [...], "kwargs_repr": {...}}``
 locale). A method's request may also name another instance to build and set up first (``"first"``, a
 receiver): made in a forked process of its own (``"isolated"``), so what it changes in the module dies with
 the answer, which then holds the receiver's public attributes a test can write down (``"public"``:
-``public_after``). A request ``{"equal": [A, B], "imports": [...]}``
+``public_after``). A request with ``"again"`` makes the call twice (on the same instance), what the first
+returned emptied in between, and answers the second (``"not-emptied"`` when nothing could be emptied). A request ``{"equal": [A, B], "imports": [...]}``
 asks whether two constructor reprs build equal values. The
 Elenchus process never imports user code; ``elenchus.analysis.probes`` starts drivers.
 
@@ -35,14 +36,11 @@ a second copy would have a ``Receiver`` class of its own.
 
 from __future__ import annotations
 
-import ast
-import builtins
 import functools
 import importlib
 import inspect
 import itertools
 import json
-import math
 import operator
 import os
 import re
@@ -51,15 +49,6 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
-
-#: A literal whose ``repr`` is longer than this is not kept (probes must stay readable).
-MAX_REPR_CHARS = 2000
-#: Containers with more elements than this (all levels together) are not kept.
-MAX_ELEMENTS = 500
-
-_SCALARS = (int, float, str, bytes, bool, type(None))
-_CONTAINERS = (tuple, list, dict, set)
-
 
 def _load_sibling(name: str) -> Any:
     """A self-contained module beside this file, loaded from its file under a private name as this one is."""
@@ -76,247 +65,22 @@ def _load_sibling(name: str) -> Any:
 
 
 _watch = _load_sibling("callwatch")
-
-
-# ---------------------------------------------------------------------------
-# the literal rule
-
-
-def _plain(value: Any, budget: list[int]) -> bool:
-    """Exact builtin literal types all the way down (no subclasses), finite floats, bounded size."""
-    budget[0] -= 1
-    if budget[0] < 0:
-        return False
-    kind = type(value)
-    if kind in _SCALARS:
-        return kind is not float or math.isfinite(value)
-    if kind is list or kind is tuple or kind is set:
-        return all(_plain(item, budget) for item in value)
-    if kind is dict:
-        return all(_plain(key, budget) and _plain(item, budget) for key, item in value.items())
-    return False
-
-
-def literal_repr(value: Any) -> str | None:
-    """``repr(value)`` when it reads back as an equal Python literal, else None.
-
-    Accepted: int, float (finite), str, bytes, bool, None, and tuples, lists, dicts and
-    sets of those, of exactly these types, with a bounded size. The round trip
-    ``ast.literal_eval(repr(value)) == value`` must hold.
-    """
-    if not _plain(value, [MAX_ELEMENTS]):
-        return None
-    try:
-        text = repr(value)
-        if len(text) > MAX_REPR_CHARS:
-            return None
-        return text if ast.literal_eval(text) == value else None
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return None
-
-
-def is_literal(value: Any) -> bool:
-    """True when ``value`` round-trips as a Python literal (see ``literal_repr``)."""
-    return literal_repr(value) is not None
-
-
-def _types_in(value: Any, budget: list[int]) -> Iterator[type]:
-    """The types of ``value`` and of what its builtin containers hold (bounded)."""
-    budget[0] -= 1
-    if budget[0] < 0:
-        return
-    yield type(value)
-    if type(value) in (list, tuple, set, frozenset):
-        for item in value:
-            yield from _types_in(item, budget)
-    elif type(value) is dict:
-        for key, item in value.items():
-            yield from _types_in(key, budget)
-            yield from _types_in(item, budget)
-
-
-def constructor_repr(value: Any) -> tuple[str, tuple[str, ...]] | None:
-    """(``repr(value)``, the imports it needs) when that text, evaluated after those
-    imports, rebuilds an equal value of the same type; else None.
-
-    This is how a test writes a ``datetime``, a ``Decimal`` or a dataclass it expects:
-    ``datetime.datetime(2000, 1, 1, 0, 0)`` after ``import datetime``. A name the text
-    uses must be a module, a builtin, or a name of the module defining one of the
-    value's types. Values whose class keeps the default identity equality never qualify.
-    """
-    try:
-        text = repr(value)
-        if len(text) > MAX_REPR_CHARS or text.startswith("<"):
-            return None
-        tree = ast.parse(text, mode="eval")
-    except Exception:  # noqa: BLE001 - a repr that raises or is not an expression
-        return None
-    homes = [sys.modules.get(kind.__module__) for kind in _types_in(value, [MAX_ELEMENTS])]
-    imports: list[str] = []
-    namespace: dict[str, Any] = {}
-    for name in sorted({node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}):
-        if name in vars(builtins):
-            continue
-        found = sys.modules.get(name)
-        if found is not None and name.isidentifier():
-            imports.append(f"import {name}")
-            namespace[name] = found
-            continue
-        home = next((module for module in homes if module is not None and hasattr(module, name)), None)
-        if home is None or home.__name__ == "__main__":
-            return None
-        imports.append(f"from {home.__name__} import {name}")
-        namespace[name] = getattr(home, name)
-    try:
-        rebuilt = eval(compile(tree, "<repr>", "eval"), namespace)  # noqa: S307 - the code under test's own repr
-        same = type(rebuilt) is type(value) and bool(rebuilt == value)
-    except Exception:  # noqa: BLE001
-        return None
-    return (text, tuple(imports)) if same else None
-
-
-#: Values beyond literals an argument may hold: the standard library's dates, times, durations, decimals
-#: and fractions, written as a test writes them (``datetime.date(2000, 1, 2)`` after ``import datetime``).
-#: Each name such a text may use, with the import it needs.
-_BUILT_NAMES = {"datetime": "import datetime", "decimal": "import decimal", "fractions": "import fractions",
-                "Decimal": "from decimal import Decimal", "Fraction": "from fractions import Fraction"}
-#: The attributes it may read of them (``datetime.timezone.utc``): constructors and constants, nothing else.
-_BUILT_ATTRIBUTES = frozenset({"date", "datetime", "time", "timedelta", "timezone", "utc", "min", "max",
-                               "Decimal", "Fraction"})
-_BUILT_NODES = (ast.Expression, ast.Call, ast.Attribute, ast.Name, ast.Constant, ast.Tuple, ast.List, ast.Dict,
-                ast.Set, ast.keyword, ast.UnaryOp, ast.USub, ast.UAdd, ast.Load)
-
-
-def _built_tree(text: str) -> ast.Expression | None:
-    """The text's tree when it only calls constructors of ``_BUILT_NAMES`` with literal arguments (so it can
-    be evaluated anywhere, even where it came from a file the tests could write), else None."""
-    try:
-        tree = ast.parse(text, mode="eval")
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
-        return None
-    for node in ast.walk(tree):
-        if not isinstance(node, _BUILT_NODES) \
-                or isinstance(node, ast.Name) and node.id not in _BUILT_NAMES \
-                or isinstance(node, ast.Attribute) and node.attr not in _BUILT_ATTRIBUTES \
-                or isinstance(node, ast.Call) and not isinstance(node.func, (ast.Name, ast.Attribute)):
-            return None
-    return tree
-
-
-def argument_repr(value: Any) -> str | None:
-    """How a call's argument is written: its literal (``literal_repr``), else, for a date, time, duration,
-    Decimal or Fraction (or a literal container of them), the constructor a test writes; else None."""
-    text = literal_repr(value)
-    if text is not None:
-        return text
-    if not all(kind.__module__ in ("builtins", *_BUILT_NAMES) for kind in _types_in(value, [MAX_ELEMENTS])):
-        return None
-    built = constructor_repr(value)
-    return built[0] if built is not None and _built_tree(built[0]) is not None else None
-
-
-def argument_value(text: str) -> Any:
-    """The value an ``argument_repr`` text writes; ValueError for any other text."""
-    try:
-        return ast.literal_eval(text)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        pass
-    tree = _built_tree(text)
-    if tree is None:
-        raise ValueError(f"not an argument a test could write: {text[:80]!r}")
-    namespace = {name: importlib.import_module(line.split()[1]) if line.startswith("import ")
-                 else getattr(importlib.import_module(line.split()[1]), name) for name, line in _BUILT_NAMES.items()}
-    try:
-        return eval(compile(tree, "<argument>", "eval"), {"__builtins__": {}}, namespace)  # noqa: S307 - checked
-    except Exception as error:  # noqa: BLE001 - a constructor refusing its arguments
-        raise ValueError(f"{type(error).__name__}: {error}") from None
-
-
-def argument_imports(texts: Sequence[str]) -> tuple[str, ...]:
-    """The imports the argument texts ``texts`` need (none for literals)."""
-    names = set()
-    for text in texts:
-        tree = _built_tree(text)
-        if tree is not None:
-            names |= {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
-    return tuple(_BUILT_NAMES[name] for name in sorted(names))
-
-
-#: Set-up calls made on one instance that are replayed; an instance set up by more is not rebuilt.
-MAX_STEPS = 4
-
-#: A set-up call made on an instance: (method name, argument texts, keyword argument texts).
-Step = tuple[str, tuple[str, ...], tuple[tuple[str, str], ...]]
-
-
-@dataclass(frozen=True, slots=True)
-class Receiver:
-    """How a test built the instance a method was called on: the call of its class, as argument texts
-    (``argument_repr``): ``Money(5, 'EUR')`` is ``Receiver(("5", "'EUR'"))``; then the set-up calls made on
-    it, in order (``p = engine(); p.classical(all=True)`` has ``steps=(("classical", (), (("all", "True"),)),)``).
-    ``factory`` names the module's public function the tests built it with instead of the class
-    (``parse.compile('{}x')``): what that function adds (a default of its own) then reaches every call made on it."""
-
-    args_repr: tuple[str, ...] = ()
-    kwargs_repr: tuple[tuple[str, str], ...] = ()
-    steps: tuple[Step, ...] = ()
-    factory: str | None = None
-
-    def texts(self) -> tuple[str, ...]:
-        """Every argument text it writes: its class's call's and its steps'."""
-        calls = [(self.args_repr, self.kwargs_repr), *((args, kwargs) for _, args, kwargs in self.steps)]
-        return tuple(text for args, kwargs in calls for text in (*args, *(value for _, value in kwargs)))
-
-    def as_json(self) -> dict[str, Any]:
-        found: dict[str, Any] = {"args_repr": list(self.args_repr), "kwargs_repr": dict(self.kwargs_repr)}
-        if self.steps:
-            found["steps"] = [[name, list(args), dict(kwargs)] for name, args, kwargs in self.steps]
-        if self.factory is not None:
-            found["factory"] = self.factory
-        return found
-
-
-def receiver_from_json(data: Any) -> Receiver:
-    """The receiver a calls file or a request writes (``Receiver.as_json``): a file the tests could write, so
-    every text must be one ``argument_value`` reads and every step a public method's name; ValueError else."""
-    steps = []
-    if len(data.get("steps") or ()) > MAX_STEPS:  # (the recorder never writes more: not one of its files)
-        raise ValueError(f"more than {MAX_STEPS} set-up calls")
-    for step in data.get("steps") or ():
-        name, args, kwargs = step
-        if not isinstance(name, str) or not name.isidentifier() or name.startswith("_"):
-            raise ValueError(f"not a public method's name: {name!r}")
-        steps.append((name, tuple(str(text) for text in args),
-                      tuple(sorted((str(k), str(v)) for k, v in dict(kwargs).items()))))
-    factory = data.get("factory")
-    if factory is not None and (not isinstance(factory, str) or not factory.isidentifier() or factory.startswith("_")):
-        raise ValueError(f"not a public function's name: {factory!r}")
-    receiver = Receiver(tuple(str(text) for text in data["args_repr"]),
-                        tuple(sorted((str(k), str(v)) for k, v in dict(data["kwargs_repr"]).items())),
-                        tuple(steps), factory)
-    for text in receiver.texts():
-        argument_value(text)
-    return receiver
-
-
-def receiver_in(owner: str, text: str | None) -> Receiver | None:
-    """The call of class ``owner`` that ``text`` writes (``Point(x=1, y=2)``), when each of its arguments is
-    one a test could write (``argument_value`` reads it); else None."""
-    try:
-        tree = ast.parse(text or "", mode="eval").body
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
-        return None
-    if not isinstance(tree, ast.Call) or not isinstance(tree.func, ast.Name) or tree.func.id != owner \
-            or any(isinstance(arg, ast.Starred) for arg in tree.args) or any(k.arg is None for k in tree.keywords):
-        return None
-    args = tuple(ast.unparse(arg) for arg in tree.args)
-    kwargs = tuple(sorted((k.arg, ast.unparse(k.value)) for k in tree.keywords if k.arg is not None))
-    try:
-        for part in (*args, *(value for _, value in kwargs)):
-            argument_value(part)
-    except ValueError:
-        return None
-    return Receiver(args, kwargs)
+_literals = _load_sibling("callliterals")
+# the literal rule, shared with the recorder (``callliterals.py``)
+MAX_REPR_CHARS: int = _literals.MAX_REPR_CHARS
+MAX_ELEMENTS: int = _literals.MAX_ELEMENTS
+MAX_STEPS: int = _literals.MAX_STEPS
+Step = _literals.Step
+Receiver = _literals.Receiver
+_SCALARS, _CONTAINERS, _types_in = _literals._SCALARS, _literals._CONTAINERS, _literals._types_in
+literal_repr = _literals.literal_repr
+is_literal = _literals.is_literal
+constructor_repr = _literals.constructor_repr
+argument_repr = _literals.argument_repr
+argument_value = _literals.argument_value
+argument_imports = _literals.argument_imports
+receiver_from_json = _literals.receiver_from_json
+receiver_in = _literals.receiver_in
 
 
 #: Special methods a test reaches by an operator or a builtin, never by name: how a driver calls each
