@@ -433,7 +433,7 @@ def _factory(caller: Any, owner: type) -> Receiver | None:
 
 
 def _returns_call_of(code: Any, owner: str) -> bool:
-    """Does every ``return`` of the function (none nested) return a call of ``owner`` (``return Parser(...)``)?"""
+    """Does every ``return`` of the function return a call of ``owner`` (``return Parser(...)``)?"""
     found = _RETURNS.get((code, owner))
     if found is None:
         try:
@@ -441,20 +441,26 @@ def _returns_call_of(code: Any, owner: str) -> bool:
         except (OSError, TypeError, SyntaxError, ValueError):
             tree = None
         function = tree.body[0] if tree is not None and tree.body else None
-        returns: list[ast.Return] = []
-        pending = list(getattr(function, "body", ()))
-        while pending:
-            node = pending.pop()
-            if isinstance(node, ast.Return):
-                returns.append(node)
-            elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-                pending.extend(ast.iter_child_nodes(node))
-        found = isinstance(function, ast.FunctionDef) and bool(returns) and all(
-            isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name) and node.value.func.id == owner
-            for node in returns)
+        found = isinstance(function, ast.FunctionDef) and returned_class(function) == owner
         if len(_RETURNS) < MAX_RECEIVERS:
             _RETURNS[(code, owner)] = found
     return found
+
+
+def returned_class(function: ast.FunctionDef) -> str | None:
+    """The name every ``return`` of ``function`` (none nested) calls (``return Parser(format, ...)`` gives
+    ``"Parser"``), when they all call the same plain name; else None."""
+    returns: list[ast.expr | None] = []
+    pending: list[ast.AST] = list(function.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.Return):
+            returns.append(node.value)
+        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            pending.extend(ast.iter_child_nodes(node))
+    names = {value.func.id if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) else None
+             for value in returns}
+    return next(iter(names)) if len(names) == 1 else None
 
 
 def _first_start(frame: Any) -> bool:
@@ -534,6 +540,7 @@ __all__ = [
     "parse_target",
     "receiver_from_json",
     "receiver_in",
+    "returned_class",
     "serve",
     "split_arguments",
 ]

@@ -23,8 +23,8 @@ locale). A method's request may also name another instance to build and set up f
 receiver): made in a forked process of its own (``"isolated"``), so what it changes in the module dies with
 the answer, which then holds the receiver's public attributes a test can write down (``"public"``:
 ``public_after``). A request with ``"again"`` makes the call twice (on the same instance), what the first
-returned emptied in between, and answers the second (``"not-emptied"`` when nothing could be emptied). A request ``{"equal": [A, B], "imports": [...]}``
-asks whether two constructor reprs build equal values. The
+returned emptied in between, and answers the second (``"not-emptied"`` when nothing could be emptied). A
+request ``{"equal": [A, B], "imports": [...]}`` asks whether two constructor reprs build equal values. The
 Elenchus process never imports user code; ``elenchus.analysis.probes`` starts drivers.
 
 Split from ``callrecord.py``, which loads it from its file under a private name (as

@@ -478,9 +478,9 @@ def _instance_arguments(signature: _Signature, built: Sequence[callrecord.Receiv
 def _varied(receivers: list[callrecord.Receiver]) -> list[callrecord.Receiver]:
     """The receivers with the first of each kind of construction first (which arguments, of which types:
     ``Duration(years=0.5)`` beside ``Duration(years=4)``, ``compile('{}')`` beside ``Parser('{}')``), then the
-    others in order; those the tests set up
-    after building them (``p.classical(all=True)``) after those they only built, the first of each kind of
-    set-up first: they show what only a mode shows, the others what every caller sees."""
+    others in order; those the tests set up after building them (``p.classical(all=True)``) after those they only
+    built, the first of each kind of set-up first: they show what only a mode shows, the others what every caller
+    sees."""
     first: dict[str, callrecord.Receiver] = {}
     for receiver in receivers:
         shape = json.dumps([[type(callrecord.argument_value(t)).__name__ for t in receiver.args_repr],

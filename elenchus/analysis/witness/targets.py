@@ -251,17 +251,9 @@ def _builds(source: str, function: str) -> str | None:
     (``return Parser(format, ...)``): the instances the tests built with it are the ones its methods run on."""
     node = next((node for node in _module_statements(source) if isinstance(node, ast.FunctionDef)
                  and node.name == function), None)
-    classes = {node.name for node in _module_statements(source) if isinstance(node, ast.ClassDef)}
-    returns, pending = [], list(node.body if node is not None else ())
-    while pending:
-        inner = pending.pop()
-        if isinstance(inner, ast.Return):
-            returns.append(inner.value)
-        elif not isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            pending.extend(ast.iter_child_nodes(inner))
-    names = {value.func.id if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) else None
-             for value in returns}
-    return next(iter(names)) if len(names) == 1 and names <= classes else None
+    built = callrecord.returned_class(node) if node is not None else None
+    return built if any(isinstance(node, ast.ClassDef) and node.name == built
+                        for node in _module_statements(source)) else None
 
 
 #: How many steps of callers a mutant is followed up through, at most.
@@ -284,7 +276,8 @@ def in_search_order(source: str, mutant: Mutant, targets: Sequence[str], module:
             return 0, 0, 0
         built = "." in target and samples.get(f"{module}:{target.rpartition('.')[0]}")
         on_its_own = any(sample.receiver is not None and sample.receiver.factory == mutant.symbol for sample in made)
-        return 0 if swaps and probes.swapped_calls(made, swaps) else 1, 0 if on_its_own else 1, 0 if made or built else 1
+        return (0 if swaps and probes.swapped_calls(made, swaps) else 1, 0 if on_its_own else 1,
+                0 if made or built else 1)
 
     return sorted(targets, key=rank)
 
