@@ -335,16 +335,15 @@ class CallRecorder:
         args, kwargs = _without_defaults(getattr(type(instance), "__init__", None), code, args, kwargs)
         texts = [argument_repr(value) for value in args[1:]]
         named = {name: argument_repr(value) for name, value in kwargs.items()}
+        unwritten = None in texts or None in named.values()
+        receiver = None if unwritten else Receiver(tuple(texts), tuple(sorted(named.items())))
         with self._lock:
-            if made is not None and len(self._receivers) < MAX_RECEIVERS:
-                self._receivers[id(instance)] = (type(instance), made)
-            if None in texts or None in named.values():
-                if made is None:
-                    self._receivers.pop(id(instance), None)
+            self._receivers.pop(id(instance), None)  # (an earlier object's, whose id this one now has)
+            chosen = made if made is not None else receiver  # (how the test built it: its function, else its class)
+            if chosen is not None and len(self._receivers) < MAX_RECEIVERS:
+                self._receivers[id(instance)] = (type(instance), chosen)
+            if receiver is None:
                 return
-            receiver = Receiver(tuple(texts), tuple(sorted(named.items())))
-            if made is None and len(self._receivers) < MAX_RECEIVERS:
-                self._receivers[id(instance)] = (type(instance), receiver)
             built = self._samples.setdefault(key, {})
             identity = json.dumps([texts, sorted(named.items())])
             if type(instance).__name__ == key.rpartition(":")[2] and identity not in built \
