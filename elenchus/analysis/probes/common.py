@@ -111,9 +111,12 @@ class Distinction:
     # The code's call closes its standard output (a command's `with ofile:` on it): the test gives it a buffer
     # that outlives that, and reads what it printed there.
     closes: bool = False
-    # The call made twice, what the first returned emptied in between (``.clear()``): the results are the second
-    # call's. A mutant handing out its own data instead of a copy then gives the emptied data.
-    emptied: bool = False
+
+    @property
+    def emptied(self) -> bool:
+        """The call made twice, what the first returned emptied in between (``.clear()``): the results are the
+        second call's. A mutant handing out its own data instead of a copy then gives the emptied data."""
+        return self.origin == "emptied-result"
 
 
 @dataclass(frozen=True, slots=True)

@@ -335,7 +335,7 @@ class _Comparer:
             return None
         return Distinction(tuple(args_repr), tuple(sorted(kwargs_repr.items())), reference[0], None, mutant[0],
                            mutant[1], "emptied-result", imports=tuple(reference_answer.get("imports") or ()),
-                           receiver=receiver, read=self.read, emptied=True)
+                           receiver=receiver, read=self.read)
 
     def read_attribute(self, dotted: str) -> Distinction | None:
         """Whether the module's public data ``dotted`` holds values a test tells apart with ``==`` (written as
