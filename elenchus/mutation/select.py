@@ -31,6 +31,7 @@ import libcst as cst
 
 from elenchus.mutation.contract import Contract, ContractItem
 from elenchus.repo.discover import ChangeSet, function_spans
+from elenchus.config import Settings
 from elenchus.errors import ElenchusError
 from elenchus.mutation.families import FAMILIES, code_features, may_apply
 from elenchus.mutation.mutate import (
@@ -40,6 +41,7 @@ from elenchus.mutation.mutate import (
     Mutant,
     Rejected,
     drafts_and_exhaustive,
+    environment_faked,
 )
 from elenchus.mutation.scope import CONFIRMED_INTENT, SCOPES
 from elenchus.repo.snapshot import Snapshot
@@ -437,11 +439,21 @@ class _Planner:
         self.mutators: dict[str, FileMutator] = {}
         self.keys: dict[str, tuple] = {}
         self.made: dict[tuple[str, int], tuple[tuple[Draft, ...], tuple[Rejected, ...]]] = {}  # by (path, first)
+        self._faked: frozenset[str] | None = None
+
+    def faked(self) -> frozenset[str]:
+        """The interpreter and platform checks the head's tests and conftests set themselves (read once, on the
+        first file mutated): a condition on one is theirs to test."""
+        if self._faked is None:
+            settings = Settings()
+            self._faked = environment_faked(self.head.read(path) or "" for path in self.head.files
+                                            if settings.kind_of(path) in ("test", "infrastructure"))
+        return self._faked
 
     def mutator(self, path: str) -> FileMutator:
         if path not in self.mutators:
             self.sources[path] = self.head.read(path) or ""
-            self.mutators[path] = FileMutator(path, self.sources[path], self.window_lines)
+            self.mutators[path] = FileMutator(path, self.sources[path], self.window_lines, self.faked())
         return self.mutators[path]
 
     def score(self, draft: Draft | Mutant) -> int:
@@ -601,7 +613,8 @@ def _drafts(mutator: FileMutator, spans: Sequence[FunctionSpan] | None,
     if store is None:
         return mutator.drafts(spans)
     key = store.key("drafts", mutator.path, mutator.source, mutator.window_lines,
-                    None if spans is None else [list(astuple(span)) for span in spans])
+                    None if spans is None else [list(astuple(span)) for span in spans],
+                    sorted(mutator.faked))  # (a test that starts patching `sys.platform` makes its gates mutants)
     record = store.peek(key)
     if record is not None:
         try:
@@ -647,7 +660,7 @@ def plan(scope: str, change: ChangeSet, base: Snapshot, head: Snapshot, contract
         source = mutator.source
         if spans is None:
             if exhaustive and scope == "target":  # add what mutmut's catalog reaches and no family does
-                made, refused, extra, extra_refused = drafts_and_exhaustive(path, source)
+                made, refused, extra, extra_refused = drafts_and_exhaustive(path, source, faked=planner.faked())
                 known = {d.edit for d in made}
                 made += tuple(_as_draft(m, source) for m in extra if (0, len(source), m.mutated_source) not in known)
                 refused += tuple(r for r in extra_refused if not r.reason.startswith("duplicate:"))

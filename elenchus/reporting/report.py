@@ -22,7 +22,7 @@ SCOPE_LABELS = {
     "confirmed-intent": "Confirmed intent: the code the confirmed contract items anchor",
 }
 #: The kinds of rejection, as the summary line names them.
-_ARID = "in code no test should pin (docstrings, annotations, log and message text)"
+_ARID = "in code no test should pin (docstrings, annotations, log and message text, interpreter and platform checks)"
 _REJECTION_WORDS = {"arid": _ARID, "arid code": _ARID}
 
 _RESULT_WORDS = {

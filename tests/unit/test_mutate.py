@@ -11,7 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from elenchus.mutation.mutate import FunctionSpan, Mutant, Rejected, generate, generate_exhaustive
+from elenchus.mutation.mutate import (FunctionSpan, Mutant, Rejected, environment_faked, generate,
+                                      generate_exhaustive)
 
 OPERATOR_VOCABULARY = re.compile(
     r"\b(ROR|AOR|COR|LCR|SDL|UOI|operators?|mutation operators?)\b", re.IGNORECASE)
@@ -181,6 +182,53 @@ def test_mutate_rejects_debug_only_branches_as_arid(flag):
     mutants, rejected = generate("debug.py", source)
     assert not [m for m in mutants if m.line in (2, 3)]
     assert f"arid: debug-only branch `if {flag}:`" in reasons(rejected)
+
+
+_GATED = src('''
+    import os
+    import sys
+    PY2 = sys.version_info[0] == 2
+    if sys.version_info >= (3, 10):
+        def pairs(items):
+            return list(zip(items, items[1:]))
+    else:
+        def pairs(items):
+            return [(a, b) for a, b in zip(items, items[1:])]
+    def sep(path):
+        if len(path) > 3 or sys.platform == "win32":
+            return "\\\\"
+        if PY2:
+            return path[:-1]
+        return ";" if os.name == "nt" else ":"
+''')
+
+
+def test_mutate_rejects_a_condition_on_the_interpreter_or_platform_as_arid_and_keeps_the_others_beside_it():
+    mutants, rejected = generate("gated.py", _GATED)
+    gates = {(r.line, r.family) for r in rejected if r.reason.startswith(
+        "arid: chooses code by the interpreter or platform it runs on")}
+    # the version check, its alias's definition and use, the platform checks (an `if` and a conditional value)
+    assert {(4, "negated-condition"), (4, "boundary-inclusivity"), (3, "equality-inversion"),
+            (11, "equality-inversion"), (13, "negated-condition"), (13, "dropped-guard"),
+            (15, "negated-condition"), (15, "equality-inversion")} <= gates
+    kept = {(m.line, m.family) for m in mutants}
+    # `len(path) > 3` is the function's own condition, so the whole `if` does not only ask which platform this is
+    assert {(11, "boundary-inclusivity"), (11, "negated-condition"), (11, "dropped-guard")} <= kept
+    # what each branch does, and what the conditional value picks between, are still mutated
+    assert {(6, "off-by-one"), (9, "off-by-one"), (14, "off-by-one"), (15, "constant-drift")} <= kept
+    assert not {line for line, _ in kept} & {3, 4, 13}
+
+
+def test_mutate_keeps_a_condition_on_the_platform_the_tests_set_themselves():
+    faked = environment_faked(['mocker.patch("sys.platform", "win32")\n',
+                               'if sys.version_info < (3, 8):\n    pytest.skip("old")\n'])
+    assert "sys.platform" in faked and "sys.version_info" not in faked  # (read to skip, not set)
+    mutants, rejected = generate("gated.py", _GATED, faked=faked)
+    assert (11, "equality-inversion") in [(m.line, m.family) for m in mutants]
+    assert not [r for r in rejected if r.line == 11 and "interpreter or platform" in r.reason]
+    assert [r for r in rejected if r.line == 4 and "interpreter or platform" in r.reason]  # versions: still arid
+    assert environment_faked(["monkeypatch.setattr(sys, 'platform', 'linux')"]) >= {"sys.platform"}
+    assert "PY2" in environment_faked(["monkeypatch.setattr(compat, 'PY2', True)"])
 
 
 def test_mutate_rejects_the_script_block_as_unreachable_by_clients():

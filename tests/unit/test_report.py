@@ -163,7 +163,8 @@ def test_findings_come_first_one_line_each_and_existing_protection_is_one_line_p
     assert [line for line in protected.splitlines() if line.strip()] == [
         f"- {caught['incident']} (src/chunker/chunks.py:8 in `chunks`) [C3]: caught by "
         "`tests/test_chunks.py::test_empty_input_gives_no_chunks` (an assertion failed)"]
-    assert "Rejected: 1 in code no test should pin (docstrings, annotations, log and message text)" in scope
+    assert ("Rejected: 1 in code no test should pin (docstrings, annotations, log and message text, interpreter and "
+            "platform checks)") in scope
     # a regression comes first, and a report with nothing to act on says so
     report["comparisons"][0].update(assessment="protection-regression")
     regressed = next(m for m in report["mutations"] if m["id"] == report["comparisons"][0]["mutation_id"])

@@ -123,3 +123,28 @@ def test_a_files_candidates_are_kept_by_its_source_and_read_back_by_the_next_pla
         assert again.challenged and all(p.mutant.incident == "READ FROM THE STORE" for p in again.challenged)
         assert [p.mutant.mutated_source for p in again.challenged] == [p.mutant.mutated_source
                                                                        for p in first.challenged]
+
+
+def test_a_plan_mutates_a_platform_check_only_where_the_tests_set_the_platform_themselves(tmp_path):
+    from tests.conftest import committed, git
+
+    code = ('import sys\n\n\ndef separator():\n    if sys.platform == "win32":\n        return ";"\n'
+            '    return ":"\n')
+    reads = "import sys\n\nfrom app import separator\n\n\ndef test_separator():\n    assert separator() in ';:'\n"
+    sets = ("from app import separator\n\n\ndef test_separator_on_windows(monkeypatch):\n"
+            "    monkeypatch.setattr('sys.platform', 'win32')\n    assert separator() == ';'\n")
+    found = {}
+    for name, test in (("reads", reads), ("sets", sets)):
+        repo = committed(tmp_path / name, {"app.py": code, "tests/test_app.py": test})
+        (repo / "README").write_text("separator\n")
+        git(repo, "add", "README")
+        git(repo, "commit", "-q", "-m", "readme")
+        with open_session(repo, None, None, allow_empty=True) as session:
+            result = plan("target", session.change, session.base, session.head, None, 50, "app.py")
+        found[name] = ({(p.mutant.line, p.mutant.family) for p in result.challenged + result.not_challenged},
+                       {(r.line, r.family) for r in result.rejected if "interpreter or platform" in r.reason})
+    made, arid = found["reads"]
+    assert (5, "negated-condition") in arid and not {line for line, _ in made} & {5}
+    assert {(6, "constant-drift"), (7, "constant-drift")} <= made  # what each platform gets is still mutated
+    made, arid = found["sets"]
+    assert (5, "negated-condition") in made and not arid

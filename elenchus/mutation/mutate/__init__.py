@@ -29,6 +29,7 @@ from elenchus.mutation.mutate.applying import _apply  # noqa: F401  (tests apply
 from elenchus.mutation.mutate.exhaustive import drafts_and_exhaustive, generate_exhaustive  # noqa: F401
 from elenchus.mutation.mutate.generation import WINDOW_LINES, FileMutator, generate  # noqa: F401
 from elenchus.mutation.mutate.lines import edited_lines
+from elenchus.mutation.mutate.rejection import environment_faked
 from elenchus.mutation.mutate.records import MODULE_SYMBOL, Draft, FunctionSpan, Mutant, Rejected  # noqa: F401
 
 __all__ = [
@@ -39,5 +40,6 @@ __all__ = [
     "Rejected",
     "generate",
     "edited_lines",
+    "environment_faked",
     "generate_exhaustive",
 ]

@@ -37,11 +37,11 @@ def generate_exhaustive(path: str, source: str) -> tuple[tuple[Mutant, ...], tup
     return drafts_and_exhaustive(path, source, family=False)[2:]
 
 
-def drafts_and_exhaustive(path: str, source: str, family: bool = True) -> tuple[
+def drafts_and_exhaustive(path: str, source: str, family: bool = True, faked: frozenset[str] = frozenset()) -> tuple[
         tuple[Draft, ...], tuple[Rejected, ...], tuple[Mutant, ...], tuple[Rejected, ...]]:
     """``FileMutator(path, source).drafts(None)`` (unless not ``family``: empty) and
     ``generate_exhaustive(path, source)`` from one parse and one family search, each mutated
-    text made, compiled and diffed once."""
+    text made, compiled and diffed once (``faked``: as ``generate`` takes it)."""
     operators = _mutmut_operators()
     try:
         module = cst.parse_module(source)
@@ -57,7 +57,8 @@ def drafts_and_exhaustive(path: str, source: str, family: bool = True) -> tuple[
     family_made: tuple[Draft, ...] = ()
     family_refused: tuple[Rejected, ...] = ()
     if family:
-        family_made, rejected = _build(path, source, wrapper, iter(found), None, _WholeFile(), splicer, checked)
+        family_made, rejected = _build(path, source, wrapper, iter(found), None, _WholeFile(), splicer, checked,
+                                      faked)
         family_refused = (*failures, *rejected)
 
     intent_sites: dict[str, Site] = {}
@@ -92,7 +93,7 @@ def drafts_and_exhaustive(path: str, source: str, family: bool = True) -> tuple[
                     line=_range(view, positions, node).start.line, family="", changed_intent="",
                     reason=(f"unlabelled: no incident sentence for changing `{view.code(node)}` "
                             f"to `{view.code(mutated)}`")))
-    drafts, rejected = _build(path, source, wrapper, iter(sites), None, _WholeFile(), splicer, checked)
+    drafts, rejected = _build(path, source, wrapper, iter(sites), None, _WholeFile(), splicer, checked, faked)
     ordered = sorted((*rejected, *unlabelled), key=lambda r: (r.line, r.family, r.reason))
     return family_made, family_refused, tuple(d.mutant(source) for d in drafts), (*failures, *ordered)
 

@@ -28,7 +28,7 @@ from elenchus.mutation.mutate.rejection import _arid_reason, _boundary_equivalen
 
 
 def generate(
-    path: str, source: str, spans: Sequence[FunctionSpan] | None = None
+    path: str, source: str, spans: Sequence[FunctionSpan] | None = None, faked: frozenset[str] = frozenset()
 ) -> tuple[tuple[Mutant, ...], tuple[Rejected, ...]]:
     """Every intent-driven mutant of ``source`` inside ``spans`` (None: the whole file).
 
@@ -42,8 +42,12 @@ def generate(
     survives edits elsewhere in the file. ``in_changed_lines`` is set when any line
     of the site is in the span's ``changed_lines``. Output order is deterministic: by
     line, column, family key, then the edit itself.
+
+    ``faked``: the checks of the interpreter or platform the tests set themselves (``environment_faked``): a
+    condition reading one is mutated like any other, where one reading only what a test run here cannot
+    change is arid.
     """
-    return FileMutator(path, source).generate(spans)
+    return FileMutator(path, source, faked=faked).generate(spans)
 
 
 #: Files with more lines than this are mutated one top-level statement (window) at a time, each
@@ -75,9 +79,13 @@ class FileMutator:
     """One file's mutation state, read once: its regions, the facts families need from the whole
     file. ``drafts`` and ``generate`` may be asked about one group of spans at a time."""
 
-    def __init__(self, path: str, source: str, window_lines: int | None = None) -> None:
+    def __init__(self, path: str, source: str, window_lines: int | None = None,
+                 faked: frozenset[str] = frozenset()) -> None:
         window_lines = WINDOW_LINES if window_lines is None else window_lines
         self.window_lines = window_lines
+        # (``generate``; those this file names: the tests' other texts say nothing of it)
+        words = set(re.findall(r"\w+", source)) if faked else set()
+        self.faked = frozenset(name for name in faked if name.rpartition(".")[2] in words)
         self.path = path
         self.source = source
         self.lines = source.splitlines(keepends=True)
@@ -133,7 +141,8 @@ class FileMutator:
                 return (), (_unparseable(self.path, error),)
             wrapper = MetadataWrapper(module, unsafe_skip_copy=True)  # freshly parsed: nothing to protect
             found, failures = _family_sites(self.path, wrapper)
-            made, rejected = _build(self.path, self.source, wrapper, iter(found), spans, _WholeFile())
+            made, rejected = _build(self.path, self.source, wrapper, iter(found), spans, _WholeFile(),
+                                     faked=self.faked)
             return made, (*failures, *rejected)
         made_all: list[Draft] = []
         failures: dict[str, Rejected] = {}
@@ -161,7 +170,8 @@ class FileMutator:
         found_sites, failures = _family_sites(self.path, wrapper)
         local = [FunctionSpan(s.qualname, s.start - window.delta, s.end - window.delta,
                               tuple(n - window.delta for n in s.changed_lines)) for s in spans]
-        made, rejected = _build(self.path, window.text, wrapper, iter(found_sites), local, _InWindow(self, window))
+        made, rejected = _build(self.path, window.text, wrapper, iter(found_sites), local, _InWindow(self, window),
+                                faked=self.faked)
         return made, failures, rejected
 
     def window(self, index: int) -> _Window:
@@ -351,6 +361,7 @@ def _build(
     place: _WholeFile | _InWindow,
     splicer: _Splicer | None = None,
     checked: dict[str, list] | None = None,
+    faked: frozenset[str] = frozenset(),
 ) -> tuple[tuple[Draft, ...], tuple[Rejected, ...]]:
     """Candidates of ``source`` (the file, or a window of it that ``place`` maps back).
     ``splicer``: one already made for this ``wrapper`` and ``source``, with what it has applied;
@@ -381,7 +392,7 @@ def _build(
                             family=candidate.site.family,
                             changed_intent=candidate.site.changed_intent, reason=reason)
 
-        reason = _arid_reason(view, site) or _boundary_equivalent(view, site)
+        reason = _arid_reason(view, site, faked) or _boundary_equivalent(view, site)
         if reason is not None:
             outcomes.append(reject(reason))
             continue

@@ -9,6 +9,8 @@ an earlier mutant's) code.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from types import CodeType
 
 import libcst as cst
@@ -33,8 +35,9 @@ _TITLED_CALLS = frozenset({"add_argument_group", "add_option_group"})
 _STRINGS = (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)
 
 
-def _arid_reason(view: SourceView, site: Site) -> str | None:
-    """Why the site sits in code whose mutation no client could notice, or None."""
+def _arid_reason(view: SourceView, site: Site, faked: frozenset[str] = frozenset()) -> str | None:
+    """Why the site sits in code whose mutation no client could notice, or None. ``faked``: the environment
+    checks the tests set themselves (``environment_faked``), which a test run here can change."""
     if _is_docstring(view, site.target) or _is_docstring(view, site.anchor):
         return "arid: docstring"
     in_string = isinstance(site.target, _STRINGS)
@@ -58,6 +61,20 @@ def _arid_reason(view: SourceView, site: Site) -> str | None:
             return "arid: message text of a raised exception"
         if isinstance(node, (cst.Assign, cst.AnnAssign)) and _dunder_target(node):
             return f"arid: `{_dunder_target(node)}` is module metadata, not behaviour"
+        if isinstance(node, (cst.If, cst.IfExp, cst.While)) and previous is node.test \
+                or isinstance(node, cst.Assign) and previous is node.value and isinstance(view.parent(
+                    view.parent(node)), cst.Module) and all(isinstance(part, cst.Comparison)
+                                                            for part in _conditions(node.value)):
+            gate = _environment_gate(view, site.target, node.value if isinstance(node, cst.Assign) else node.test,
+                                     faked)
+        elif isinstance(node, cst.If) and site.target is node:  # the whole guard dropped: `if PY2: return ...`
+            gate = _environment_gate(view, node.test, node.test, faked)
+        else:
+            gate = None
+        if gate is not None:
+            return (f"arid: chooses code by the interpreter or platform it runs on (`{gate}`); the mutant "
+                    "makes this environment run what was written for another, which no test here is "
+                    "meant to check")
         if isinstance(node, cst.If) and (previous is None or previous is node.test
                                          or previous is node.body):
             if _is_debug_flag(node.test):
@@ -66,6 +83,107 @@ def _arid_reason(view: SourceView, site: Site) -> str | None:
                 return "unreachable by clients: runs only as a script (`if __name__ == '__main__':`)"
         previous = node
     return None
+
+
+#: What says which interpreter or platform the code runs on: ``sys.version_info``, ``os.name``,
+#: ``platform.system()``.
+_ENVIRONMENT = {"sys": frozenset({"version_info", "version", "hexversion", "platform", "implementation", "maxsize",
+                                  "byteorder", "api_version"}),
+                "os": frozenset({"name"}),
+                "platform": frozenset({"system", "python_implementation", "python_version", "python_version_tuple",
+                                       "machine", "release", "architecture"})}
+#: The names compatibility modules give such a check (``PY2``, ``PY38``, ``IS_PYPY``, ``compat.WINDOWS``).
+_ENVIRONMENT_NAME = re.compile(r"(?:IS_|ON_)?(?:PY_?\d+|PYTHON_?\d+|PYPY|CPYTHON|JYTHON|WIN(?:DOWS|32)?|MACOS|OSX|"
+                               r"DARWIN|LINUX|POSIX)")
+
+
+def _environment_gate(view: SourceView, target: cst.CSTNode, test: cst.BaseExpression,
+                      faked: frozenset[str] = frozenset()) -> str | None:
+    """``test`` as written, when the part of it the edit changes only asks which interpreter or platform this is
+    (``sys.version_info >= (3, 10)``, ``PY2``, ``sys.platform == 'win32'``), else None.
+
+    ``test`` is split at ``and``, ``or`` and ``not`` into conditions; those the edit changes (the one holding
+    ``target``, or every one inside it) must each read the environment: ``x > 3 or sys.platform == 'win32'``
+    keeps ``x > 3`` a condition like any other; so does one reading a check the tests set (``faked``)."""
+    aliases = _environment_names(view)
+    changed: cst.CSTNode = target
+    for node in (target, *view.ancestors(target)):  # the smallest condition, or group of them, holding the edit
+        changed = node
+        if node is test or isinstance(node, (cst.Comparison, cst.BooleanOperation)) \
+                or isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+            break
+    read = [_environment_read(view, part, aliases) for part in _conditions(changed)]
+    if read and all(read) and not faked.intersection(*read):
+        return view.code(test)
+    return None
+
+
+def _conditions(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """The conditions ``and``, ``or`` and ``not`` join in ``node``."""
+    if isinstance(node, cst.BooleanOperation):
+        return _conditions(node.left) + _conditions(node.right)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+        return _conditions(node.expression)
+    return [node] if isinstance(node, cst.BaseExpression) else []
+
+
+def _environment_read(view: SourceView, node: cst.CSTNode, aliases: frozenset[str]) -> set[str]:
+    """The environment checks ``node`` reads: ``sys.platform``, or a name standing for one (``PY2``)."""
+    found, stack = set(), [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Attribute) and isinstance(current.value, cst.Name) \
+                and current.attr.value in _ENVIRONMENT.get(current.value.value, ()):
+            found.add(f"{current.value.value}.{current.attr.value}")
+            continue
+        if isinstance(current, cst.Attribute) and _ENVIRONMENT_NAME.fullmatch(current.attr.value):
+            found.add(current.attr.value)
+        if isinstance(current, cst.Name) and (current.value in aliases or _ENVIRONMENT_NAME.fullmatch(current.value)) \
+                and not (isinstance(view.parent(current), cst.Attribute) and view.parent(current).attr is current):
+            found.add(current.value)
+        stack.extend(current.children)
+    return found
+
+
+def environment_faked(texts: Iterable[str]) -> frozenset[str]:
+    """The environment checks the tests set themselves, as ``_environment_read`` names them: ``sys.platform``
+    patched (``monkeypatch.setattr(sys, "platform", "win32")``, ``mock.patch("sys.platform", ...)``,
+    ``sys.platform = ...``), or a name of one given as text or assigned (``setattr(compat, "PY2", True)``).
+    Their conditions are tested here, so mutating them is not arid."""
+    found = set()
+    for text in texts:
+        for module, attributes in _ENVIRONMENT.items():
+            for attribute in attributes:
+                if re.search(rf"""["']{module}\.{attribute}["']|\b{module}\s*,\s*["']{attribute}["']"""
+                             rf"""|\b{module}\.{attribute}\s*=(?!=)""", text):
+                    found.add(f"{module}.{attribute}")
+        found.update(re.findall(r"""["'](?:[\w.]*\.)?(\w+)["']""", text))
+        found.update(re.findall(r"""\b(\w+)\s*=(?!=)""", text))
+    return frozenset(found)
+
+
+def _environment_names(view: SourceView) -> frozenset[str]:
+    """Module-level names that stand for an environment check: imported from ``sys`` (``from sys import
+    version_info``), or assigned a comparison of one (``_lzip_strict = sys.version_info >= (3, 10)``)."""
+    known = getattr(view, "_environment_names", None)
+    if known is not None:
+        return known
+    found: set[str] = set()
+    for line in view.module.body:
+        for statement in line.body if isinstance(line, cst.SimpleStatementLine) else ():
+            if isinstance(statement, cst.ImportFrom) and isinstance(statement.module, cst.Name) \
+                    and statement.module.value == "sys" and not isinstance(statement.names, cst.ImportStar):
+                found.update((alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name)
+                              else alias.name.value) for alias in statement.names
+                             if isinstance(alias.name, cst.Name) and alias.name.value in _ENVIRONMENT["sys"])
+            elif isinstance(statement, cst.Assign) and len(statement.targets) == 1 \
+                    and isinstance(statement.targets[0].target, cst.Name) and _conditions(statement.value) \
+                    and all(isinstance(part, cst.Comparison) and _environment_read(view, part, frozenset(found))
+                            for part in _conditions(statement.value)):
+                found.add(statement.targets[0].target.value)
+    names = frozenset(found)
+    setattr(view, "_environment_names", names)
+    return names
 
 
 def _help_text(view: SourceView, arg: cst.Arg, in_string: bool) -> bool:
