@@ -778,6 +778,41 @@ def test_a_result_no_text_rebuilds_is_compared_by_its_attributes_else_its_text(t
     assert "results that agree only in their attributes or text" in found.reason
 
 
+def test_inputs_whose_results_cannot_be_compared_are_counted_once_each_however_many_ways(tmp_path):
+    # parse's searches said "for 740 of 664 inputs": a method's call whose result agrees only in its attributes
+    # and whose instance agrees only in its text was counted once for each
+    import dataclasses
+
+    source = textwrap.dedent('''\
+        class Result:
+            def __init__(self, fields):
+                self.fields = fields
+
+
+        class Parser:
+            def __init__(self, sep):
+                self._sep = sep
+
+            def __str__(self):
+                return f"parser {self._sep}"
+
+            def parse(self, text):
+                return Result(text.split(self._sep))
+    ''')
+    root = make_project(tmp_path / "parsing", "parsing", source, "def test_nothing():\n    pass\n")
+    line = next(number for number, text in enumerate(source.splitlines(), 1) if "text.split(" in text)
+    mutant = dataclasses.replace(handmade_mutant("src/shop/parsing.py", "Parser.parse", source.replace(
+        "text.split(self._sep)", "text.split(self._sep, -1)")), line=line, end_line=line, mutated_lines=(line,))
+    calls = [probes.CallSample("shop.parsing:Parser.parse", (repr(text),), receiver=callrecord.Receiver(("','",)))
+             for text in ("a,b", "c", "d,e,f")]
+    found = probes.search_input(root, mutant, calls, search_budget=5)
+    assert found.distinction is None and not found.searched
+    assert "results that agree only in their attributes or text" in found.reason
+    assert "receivers that agree only in their text" in found.reason
+    counted, tried = map(int, re.search(r"for (\d+) of (\d+) inputs", found.reason).groups())
+    assert 3 <= counted <= tried
+
+
 def test_a_regex_match_is_compared_by_what_it_matched_where_and_each_group(tmp_path):
     import dataclasses
 

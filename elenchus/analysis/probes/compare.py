@@ -177,6 +177,9 @@ class _Comparer:
         self._seen: dict[str, Distinction | None] = {}
         self.tried: dict[str, int] = {}  # inputs actually called, by origin
         self.opaque: dict[str, int] = {}  # results no probe can write down or compare, by what they were
+        self.opaque_inputs = 0  # ... the inputs that gave any of them (one input may give two kinds)
+        self._made = 0  # inputs tried so far (the one being tried, when it gives something opaque)
+        self._opaque_at = -1  # ... when the last opaque result was counted
         self.compared = 0  # inputs whose two results were compared
         self.reached = 0  # ... of which the mutant ran the mutated lines
         self.expired = False  # the deadline came before every input meant was tried
@@ -194,6 +197,16 @@ class _Comparer:
         self.unsettled = False
         self._raised: set[str] = set()  # calls where the code raised (a mode no test's call passes, a bad value)
 
+    def _try(self, origin: str) -> None:
+        self.tried[origin] = self.tried.get(origin, 0) + 1
+        self._made += 1
+
+    def _opaque_seen(self, kind: str) -> None:
+        self.opaque[kind] = self.opaque.get(kind, 0) + 1
+        if self._opaque_at != self._made:  # (an input counted once, whatever kinds it gave)
+            self.opaque_inputs += 1
+            self._opaque_at = self._made
+
     def raised(self, args_repr: Sequence[str], kwargs_repr: Mapping[str, str],
                receiver: callrecord.Receiver | None = None) -> bool:
         """Whether the code raised on this call (made here, with no command line or standard input)."""
@@ -207,7 +220,7 @@ class _Comparer:
         if time.monotonic() > self.deadline:
             self.expired = True
             return None
-        self.tried[origin] = self.tried.get(origin, 0) + 1
+        self._try(origin)
         result = None
         reference_answer = self.reference.call(args_repr, kwargs_repr, receiver, argv=argv, stdin=stdin)
         if reference_answer.get("kind") == "setup-failed":
@@ -249,7 +262,7 @@ class _Comparer:
                     reference[0] is not None, reference_answer, mutant_answer)
                 if view and not (differs or changed or held):  # agreeing attributes or text: they may still differ
                     kind = "results that agree only in their attributes or text"
-                    self.opaque[kind] = self.opaque.get(kind, 0) + 1
+                    self._opaque_seen(kind)
                 elif not (differs or changed or held or read_input) and reference[0] is not None \
                         and mutant[0] is not None and reference[0] != mutant[0]:
                     typed = _other_type(reference_answer, mutant_answer)
@@ -272,7 +285,7 @@ class _Comparer:
                                          read=self.read, setup=self.reference.setup, printed=printed)
                 elif unseen is not None:
                     self.unsettled = True
-                    self.opaque[unseen] = self.opaque.get(unseen, 0) + 1
+                    self._opaque_seen(unseen)
                 if differs or changed or held:
                     result = Distinction(tuple(args_repr), tuple(sorted(kwargs_repr.items())), reference[0],
                                          reference[1], mutant[0], mutant[1], origin, changed,
@@ -280,7 +293,7 @@ class _Comparer:
                                          held and held[0], tuple(held[1]) if held else (), self.read,
                                          self.reference.setup)
         for kind in opaque - {None}:  # (once per input, whichever side gave it)
-            self.opaque[kind] = self.opaque.get(kind, 0) + 1
+            self._opaque_seen(kind)
         if result is not None:  # how a test makes the call: lists what it yields, sets its command line, keeps the
             # buffer it closes
             result = dataclasses.replace(result, listed=bool(reference_answer.get("listed")), argv=argv,
@@ -294,7 +307,7 @@ class _Comparer:
         """The call on ``receiver`` made after ``first`` was built and set up (each in a process of its own, so
         nothing it changes outlives it): a result, or a public attribute of the receiver, a test tells apart."""
         if counted:
-            self.tried[origin] = self.tried.get(origin, 0) + 1
+            self._try(origin)
         reference_answer = self.reference.call(args_repr, kwargs_repr, receiver, first)
         mutant_answer = self.mutant.call(args_repr, kwargs_repr, receiver, first)
         reference, mutant = _observed(reference_answer), _observed(mutant_answer)
@@ -322,7 +335,7 @@ class _Comparer:
         """The call made again after a caller emptied what the first returned (each side in a process of its
         own): code that hands out a copy gives the same again, code that hands out its own data the emptied
         data."""
-        self.tried["emptied-result"] = self.tried.get("emptied-result", 0) + 1
+        self._try("emptied-result")
         reference_answer = self.reference.call(args_repr, kwargs_repr, receiver, again=True)
         mutant_answer = self.mutant.call(args_repr, kwargs_repr, receiver, again=True)
         reference, mutant = _observed(reference_answer), _observed(mutant_answer)
@@ -340,7 +353,7 @@ class _Comparer:
     def read_attribute(self, dotted: str) -> Distinction | None:
         """Whether the module's public data ``dotted`` holds values a test tells apart with ``==`` (written as
         literals or constructors, never a view): then reading it is the witness."""
-        self.tried["attribute"] = self.tried.get("attribute", 0) + 1
+        self._try("attribute")
         reference_answer, mutant_answer = self.reference.attribute(dotted), self.mutant.attribute(dotted)
         reference, mutant = _observed(reference_answer), _observed(mutant_answer)
         if reference is None or mutant is None or reference[0] is None or mutant[0] is None \
@@ -364,7 +377,7 @@ class _Comparer:
         same = self.reference.equal([reference[0], mutant[0]], imports)
         if same is not False:  # `==` could not tell, or holds while the values print differently
             kind = "values `==` could not compare" if same is None else "values equal under `==` that print differently"
-            self.opaque[kind] = self.opaque.get(kind, 0) + 1
+            self._opaque_seen(kind)
         return same is False
 
     def _receiver_changed(self, returned: bool, reference_answer: Mapping[str, Any],
@@ -393,7 +406,7 @@ class _Comparer:
         else:
             return (reference[0], reference[1], mutant[1]), list(reference[2])
         if kind is not None:
-            self.opaque[kind] = self.opaque.get(kind, 0) + 1
+            self._opaque_seen(kind)
         return None
 
     @staticmethod

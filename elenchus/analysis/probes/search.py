@@ -350,7 +350,7 @@ def search_input(
             return outcome(found, True, None, comparer)
         if comparer.opaque:  # those inputs were called, not compared: nothing says they agree
             kinds = ", ".join(sorted(comparer.opaque))
-            count = sum(comparer.opaque.values())
+            count = comparer.opaque_inputs
             return outcome(None, False, f"`{symbol}` gave results a test cannot write down or compare ({kinds}) "
                                         f"for {count} of {sum(comparer.tried.values())} inputs, so those could "
                                         "not be compared", comparer, unsettled=comparer.unsettled)
