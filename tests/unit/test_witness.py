@@ -1220,3 +1220,46 @@ def test_a_command_that_closes_its_output_is_witnessed_by_a_buffer_that_outlives
     assert isinstance(found, Witness), found.reason
     assert "        output = io.StringIO()\n        output.close = lambda: None  # the call closes its output\n" \
            "        with contextlib.redirect_stdout(output):\n            assert main() is None\n" in found.test, found.test
+
+
+def test_functions_whose_calls_by_the_tests_never_ran_the_mutated_line_are_searched_after_those_whose_calls_did(
+        tmp_path):
+    # parse's converter is reached through `Parser.parse`, but `Parser`'s other methods came first and took the
+    # time: a function the tests called without ever running the mutated line goes after those whose calls did
+    from elenchus.repo.layout import SourceLayout
+    from elenchus.mutation.mutate import Mutant
+    from elenchus.analysis.witness import Witness, find_witness
+
+    source = textwrap.dedent("""\
+        import time
+
+
+        def _scale(x):
+            return x * 10 if x > 100 else x
+
+
+        def describe(x):
+            time.sleep(0.02)
+            if x < 0:
+                return _scale(x)
+            return str(x)
+
+
+        def scale(x):
+            return _scale(x)
+    """)
+    project, scratch = _shop_project(tmp_path, "units", source)
+    line = 5
+    mutant = Mutant(id="1" * 12, path="shop/units.py", symbol="_scale", line=line, end_line=line, col=5,
+                    family="handmade", changed_intent="handmade", incident="handmade", expected_detection="none",
+                    diff="", mutated_source=source.replace("x > 100", "x >= 100"), mutated_lines=(line,))
+    layout = SourceLayout((".",), ("shop",))
+    samples = {"shop.units:describe": [probes.CallSample("shop.units:describe", (repr(n),)) for n in (1, 2, 3)],
+               "shop.units:scale": [probes.CallSample("shop.units:scale", ("150",))]}
+    assert targets_for(source, mutant) == ["describe", "scale"]
+    found = find_witness(project, mutant, samples, (), layout, 3.0, scratch, defer=True)
+    assert isinstance(found, Witness), found.reason
+    assert found.call == "scale(100)"
+    # without it, `describe` takes the whole time, which its calls slowed by design never reach the line with
+    first = find_witness(project, mutant, samples, (), layout, 3.0, scratch)
+    assert not isinstance(first, Witness) and "the time ran out before `scale` was searched" in first.reason
