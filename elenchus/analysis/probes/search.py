@@ -94,9 +94,6 @@ class InputSearch:
     # every kind of input was tried, the calls read the command line or standard input (the same in every call
     # here), or they printed something else with the mutant
     unsettled: bool = False
-    # the tests' calls of a function other than the mutated one never ran the mutated code, so the search through it
-    # stopped there (``defer``): the functions whose calls do run it get the time first
-    deferred: bool = False
 
     @property
     def inputs(self) -> int:
@@ -138,7 +135,6 @@ def search_input(
     attribute: str | None = None,
     defined_in: str | None = None,
     options: Sequence[tuple[tuple[str, str], ...]] = (),
-    defer: bool = False,
 ) -> InputSearch:
     """Look for an input on which ``mutant`` fails a reference-output assertion.
 
@@ -168,9 +164,6 @@ def search_input(
     ``options``: sets of keyword arguments the tests pass to a function of this name (``keywords_in``), each put
     into the plainest recorded calls the code answered (``with_options``): tried after the recorded calls, and as
     base calls of the boundary candidates.
-
-    ``defer``: stop after the tests' own calls of ``symbol`` when none of them ran the mutated code (``deferred``),
-    so the search goes on through the functions whose calls do; searched again without it when time is left.
     """
     started = time.monotonic()
     reference_dir = Path(reference_dir)
@@ -179,8 +172,7 @@ def search_input(
     watched = False
 
     def outcome(distinction: Distinction | None, searched: bool, reason: str | None,
-                comparer: _Comparer | None = None, proof: str | None = None, unsettled: bool = False,
-                deferred: bool = False) -> InputSearch:
+                comparer: _Comparer | None = None, proof: str | None = None, unsettled: bool = False) -> InputSearch:
         tried = tuple(sorted((comparer.tried if comparer else {}).items()))
         reached = comparer.reached if comparer is not None and watched else None
         alike = comparer.first_alike if comparer is not None else None
@@ -188,7 +180,7 @@ def search_input(
             f"`{call_text(symbol, alike.args_repr, alike.kwargs_repr, alike.receiver, read=alike.read)}` gives "
             f"`{alike.reference_repr}` with the code and `{alike.mutant_repr}` with the mutant")
         return InputSearch(distinction, searched, reason, tried, round(time.monotonic() - started, 3), reached,
-                           proof, comparer.alike if comparer is not None else 0, shown, unsettled, deferred)
+                           proof, comparer.alike if comparer is not None else 0, shown, unsettled)
 
     why = unsupported_reason(reference_dir, mutant, symbol, module, defined_in)
     if why is not None:
@@ -210,8 +202,6 @@ def search_input(
             return outcome(None, False, f"no test built a `{owner}` the search can build again (with arguments "
                                         f"a test writes: literals, dates, durations, numbers), so `{symbol}` "
                                         "was never called")
-    if defer and not mine:  # (no call of the tests says it reaches the mutated code either)
-        return outcome(None, False, f"the tests never called `{symbol}`", deferred=True)
     with _scratch(scratch) as root, ExitStack() as stack:
         reference_copy = fresh_copy(reference_dir, root)
         stack.callback(remove_tree, reference_copy)
@@ -256,9 +246,6 @@ def search_input(
             found = comparer.check(sample.args_repr, dict(sample.kwargs_repr), "recorded")
             if found is not None and comparer.confirm(found):
                 return outcome(found, True, None, comparer)
-        if defer and watched and comparer.compared and not comparer.reached:
-            return outcome(None, False, f"none of the tests' {len(mine)} call(s) of `{symbol}` ran the mutated code",
-                           comparer, deferred=True)
         if defined_in is not None and mine and not comparer.compared and comparer.opaque:
             # (one of several functions of the package: when none of the tests' calls gave a result a test can
             # compare, its time goes to the next)

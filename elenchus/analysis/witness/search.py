@@ -179,8 +179,6 @@ class _Progress:
     unkept: bool = False  # some input differed, but its test was not kept
     unfinished: bool = False  # the time ran out before every target was searched
     unreplayed: bool = False  # a set-up call the tests made could not be made here
-    deferred: list[int] = field(default_factory=list)  # phases put after the others: the tests' calls of them
-    # never ran the mutated code (``next_target`` counts on through them, after the others)
     notes: list[str] = field(default_factory=list)
     described: list[str] = field(default_factory=list)
 
@@ -205,8 +203,7 @@ def search_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Se
                    test_literals: Sequence[Any], layout: SourceLayout, time_budget: float,
                    scratch: Path | None = None, unrecorded: Mapping[str, int] | None = None,
                    placement: Placement | None = None, progress: _Progress | None = None,
-                   options: Mapping[str, Sequence[tuple[tuple[str, str], ...]]] | None = None,
-                   defer: bool = False) -> Candidate | NoWitness:
+                   options: Mapping[str, Sequence[tuple[tuple[str, str], ...]]] | None = None) -> Candidate | NoWitness:
     """The next call that tells ``mutant`` apart, its test written (``settle`` verifies it), or why
     there is none; ``progress`` resumes a search whose last candidate was not kept.
 
@@ -215,10 +212,6 @@ def search_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Se
     ones, a search that found nothing has not tried the tests' own kind of input. ``options``:
     by called name, the keyword arguments the tests pass (``probes.keywords_in``). The
     search of every target function shares ``time_budget`` seconds, verifying included.
-
-    ``defer`` (the tests run the mutated lines): a function whose calls by the tests never run them is searched
-    after those whose calls do, when time is left (``compile`` reaches a converter only through the parser's
-    ``parse``, and the parser's other methods never call it).
     """
     started = time.monotonic()
     progress = progress or _Progress()
@@ -255,10 +248,7 @@ def search_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Se
     phases = [(symbol, None) for symbol in targets] + [
         (symbol, setup) for setup in setups for symbol in targets[:SETUP_TARGETS]
         if setup.target != f"{module}:{symbol}"]
-    while progress.next_target < len(phases) + len(progress.deferred):
-        position = progress.next_target
-        index = position if position < len(phases) else progress.deferred[position - len(phases)]
-        progress.next_target += 1
+    for index in range(progress.next_target, len(phases)):
         symbol, setup = phases[index]
         remaining = time_budget - progress.seconds - (time.monotonic() - started)
         if remaining <= 0:  # what was not searched backs no claim of equivalence
@@ -287,13 +277,8 @@ def search_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Se
                                      state=state, reads=reads, setup=setup,
                                      attribute=attribute if home is None and setup is None else None,
                                      defined_in=foreign[1] if foreign is not None else None,
-                                     options=(options or {}).get(symbol.rpartition(".")[2], ()),
-                                     defer=defer and position < len(phases) and setup is None
-                                     and symbol != mutant.symbol and foreign is None)
+                                     options=(options or {}).get(symbol.rpartition(".")[2], ()))
         progress.inputs += search.inputs
-        if search.deferred:  # (searched again after the others)
-            progress.deferred.append(index)
-            continue
         if search.proof is not None:
             progress.seconds += time.monotonic() - started
             return NoWitness(True, f"equivalent (proven): {search.proof}", progress.inputs,
@@ -336,8 +321,10 @@ def search_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Se
         if wrong is not None:  # the test's docstring tells what the call shows, not the misfitting sentence
             probe = probes.write_probe(mutant, found, home or target_module, function=symbol, witness=True,
                                        incident=_account(probe.input_repr, original, changed), **placed)
+        progress.next_target = index + 1
         progress.seconds += time.monotonic() - started
         return Candidate(probe, found.origin, original, changed, wrong, progress)
+    progress.next_target = len(phases)
     progress.seconds += time.monotonic() - started
     seconds = round(progress.seconds, 3)
     # Nothing compared, a target left unsearched, or a difference no kept test shows: a gap.
@@ -385,8 +372,7 @@ def find_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Sequ
                  scratch: Path | None = None, disabled_plugins: Sequence[str] = (),
                  unrecorded: Mapping[str, int] | None = None, placement: Placement | None = None,
                  verify: Verify | None = None,
-                 options: Mapping[str, Sequence[tuple[tuple[str, str], ...]]] | None = None,
-                 defer: bool = False) -> Witness | NoWitness:
+                 options: Mapping[str, Sequence[tuple[tuple[str, str], ...]]] | None = None) -> Witness | NoWitness:
     """A verified witness for ``mutant`` in the code at ``reference_dir``, or why there is none
     (``search_witness`` and ``settle`` in turn). ``verify`` checks each written test; by default in
     fresh interpreters."""
@@ -395,7 +381,7 @@ def find_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Sequ
     progress = None
     while True:
         found = search_witness(reference_dir, mutant, samples, test_literals, layout, time_budget, scratch,
-                               unrecorded, placement, progress, options, defer)
+                               unrecorded, placement, progress, options)
         if isinstance(found, NoWitness):
             return found
         started = time.monotonic()

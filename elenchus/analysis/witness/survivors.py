@@ -110,21 +110,16 @@ def witness_survivors(survivors: Sequence[Mutant], cohort: Cohort, head: Snapsho
                   if placed and layout.module_name(mutant.path) else None for mutant in survivors}
     verify = verifier(cohort, executor) if executor is not None else None
     arguments = (samples, literals, layout, time_budget, scratch, cohort.disabled_plugins, unrecorded)
-    # the survivors whose mutated lines the tests ran: their searches go first through the functions whose calls by
-    # the tests ran those lines too
-    ran = frozenset(mutant.id for mutant in survivors if coverage is not None
-                    and _running(coverage, mutant.path, set(range(mutant.line, mutant.end_line + 1))))
     pooled = {m.id for m in searchable} if jobs > 1 and len(searchable) > 1 else set()
     alone = [mutant for mutant in survivors if mutant.id not in pooled]
     found: dict[str, Witness | NoWitness] = {**answered, **{
-        mutant.id: _searched(cohort.template, mutant, *arguments, placements[mutant.id], verify, options=options,
-                             defer=mutant.id in ran)
+        mutant.id: _searched(cohort.template, mutant, *arguments, placements[mutant.id], verify, options=options)
         for mutant in alone}}
     if len(found) == len(survivors) + len(answered):  # (one search, or one job: no process pool to start)
         return found
     search = functools.partial(_hunted, cohort.template, samples=samples, literals=literals, layout=layout,
                                time_budget=time_budget, scratch=scratch, disabled_plugins=cohort.disabled_plugins,
-                               unrecorded=unrecorded, verify_here=verify is None, options=options, ran=ran)
+                               unrecorded=unrecorded, verify_here=verify is None, options=options)
     # Processes, not threads: CPython 3.11 can fail building ASTs (ast.parse, literal_eval)
     # in two threads at once ("AST constructor recursion depth mismatch").
     with ProcessPoolExecutor(max_workers=min(jobs, len(searchable)),
@@ -266,17 +261,17 @@ def _outcome(future: Future) -> Witness | NoWitness | Candidate | _Progress:
 def _hunted(reference_dir: Path, mutant: Mutant, placement: Placement | None, progress: _Progress | None = None, *,
             samples: Mapping[str, Sequence[probes.CallSample]], literals: Sequence[Any], layout: SourceLayout,
             time_budget: float, scratch: Path, disabled_plugins: Sequence[str], unrecorded: Mapping[str, int],
-            verify_here: bool, options: Mapping[str, Sequence[tuple[tuple[str, str], ...]]], ran: frozenset[str]
+            verify_here: bool, options: Mapping[str, Sequence[tuple[tuple[str, str], ...]]]
             ) -> Witness | NoWitness | Candidate:
     """One search process's part: the whole search with fresh verification (``verify_here``), else the
     search up to its next candidate."""
     if verify_here:
         return _searched(reference_dir, mutant, samples, literals, layout, time_budget, scratch, disabled_plugins,
-                         unrecorded, placement, options=options, defer=mutant.id in ran)
+                         unrecorded, placement, options=options)
     started = time.monotonic()
     try:
         return search_witness(reference_dir, mutant, samples, literals, layout, time_budget, scratch, unrecorded,
-                              placement, progress, options, mutant.id in ran)
+                              placement, progress, options)
     except Exception as error:  # noqa: BLE001 - one survivor's search must not lose the evaluation
         return _broken(error, started)
 
