@@ -629,6 +629,47 @@ def test_a_table_only_another_module_reads_is_told_apart_through_the_packages_ow
     assert "`WORDS` is read only by other modules of `shop`" in whole.reason, whole.reason
 
 
+def test_a_method_its_class_finds_by_name_is_told_apart_through_the_packages_own_functions(tmp_path):
+    # sqlparse's `ReindentFilter._process_case` is found by name (`getattr(self, '_process_' + ...)`), the filter
+    # built by the formatter in another module and reached by `sqlparse.format`: no function of its own module
+    # calls it, so "no witness was searched"
+    from elenchus.repo.layout import SourceLayout
+    from elenchus.mutation.mutate import Mutant
+    from elenchus.analysis.witness import NoWitness, Witness, find_witness
+
+    filters = textwrap.dedent("""\
+        class Shout:
+            def process(self, words):
+                return [getattr(self, "_process_" + ("long" if len(w) > 3 else "short"))(w) for w in words]
+
+            def _process_long(self, word):
+                return word.upper()
+
+            def _process_short(self, word):
+                return word
+    """)
+    project, scratch = _shop_project(tmp_path, "filters", filters)
+    (project / "shop" / "__init__.py").write_text(
+        "from shop.filters import Shout\n\n\ndef shout(text):\n    return ' '.join(Shout().process(text.split()))\n")
+    mutant = Mutant(id="0" * 12, path="shop/filters.py", symbol="Shout._process_long", line=6, end_line=6, col=16,
+                    family="handmade", changed_intent="handmade", incident="handmade", expected_detection="none",
+                    diff="", mutated_source=filters.replace("word.upper()", "word.title()"), mutated_lines=(6,))
+    assert targets_for(filters, mutant) == []
+    samples = {"shop:shout": [probes.CallSample("shop:shout", ("'hi there'",))]}
+    found = find_witness(project, mutant, samples, (), SourceLayout((".",), ("shop",)), 20.0, scratch)
+    assert isinstance(found, Witness), found.reason
+    assert found.call == "shout('hi there')", found.call
+    assert (found.original, found.mutant) == ("'hi THERE'", "'hi There'"), found
+    assert "from shop import shout" in found.test
+    # a change no input tells apart is a gap, never likely equivalent: the reach through another module's code
+    # is not watched
+    kept = replace(mutant, mutated_source=filters.replace("word.upper()", "word.upper().upper()"))
+    alike = find_witness(project, kept, samples, (), SourceLayout((".",), ("shop",)), 5.0, scratch)
+    assert isinstance(alike, NoWitness) and not alike.searched, alike.reason
+    assert "`Shout._process_long` is called by no public function of its own module, so the search went through " \
+           "`shop`'s own functions, whose agreement claims nothing" in alike.reason, alike.reason
+
+
 def test_a_broadened_handler_is_told_apart_by_a_value_of_a_kind_the_tests_never_passed(tmp_path):
     # funcy's `nth(n, seq)`: `seq[n]` under `except TypeError:` made `except Exception:`; the tests passed texts,
     # ranges and iterators, and only a mapping (`nth(0, {})`, KeyError) shows what the mutant swallows

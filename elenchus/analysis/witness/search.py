@@ -28,6 +28,7 @@ from elenchus.execution.run import RunResult
 from elenchus.analysis.witness.targets import (
     SETUP_TARGETS,
     _setup_calls,
+    changes_data,
     data_for,
     foreign_targets,
     public_attribute,
@@ -236,9 +237,10 @@ def search_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Se
         progress.unfinished = True
         if progress.next_target == 0:
             shown = shown_name(source, mutant)
-            progress.notes.append(f"{shown} {'are' if ' and ' in shown else 'is'} read only by other modules of "
-                                  f"`{foreign[0]}`, so the search went through `{foreign[0]}`'s own functions, "
-                                  "whose agreement claims nothing")
+            reached = f"read only by other modules of `{foreign[0]}`" if changes_data(source, mutant) else \
+                "called by no public function of its own module"
+            progress.notes.append(f"{shown} {'are' if ' and ' in shown else 'is'} {reached}, so the search went "
+                                  f"through `{foreign[0]}`'s own functions, whose agreement claims nothing")
     # What the tests passed to the mutated function itself, when it is not called directly (a private helper
     # its test calls: `_pl_special_verb("wasn't")`): the first literals a public caller gets, since the caller
     # often hands its argument down.

@@ -5,9 +5,9 @@ it is public, then the public functions and methods that reach it (``targets_for
 code the module runs while it imports, the data it fills and the functions that read it
 (``data_for``); the set-up calls that select a state first (``setups_for``,
 ``instance_setups_for``); the public package a private module's function is imported
-from (``public_home``); and, for a table no function of its own module reads, the package's
-own functions, whose code in other modules does (``foreign_targets``). Everything here reads the
-code, never runs it.
+from (``public_home``); and, for a table no function of its own module reads, or code no public
+function of its own module calls, the package's own functions, whose code in other modules does
+(``foreign_targets``). Everything here reads the code, never runs it.
 """
 
 from __future__ import annotations
@@ -427,14 +427,21 @@ def _lines_of(source: str, names: Sequence[str]) -> set[int]:
     return found
 
 
+def changes_data(source: str, mutant: Mutant) -> bool:
+    """Whether ``mutant`` changes module-level data (a constant, a table) rather than a function's code."""
+    return mutant.symbol == "<module>" or mutant.symbol in _module_data(source)
+
+
 def foreign_targets(root: Path, mutant: Mutant, module: str) -> tuple[str, str, list[str]] | None:
     """For module-level data no function of its own module reads (sqlparse's ``KEYWORDS`` table, read by the
-    lexer in another module): the package above it, its ``__init__.py`` and the public functions defined there
-    (``sqlparse.format``), when another module of the package names the data; else None. Those functions are
+    lexer in another module), or code no public function of its own module calls (a filter's
+    ``_process_case``, which its class finds by name, the class built by the formatter in another module): the
+    package above it, its ``__init__.py`` and the public functions defined there (``sqlparse.format``), when
+    another module of the package names the data, or the function or its class; else None. Those functions are
     what a user calls, and what a test calls, to reach it."""
     source = read_python(root / mutant.path) if (root / mutant.path).is_file() else ""
-    names = {mutant.symbol} if mutant.symbol in _module_data(source) else (
-        _assigned_at(source, mutant.line) if mutant.symbol == "<module>" else set())
+    names = {mutant.symbol.partition(".")[0]} if not changes_data(source, mutant) else (
+        {mutant.symbol} if mutant.symbol != "<module>" else _assigned_at(source, mutant.line))
     parts = module.split(".")
     if not names or len(parts) < 2:
         return None
