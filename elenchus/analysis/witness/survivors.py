@@ -30,6 +30,7 @@ from elenchus.mutation.mutate import Mutant
 from elenchus.repo.snapshot import Snapshot
 from elenchus.analysis.witness.targets import (
     _lines_of,
+    changes_data,
     foreign_targets,
     instance_setups_for,
     setups_for,
@@ -87,11 +88,14 @@ def witness_survivors(survivors: Sequence[Mutant], cohort: Cohort, head: Snapsho
             if names:
                 searchable.append(mutant)
             elif (foreign := foreign_targets(cohort.template, mutant, module)) is not None:
-                # a table only other modules read: the package's own functions, which the tests call
+                # a table only other modules read, or code only they call: the package's own functions, which
+                # the tests call
                 package, path, functions = foreign
                 for name in functions:
                     wanted.add((package, name))
                     spans.setdefault((path, name), _lines_of(head.read(path) or "", [name]))
+                if not changes_data(source, mutant):  # (the tests that ran it: their calls of those reach it)
+                    spans.setdefault((mutant.path, mutant.symbol), _lines_of(source, [mutant.symbol]))
                 searchable.append(mutant)
             if names and mutant.symbol not in names and "<" not in mutant.symbol:
                 # a private function's own calls by the tests: the literals its public callers get first
