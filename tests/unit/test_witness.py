@@ -629,37 +629,47 @@ def test_a_table_only_another_module_reads_is_told_apart_through_the_packages_ow
     assert "`WORDS` is read only by other modules of `shop`" in whole.reason, whole.reason
 
 
+#: A filter that finds its steps by name (`getattr`), and the package function that uses it.
+_SHOUT = textwrap.dedent("""\
+    class Shout:
+        def process(self, words):
+            return [getattr(self, "_process_" + ("long" if len(w) > 12 else "short"))(w) for w in words]
+
+        def _process_long(self, word):
+            return word.upper()
+
+        def _process_short(self, word):
+            return word
+""")
+_SHOUT_PACKAGE = ("from shop.filters import Shout\n\n\n"
+                  "def shout(text):\n    return ' '.join(Shout().process(text.split()))\n")
+
+
+def _shout_mutant(mutated_source):
+    from elenchus.mutation.mutate import Mutant
+
+    return Mutant(id="0" * 12, path="shop/filters.py", symbol="Shout._process_long", line=6, end_line=6, col=16,
+                  family="handmade", changed_intent="handmade", incident="handmade", expected_detection="none",
+                  diff="", mutated_source=mutated_source, mutated_lines=(6,))
+
+
 def test_a_method_its_class_finds_by_name_is_told_apart_through_the_packages_own_functions(tmp_path):
     # sqlparse's `ReindentFilter._process_case` is found by name (`getattr(self, '_process_' + ...)`), the filter
     # built by the formatter in another module and reached by `sqlparse.format`: no function of its own module
     # calls it, so "no witness was searched"
     from elenchus.repo.layout import SourceLayout
-    from elenchus.mutation.mutate import Mutant
     from elenchus.analysis.witness import NoWitness, Witness, find_witness
 
-    filters = textwrap.dedent("""\
-        class Shout:
-            def process(self, words):
-                return [getattr(self, "_process_" + ("long" if len(w) > 3 else "short"))(w) for w in words]
-
-            def _process_long(self, word):
-                return word.upper()
-
-            def _process_short(self, word):
-                return word
-    """)
+    filters = _SHOUT
     project, scratch = _shop_project(tmp_path, "filters", filters)
-    (project / "shop" / "__init__.py").write_text(
-        "from shop.filters import Shout\n\n\ndef shout(text):\n    return ' '.join(Shout().process(text.split()))\n")
-    mutant = Mutant(id="0" * 12, path="shop/filters.py", symbol="Shout._process_long", line=6, end_line=6, col=16,
-                    family="handmade", changed_intent="handmade", incident="handmade", expected_detection="none",
-                    diff="", mutated_source=filters.replace("word.upper()", "word.title()"), mutated_lines=(6,))
+    (project / "shop" / "__init__.py").write_text(_SHOUT_PACKAGE)
+    mutant = _shout_mutant(filters.replace("word.upper()", "word.title()"))
     assert targets_for(filters, mutant) == []
-    samples = {"shop:shout": [probes.CallSample("shop:shout", ("'hi there'",))]}
+    samples = {"shop:shout": [probes.CallSample("shop:shout", ("'hi extraordinarily'",))]}
     found = find_witness(project, mutant, samples, (), SourceLayout((".",), ("shop",)), 20.0, scratch)
     assert isinstance(found, Witness), found.reason
-    assert found.call == "shout('hi there')", found.call
-    assert (found.original, found.mutant) == ("'hi THERE'", "'hi There'"), found
+    assert found.call == "shout('hi extraordinarily')", found.call
+    assert (found.original, found.mutant) == ("'hi EXTRAORDINARILY'", "'hi Extraordinarily'"), found
     assert "from shop import shout" in found.test
     # a change no input tells apart is a gap, never likely equivalent: the reach through another module's code
     # is not watched
@@ -668,6 +678,42 @@ def test_a_method_its_class_finds_by_name_is_told_apart_through_the_packages_own
     assert isinstance(alike, NoWitness) and not alike.searched, alike.reason
     assert "`Shout._process_long` is called by no public function of its own module, so the search went through " \
            "`shop`'s own functions, whose agreement claims nothing" in alike.reason, alike.reason
+
+
+def test_code_only_another_module_calls_is_searched_with_the_calls_of_the_tests_that_ran_it(tmp_path):
+    # sqlparse's `format` is called by hundreds of tests; its fastest ones never format a `CASE`, so the calls
+    # recorded from them never reached `ReindentFilter._process_case`: the tests that ran it are recorded too
+    from elenchus.execution.cohorts import Cohort
+    from elenchus.execution.coverage_map import CoverageMap
+    from elenchus.execution.workspace import tree_digest
+    from elenchus.repo.layout import SourceLayout
+    from elenchus.repo.snapshot import Snapshot
+    from elenchus.analysis.witness import CALLERS_PER_FUNCTION, Witness, survivors
+
+    template, scratch = tmp_path / "template", tmp_path / "scratch"
+    (template / "shop").mkdir(parents=True)
+    (template / "tests").mkdir()
+    scratch.mkdir()
+    (template / "shop" / "filters.py").write_text(_SHOUT)
+    (template / "shop" / "__init__.py").write_text(_SHOUT_PACKAGE)
+    short = [f"test_short_{n}" for n in range(3 * CALLERS_PER_FUNCTION)]  # (few enough recorded to narrow to)
+    (template / "tests" / "test_shout.py").write_text(
+        "from shop import shout\n\n\n" + "".join(f"def {name}():\n    assert shout('a b') == 'a b'\n\n\n"
+                                                for name in short)
+        + "def test_long():\n    assert shout('extra' + 'ordinarily')\n")  # (no literal of it reaches the code)
+    layout = SourceLayout((".",), ("shop",))
+    cohort = Cohort("modified", template, ("tests/test_shout.py",), tree_digest(template), layout=layout)
+    keys = {f"tests/test_shout.py::{name}": f"tests/test_shout.py::{name}" for name in [*short, "test_long"]}
+    every, long = tuple(keys.values()), ("tests/test_shout.py::test_long",)
+    durations = {key: 1.0 if key in long else 0.01 for key in every}  # (the test that reaches it is the slowest)
+    coverage = CoverageMap({"shop/__init__.py": {5: every}, "shop/filters.py": {3: every, 6: long, 9: every}}, {},
+                           durations, dict.fromkeys(every, "tests/test_shout.py"), keys)
+    head = Snapshot(template, "head", "head", None, ("shop/__init__.py", "shop/filters.py"), ())
+    mutant = _shout_mutant(_SHOUT.replace("word.upper()", "word.title()"))
+    [found] = survivors.witness_survivors([mutant], cohort, head, layout, 20.0, 1, scratch,
+                                          coverage=coverage).values()
+    assert isinstance(found, Witness), found.reason
+    assert found.call == "shout('extraordinarily')", found.call
 
 
 def test_a_broadened_handler_is_told_apart_by_a_value_of_a_kind_the_tests_never_passed(tmp_path):
