@@ -152,6 +152,30 @@ def test_a_mutated_module_that_no_longer_defines_an_imported_name_is_caught_at_i
     assert verdict.outcome is Outcome.NOT_COMPARABLE
 
 
+def test_a_test_module_whose_import_time_code_breaks_on_what_the_mutated_code_returned_is_caught_at_import(tmp_path):
+    # cachetools' `cachedmethod` made to return None: a test class's `@cachedmethod(...)` calls None while its
+    # module is collected, in the test module, after the mutated code returned
+    project = write_tree(tmp_path / "p", {
+        "pkg/__init__.py": "",
+        "pkg/mod.py": "def cached(cache):\n    return None  # the mutant: `return decorator` became `return None`\n",
+        "tests/test_mod.py": "from pkg.mod import cached\n\n\n@cached({})\ndef one():\n    return 1\n\n\n"
+                             "def test_one():\n    assert one() == 1\n",
+        "tests/test_other.py": "def test_two():\n    assert 1 + 1 == 2\n",
+    })
+    result = run_pytest(project, ["tests"], 60, mutated_file=MUTATED, mutated_lines=(2,), env=FAST_ENV)
+    assert result.mutated_lines_executed is True
+    assert [r.failure_kind for r in result.records if r.is_failure] == [FailureKind.COLLECTION_ERROR]
+    verdict = judge(result)
+    assert verdict.outcome is Outcome.CAUGHT_AT_IMPORT and verdict.kill is None
+    assert verdict.reason == ("collecting tests/test_mod.py failed after its import-time code ran the mutated code "
+                              "(TypeError: 'NoneType' object is not callable), before any test ran")
+    # a module that fails to collect without the mutated code having run says nothing about the mutant
+    (project / "tests" / "test_mod.py").write_text("import nowhere\n\n\ndef test_one():\n    assert True\n")
+    result = run_pytest(project, ["tests"], 60, mutated_file=MUTATED, mutated_lines=(2,), env=FAST_ENV)
+    assert result.mutated_lines_executed is False
+    assert judge(result).outcome is Outcome.NOT_COMPARABLE
+
+
 def test_a_conftest_that_can_no_longer_import_the_mutated_module_is_caught_at_import(tmp_path):
     project = write_tree(tmp_path / "p", {
         "pkg/__init__.py": "",

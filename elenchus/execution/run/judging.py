@@ -189,11 +189,17 @@ def judge(result: RunResult, mutated_file: str | None = None) -> Verdict:
         return Verdict(Outcome.TIMEOUT, None, f"a per-test timeout fired: {_describe(timeouts[0])}")
     if failures:
         crash = next((r for r in failures if _crashed_loading(r, mutated)), None)
+        where = "inside the mutated code"
+        if crash is None and result.mutated_lines_executed is True \
+                and all(r.failure_kind is FailureKind.COLLECTION_ERROR for r in failures):
+            # what the mutated code returned broke the test module's import-time code after it (a decorator that
+            # returns None): the traceback never crosses the mutated file, but the run watched it run
+            crash, where = failures[0], "after its import-time code ran the mutated code"
         if crash is not None and all(_is_structural(r) for r in failures):
             error = ": ".join(part for part in (crash.exception_type, crash.message) if part) or "an error"
             others = len(failures) - 1
             return Verdict(Outcome.CAUGHT_AT_IMPORT, None,
-                           f"collecting {crash.nodeid} failed inside the mutated code ({error}), before any test ran"
+                           f"collecting {crash.nodeid} failed {where} ({error}), before any test ran"
                            + (f"; {others} more failed to collect or set up" if others else ""))
         if all(_is_structural(r) for r in failures):
             listed = "; ".join(_describe(r) for r in failures[:3])
