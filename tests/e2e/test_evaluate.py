@@ -520,6 +520,10 @@ def test_a_mutant_that_stops_the_code_loading_is_caught_at_import_never_a_risk_n
     (repo / "tests" / "test_seq.py").write_text(
         "from pkg.seq import last\n\nEXPECTED = last([1, 2, 3])  # computed while the module is collected\n\n\n"
         "def test_last():\n    assert EXPECTED == 3\n")
+    (repo / "pkg" / "memo.py").write_text("def memoized(cache):\n    return lambda function: function\n")
+    (repo / "tests" / "test_memo.py").write_text(
+        "from pkg.memo import memoized\n\n\n@memoized({})  # applied while the module is collected\n"
+        "def one():\n    return 1\n\n\ndef test_one():\n    assert one() == 1\n")
     git(repo, "init", "-q", "-b", "main")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "one")
@@ -527,6 +531,9 @@ def test_a_mutant_that_stops_the_code_loading_is_caught_at_import_never_a_risk_n
         handle.write('\n\nDEFAULT_UNIT = "k"\nDEFAULT_FACTOR = UNITS[DEFAULT_UNIT]\n')
     # `- 0` for `- 1`: the test module's import-time call raises IndexError inside `last`
     (repo / "pkg" / "seq.py").write_text("def last(items):\n    return items[len(items) - 1]\n")
+    # `None` for `decorator`: the test module's `@memoized({})` calls None after the mutated code returned
+    (repo / "pkg" / "memo.py").write_text("def memoized(cache):\n    def decorator(function):\n"
+                                          "        return function\n\n    return decorator\n")
     git(repo, "commit", "-q", "-am", "two")
     done = run_cli("evaluate", "--repo", str(repo), "--scope", "current-change", "--fresh", "--no-witnesses",
                    "--fail-on", "unprotected", "--fail-on", "not-comparable", "--fail-on", "inconclusive",
@@ -539,6 +546,8 @@ def test_a_mutant_that_stops_the_code_loading_is_caught_at_import_never_a_risk_n
     assert '+DEFAULT_UNIT = ""' in diffs and "+    return items[len(items) - 0]" in diffs
     reasons = sorted(m["reason"] for m in crashed.values())
     assert reasons == [
+        "collecting tests/test_memo.py failed after its import-time code ran the mutated code (TypeError: "
+        "'NoneType' object is not callable), before any test ran",
         "collecting tests/test_seq.py failed inside the mutated code (IndexError: list index out of range), "
         "before any test ran",
         "collecting tests/test_units.py failed inside the mutated code (KeyError: ''), before any test ran"]
@@ -551,7 +560,7 @@ def test_a_mutant_that_stops_the_code_loading_is_caught_at_import_never_a_risk_n
     assert "KeyError" in done.stdout.split("## Caught At Import")[1].split("##")[0]
     stryker = json.loads(next((tmp_path / "runs").glob("*/mutation-testing-report.json")).read_text())
     statuses = [m["status"] for f in stryker["files"].values() for m in f["mutants"] if m["id"] in crashed]
-    assert statuses == ["RuntimeError", "RuntimeError"]
+    assert statuses == ["RuntimeError"] * 3
 
 
 def test_test_quality_speaks_about_the_tests_the_change_touched_and_a_targets_tests(tmp_path):

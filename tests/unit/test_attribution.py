@@ -169,6 +169,10 @@ def test_a_test_module_whose_import_time_code_breaks_on_what_the_mutated_code_re
     assert verdict.outcome is Outcome.CAUGHT_AT_IMPORT and verdict.kill is None
     assert verdict.reason == ("collecting tests/test_mod.py failed after its import-time code ran the mutated code "
                               "(TypeError: 'NoneType' object is not callable), before any test ran")
+    # unwatched, where the baseline's coverage saw the mutated lines run (the evaluation's runs then skip the watch)
+    unwatched = run_pytest(project, ["tests"], 60, mutated_file=MUTATED, env=FAST_ENV)
+    assert unwatched.mutated_lines_executed is None and judge(unwatched).outcome is Outcome.NOT_COMPARABLE
+    assert judge(unwatched, ran=True) == verdict
     # a module that fails to collect without the mutated code having run says nothing about the mutant
     (project / "tests" / "test_mod.py").write_text("import nowhere\n\n\ndef test_one():\n    assert True\n")
     result = run_pytest(project, ["tests"], 60, mutated_file=MUTATED, mutated_lines=(2,), env=FAST_ENV)

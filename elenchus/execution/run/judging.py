@@ -157,8 +157,9 @@ def _survival(result: RunResult, passed: int) -> str:
     return text
 
 
-def judge(result: RunResult, mutated_file: str | None = None) -> Verdict:
-    """What the run proves about the mutant of ``mutated_file`` (default: the run's own)."""
+def judge(result: RunResult, mutated_file: str | None = None, ran: bool = False) -> Verdict:
+    """What the run proves about the mutant of ``mutated_file`` (default: the run's own); ``ran``: the
+    baseline's coverage saw the mutated lines run, so this run did not watch them again."""
     mutated = _mutated_relative(mutated_file or result.mutated_file, result.workspace)
 
     if result.execution is Execution.TIMED_OUT:
@@ -190,7 +191,7 @@ def judge(result: RunResult, mutated_file: str | None = None) -> Verdict:
     if failures:
         crash = next((r for r in failures if _crashed_loading(r, mutated)), None)
         where = "inside the mutated code"
-        if crash is None and result.mutated_lines_executed is True \
+        if crash is None and (ran or result.mutated_lines_executed is True) \
                 and all(r.failure_kind is FailureKind.COLLECTION_ERROR for r in failures):
             # what the mutated code returned broke the test module's import-time code after it (a decorator that
             # returns None): the traceback never crosses the mutated file, but the run watched it run

@@ -225,7 +225,7 @@ class Running(Reuse):
                         continue
                     job, timeout, attempt = pending.pop(future)
                     result = future.result()
-                    verdict = judge(result, job.mutant.path)
+                    verdict = judge(result, job.mutant.path, ran=job.covered)
                     if attempt == 3:  # (the job as planned: its key stores the verdict, never the test left out)
                         job, held, left_out, held_record = hung.pop(job.key)
                     if verdict.outcome is Outcome.SURVIVED and job.covered:
@@ -296,7 +296,7 @@ class Running(Reuse):
             request = RunRequest(job.cohort, job.tests, job.limit or limit, job.mutant, job.deselect, (), job.select,
                                  job.stop, watch=not job.covered)
             result = executor.run(request)
-            verdict = judge(result, job.mutant.path)
+            verdict = judge(result, job.mutant.path, ran=job.covered)
             record = _run_record(run_dir.id, job.mutant.id, job.cohort.name, result, verdict)
             record.update(attempt=attempt, selection=job.selection)
             run_dir.append_run(record)
