@@ -194,7 +194,8 @@ def judge(result: RunResult, mutated_file: str | None = None, ran: bool = False)
         if crash is None and (ran or result.mutated_lines_executed is True) \
                 and all(r.failure_kind is FailureKind.COLLECTION_ERROR for r in failures):
             # what the mutated code returned broke the test module's import-time code after it (a decorator that
-            # returns None): the traceback never crosses the mutated file, but the run watched it run
+            # returns None): the traceback never crosses the mutated file, but its lines ran (watched here, or seen
+            # by the baseline's coverage)
             crash, where = failures[0], "after its import-time code ran the mutated code"
         if crash is not None and all(_is_structural(r) for r in failures):
             error = ": ".join(part for part in (crash.exception_type, crash.message) if part) or "an error"
