@@ -3,7 +3,8 @@
 For each report given, prints one JSON object: the count of each mutation result, the reported gaps
 (survived or not covered) and how many carry a verified witness, the "likely equivalent" and "equivalent
 (proven)" claims, the mutants caught at import, and the witness search seconds per survivor (median and
-maximum over the survivors that were searched: witnesses found and equivalence claims). Hand labels (is a
+maximum over the survivors that were searched: witnesses found, equivalence claims, and the gaps whose
+search ended without either, from `witness_search` in reports that have it). Hand labels (is a
 gap useful, is a claim truly equivalent) are not computed here: they are written down beside these counts
 in `results/still_at_risk_real.md`, with how each was checked.
 
@@ -30,6 +31,7 @@ def counts(report: dict) -> dict:
     proven = [r for r in report["rejected"] if r["reason"].startswith("equivalent (proven)")]
     seconds = [m["witness"]["seconds"] for m in witnessed if m["witness"].get("seconds") is not None]
     seconds += [float(found.group(1)) for r in likely if (found := _SECONDS.search(r["reason"]))]
+    seconds += [m["witness_search"]["seconds"] for m in gaps if m not in witnessed and m.get("witness_search")]
     return {
         "results": dict(sorted(Counter(m["result"] for m in mutations).items())),
         "gaps": len(gaps),

@@ -210,3 +210,35 @@ def test_mutants_in_a_branch_the_import_did_not_take_are_not_run_here_never_gaps
     assert rows[1].startswith(f"- quoting.py:12{f' ({count} incidents)' if count > 1 else ''}: "), rows[1]
     assert rows[1].endswith("a run of the tests where the branch is taken (another installation, Python or "
                             f"environment) runs {'them' if count > 1 else 'it'}"), rows[1]
+
+
+def test_a_gap_whose_search_found_no_witness_says_how_many_inputs_the_search_tried_and_how_long_it_took(tmp_path):
+    # the measure, witness search time per survivor, needs the searches that end without a witness too
+    from elenchus.schemas import validate
+    from tests.conftest import run_cli, write_tree
+
+    repo = write_tree(tmp_path / "repo", {
+        "shop/__init__.py": "",
+        # tokens compare by identity and print their address: no test writes a list of them down
+        "shop/tokens.py": "class Token:\n    pass\n\n\ndef tokens(n):\n    return [Token() for _ in range(n)]\n",
+        "tests/test_tokens.py": "from shop.tokens import tokens\n\n\ndef test_tokens():\n    assert tokens(3)\n",
+    })
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "one")
+    (repo / "shop" / "tokens.py").write_text(
+        "class Token:\n    pass\n\n\ndef tokens(n):\n    return [Token() for _ in range(min(n, 100))]\n")
+    git(repo, "commit", "-q", "-am", "two")
+    done = run_cli("evaluate", "--repo", str(repo), "--scope", "current-change", "--fresh", "--jobs", "2",
+                   "--witness-time", "5", env={"ELENCHUS_RUNS_DIR": str(tmp_path / "runs")})
+    assert done.returncode == 0, done.stdout + done.stderr
+    path = next((tmp_path / "runs").glob("*/report.json"))
+    report = json.loads(path.read_text())
+    validate("mutation-report", report)
+    opaque = [m for m in report["mutations"] if "cannot write down or compare" in (m["reason"] or "")]
+    assert opaque, [m["reason"] for m in report["mutations"]]
+    for gap in opaque:
+        assert "witness" not in gap and gap["witness_search"]["inputs"] >= 1 and gap["witness_search"]["seconds"] >= 0
+    counted = subprocess.run([sys.executable, str(Path(__file__).parents[2] / "benchmarks" / "still_at_risk.py"),
+                              f"tokens={path}"], capture_output=True, text=True, check=True)
+    assert json.loads(counted.stdout)["tokens"]["witness_seconds_median"] is not None

@@ -154,6 +154,8 @@ class Assembly(Reuse):
                     mutations[-1]["witness"]["incident_written"] = mutant.incident
             elif isinstance(witness, NoWitness):
                 mutations[-1]["reason"] = f"{reason}; {witness.reason}" if reason else witness.reason
+                if witness.inputs:  # (what a search that ended without a witness cost: its inputs and time)
+                    mutations[-1]["witness_search"] = {"inputs": witness.inputs, "seconds": witness.seconds}
             if modified is None or result == "not-run":
                 continue
             existing_status = baselines.get("existing")
