@@ -213,7 +213,7 @@ def test_mutants_in_a_branch_the_import_did_not_take_are_not_run_here_never_gaps
 
 
 def test_a_gap_whose_search_found_no_witness_says_how_many_inputs_the_search_tried_and_how_long_it_took(tmp_path):
-    # the measure, witness search time per survivor, needs the searches that end without a witness too
+    # witness search time per survivor is measured over every search, those that end without a witness too
     from elenchus.schemas import validate
     from tests.conftest import run_cli, write_tree
 

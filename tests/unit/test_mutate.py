@@ -219,6 +219,33 @@ def test_mutate_rejects_a_condition_on_the_interpreter_or_platform_as_arid_and_k
     assert not {line for line, _ in kept} & {3, 4, 13}
 
 
+def test_mutate_keeps_values_that_only_look_like_an_interpreter_or_platform_check():
+    # a build target named like a platform, a bound read from `sys.maxsize`, a game's `WIN`: what the caller
+    # passes decides these conditions, not the interpreter the tests run on
+    source = src('''
+        import sys
+        LINUX = "linux"
+        WIN = 3
+        PY3 = not (sys.version_info[0] == 2)
+        def build(target):
+            if target == LINUX:
+                return "elf"
+            return "exe"
+        def clamp(n):
+            return sys.maxsize if n > sys.maxsize else n
+        def won(score):
+            return score == WIN
+        def modern():
+            return "f-strings" if PY3 else "format"
+    ''')
+    mutants, rejected = generate("values.py", source)
+    kept = {m.line for m in mutants}
+    assert {6, 10, 12} <= kept, sorted(kept)
+    assert not [r for r in rejected if r.line in (6, 10, 12) and "interpreter or platform" in r.reason]
+    # a name derived from one, and named as compatibility modules name them, is still a check
+    assert [r for r in rejected if r.line == 14 and "interpreter or platform" in r.reason]
+
+
 def test_mutate_keeps_a_condition_on_the_platform_the_tests_set_themselves():
     faked = environment_faked(['mocker.patch("sys.platform", "win32")\n',
                                'if sys.version_info < (3, 8):\n    pytest.skip("old")\n'])

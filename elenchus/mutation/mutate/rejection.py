@@ -87,14 +87,15 @@ def _arid_reason(view: SourceView, site: Site, faked: frozenset[str] = frozenset
 
 #: What says which interpreter or platform the code runs on: ``sys.version_info``, ``os.name``,
 #: ``platform.system()``.
-_ENVIRONMENT = {"sys": frozenset({"version_info", "version", "hexversion", "platform", "implementation", "maxsize",
-                                  "byteorder", "api_version"}),
+_ENVIRONMENT = {"sys": frozenset({"version_info", "version", "hexversion", "platform", "implementation", "byteorder",
+                                  "api_version"}),
                 "os": frozenset({"name"}),
                 "platform": frozenset({"system", "python_implementation", "python_version", "python_version_tuple",
                                        "machine", "release", "architecture"})}
-#: The names compatibility modules give such a check (``PY2``, ``PY38``, ``IS_PYPY``, ``compat.WINDOWS``).
-_ENVIRONMENT_NAME = re.compile(r"(?:IS_|ON_)?(?:PY_?\d+|PYTHON_?\d+|PYPY|CPYTHON|JYTHON|WIN(?:DOWS|32)?|MACOS|OSX|"
-                               r"DARWIN|LINUX|POSIX)")
+#: The names compatibility modules give such a check (``PY2``, ``PY38``, ``IS_PYPY``, ``compat.WINDOWS``); one
+#: the module itself assigns anything else (``LINUX = "linux"``, a build target to compare with) is a value.
+_ENVIRONMENT_NAME = re.compile(r"(?:IS_|ON_)?(?:PY_?\d+|PYTHON_?\d+|PYPY|CPYTHON|JYTHON|WINDOWS|WIN32|MACOS|OSX|"
+                               r"DARWIN|LINUX|POSIX)|(?:IS_|ON_)WIN")
 
 
 def _environment_gate(view: SourceView, target: cst.CSTNode, test: cst.BaseExpression,
@@ -105,14 +106,14 @@ def _environment_gate(view: SourceView, target: cst.CSTNode, test: cst.BaseExpre
     ``test`` is split at ``and``, ``or`` and ``not`` into conditions; those the edit changes (the one holding
     ``target``, or every one inside it) must each read the environment: ``x > 3 or sys.platform == 'win32'``
     keeps ``x > 3`` a condition like any other; so does one reading a check the tests set (``faked``)."""
-    aliases = _environment_names(view)
+    aliases, values = _environment_names(view)
     changed: cst.CSTNode = target
     for node in (target, *view.ancestors(target)):  # the smallest condition, or group of them, holding the edit
         changed = node
         if node is test or isinstance(node, (cst.Comparison, cst.BooleanOperation)) \
                 or isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
             break
-    read = [_environment_read(view, part, aliases) for part in _conditions(changed)]
+    read = [_environment_read(view, part, aliases, values) for part in _conditions(changed)]
     if read and all(read) and not faked.intersection(*read):
         return view.code(test)
     return None
@@ -127,8 +128,10 @@ def _conditions(node: cst.CSTNode) -> list[cst.CSTNode]:
     return [node] if isinstance(node, cst.BaseExpression) else []
 
 
-def _environment_read(view: SourceView, node: cst.CSTNode, aliases: frozenset[str]) -> set[str]:
-    """The environment checks ``node`` reads: ``sys.platform``, or a name standing for one (``PY2``)."""
+def _environment_read(view: SourceView, node: cst.CSTNode, aliases: frozenset[str],
+                      values: frozenset[str] = frozenset()) -> set[str]:
+    """The environment checks ``node`` reads: ``sys.platform``, or a name standing for one (``PY2``) that is not
+    one of the module's own ``values``."""
     found, stack = set(), [node]
     while stack:
         current = stack.pop()
@@ -138,7 +141,8 @@ def _environment_read(view: SourceView, node: cst.CSTNode, aliases: frozenset[st
             continue
         if isinstance(current, cst.Attribute) and _ENVIRONMENT_NAME.fullmatch(current.attr.value):
             found.add(current.attr.value)
-        if isinstance(current, cst.Name) and (current.value in aliases or _ENVIRONMENT_NAME.fullmatch(current.value)) \
+        if isinstance(current, cst.Name) and (current.value in aliases or current.value not in values
+                                              and _ENVIRONMENT_NAME.fullmatch(current.value)) \
                 and not (isinstance(view.parent(current), cst.Attribute) and view.parent(current).attr is current):
             found.add(current.value)
         stack.extend(current.children)
@@ -162,13 +166,15 @@ def environment_faked(texts: Iterable[str]) -> frozenset[str]:
     return frozenset(found)
 
 
-def _environment_names(view: SourceView) -> frozenset[str]:
+def _environment_names(view: SourceView) -> tuple[frozenset[str], frozenset[str]]:
     """Module-level names that stand for an environment check: imported from ``sys`` (``from sys import
-    version_info``), or assigned a comparison of one (``_lzip_strict = sys.version_info >= (3, 10)``)."""
+    version_info``), or assigned a comparison of one (``_lzip_strict = sys.version_info >= (3, 10)``); and the
+    module-level names assigned anything else, which are values whatever they are called."""
     known = getattr(view, "_environment_names", None)
     if known is not None:
         return known
     found: set[str] = set()
+    values: set[str] = set()
     for line in view.module.body:
         for statement in line.body if isinstance(line, cst.SimpleStatementLine) else ():
             if isinstance(statement, cst.ImportFrom) and isinstance(statement.module, cst.Name) \
@@ -181,7 +187,11 @@ def _environment_names(view: SourceView) -> frozenset[str]:
                     and all(isinstance(part, cst.Comparison) and _environment_read(view, part, frozenset(found))
                             for part in _conditions(statement.value)):
                 found.add(statement.targets[0].target.value)
-    names = frozenset(found)
+            elif isinstance(statement, (cst.Assign, cst.AnnAssign)) and (
+                    statement.value is None or not _environment_read(view, statement.value, frozenset(found))):
+                targets = statement.targets if isinstance(statement, cst.Assign) else [statement]
+                values.update(target.target.value for target in targets if isinstance(target.target, cst.Name))
+    names = frozenset(found), frozenset(values)
     setattr(view, "_environment_names", names)
     return names
 
