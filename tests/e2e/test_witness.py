@@ -215,17 +215,14 @@ def test_mutants_in_a_branch_the_import_did_not_take_are_not_run_here_never_gaps
 def test_a_gap_whose_search_found_no_witness_says_how_many_inputs_the_search_tried_and_how_long_it_took(tmp_path):
     # witness search time per survivor is measured over every search, those that end without a witness too
     from elenchus.schemas import validate
-    from tests.conftest import run_cli, write_tree
+    from tests.conftest import committed, run_cli
 
-    repo = write_tree(tmp_path / "repo", {
+    repo = committed(tmp_path / "repo", {
         "shop/__init__.py": "",
         # tokens compare by identity and print their address: no test writes a list of them down
         "shop/tokens.py": "class Token:\n    pass\n\n\ndef tokens(n):\n    return [Token() for _ in range(n)]\n",
         "tests/test_tokens.py": "from shop.tokens import tokens\n\n\ndef test_tokens():\n    assert tokens(3)\n",
     })
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "one")
     (repo / "shop" / "tokens.py").write_text(
         "class Token:\n    pass\n\n\ndef tokens(n):\n    return [Token() for _ in range(min(n, 100))]\n")
     git(repo, "commit", "-q", "-am", "two")
