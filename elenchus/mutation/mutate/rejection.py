@@ -10,6 +10,7 @@ an earlier mutant's) code.
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Iterable
 from types import CodeType
 
@@ -166,11 +167,16 @@ def environment_faked(texts: Iterable[str]) -> frozenset[str]:
     return frozenset(found)
 
 
+#: Per parsed module, what ``_environment_names`` read from it (each of its sites asks again).
+_NAMES_READ: weakref.WeakKeyDictionary[SourceView, tuple[frozenset[str], frozenset[str]]] = \
+    weakref.WeakKeyDictionary()
+
+
 def _environment_names(view: SourceView) -> tuple[frozenset[str], frozenset[str]]:
     """Module-level names that stand for an environment check: imported from ``sys`` (``from sys import
     version_info``), or assigned a comparison of one (``_lzip_strict = sys.version_info >= (3, 10)``); and the
     module-level names assigned anything else, which are values whatever they are called."""
-    known = getattr(view, "_environment_names", None)
+    known = _NAMES_READ.get(view)
     if known is not None:
         return known
     found: set[str] = set()
@@ -191,8 +197,7 @@ def _environment_names(view: SourceView) -> tuple[frozenset[str], frozenset[str]
                     statement.value is None or not _environment_read(view, statement.value, frozenset(found))):
                 targets = statement.targets if isinstance(statement, cst.Assign) else [statement]
                 values.update(target.target.value for target in targets if isinstance(target.target, cst.Name))
-    names = frozenset(found), frozenset(values)
-    setattr(view, "_environment_names", names)
+    names = _NAMES_READ[view] = frozenset(found), frozenset(values)
     return names
 
 
