@@ -258,6 +258,94 @@ def test_mutate_keeps_a_condition_on_the_platform_the_tests_set_themselves():
     assert "PY2" in environment_faked(["monkeypatch.setattr(compat, 'PY2', True)"])
 
 
+_HANDLERS = src('''
+    import collections
+    try:
+        import regex
+    except ImportError:
+        regex = None
+    _REGISTRY = {}
+    class _Size:
+        def __getitem__(self, key):
+            return 1
+    class Cache:
+        __size = _Size()
+        def __init__(self, choice, getsizeof=None):
+            self.__order = collections.OrderedDict()
+            self.__counter = collections.Counter()
+            self.__data = dict()
+            self.__choice = choice
+            if getsizeof:
+                self.__size = dict()
+        def oldest(self):
+            try:
+                key = next(iter(self.__order))
+            except StopIteration:
+                raise KeyError("empty") from None
+            return key
+        def rarest(self):
+            try:
+                ((key, _),) = self.__counter.most_common(1)
+            except ValueError:
+                raise KeyError("empty") from None
+            return key
+        def touch_oldest(self):
+            try:
+                key = next(iter(self.__order))
+                self.__touch(key)
+            except (StopIteration, KeyError):
+                return None
+            return key
+        def __touch(self, key):
+            self.__order.move_to_end(key)
+        def get(self, key):
+            try:
+                return self.__data[key]
+            except KeyError:
+                return None
+        def first_or_none(self):
+            try:
+                return next(iter(self.__order))
+            except KeyError:
+                return None
+        def pick(self):
+            try:
+                return self.__choice(list(self.__data))
+            except IndexError:
+                return None
+        def size_of_oldest(self):
+            try:
+                return self.__size[next(iter(self.__order))]
+            except KeyError:
+                return 0
+    def registered():
+        try:
+            return next(iter(_REGISTRY))
+        except StopIteration:
+            return None
+    def number(text):
+        try:
+            return int(text)
+        except ValueError:
+            return 0
+''')
+
+
+def test_mutate_rejects_a_handler_widened_around_code_that_only_imports_or_reads_its_own_containers():
+    mutants, rejected = generate("cache.py", _HANDLERS)
+    widened = {r.line: r.reason for r in rejected if r.family == "broadened-handler"}
+    kept = {m.line for m in mutants if m.family == "broadened-handler"}
+    # an import; a container's iterator or its counts, read where the handler catches what they raise, directly
+    # or through a private method handed only what the body holds; a module's own registry
+    assert {4, 22, 28, 35, 63} <= set(widened), (widened, kept)
+    assert "only imports" in widened[4]
+    assert "`self.__order`" in widened[22] and "`StopIteration`" in widened[22]
+    assert "`self.__counter`" in widened[28] and "`ValueError`" in widened[28]
+    assert "`_REGISTRY`" in widened[63]
+    # a caller's key (its `__hash__` can raise anything), what it raises left uncaught (an empty container's
+    # `StopIteration` under `except KeyError`), a callable the caller gave, a class attribute of the same name
+    # (user code answers `[...]`), and a caller's text
+    assert {43, 48, 53, 58, 68} <= kept, (widened, kept)
 def test_mutate_rejects_the_script_block_as_unreachable_by_clients():
     source = src('''
         def main(argv):

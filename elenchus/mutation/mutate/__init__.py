@@ -22,7 +22,8 @@ libcst is used in this package and in ``elenchus.mutation.families`` only.
 
 The package, by part: ``records`` (the records), ``generation`` (``generate``, ``FileMutator`` and
 the builder), ``applying`` (one node-level edit), ``rejection`` (arid, equivalent and invalid
-candidates), ``lines`` (watched lines and diffs) and ``exhaustive`` (mutmut's catalog, labelled).
+candidates), ``guarded`` (handlers widened around code that can raise nothing more), ``lines``
+(watched lines and diffs) and ``exhaustive`` (mutmut's catalog, labelled).
 """
 
 from elenchus.mutation.mutate.applying import _apply  # noqa: F401  (tests apply one site with it)
