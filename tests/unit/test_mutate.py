@@ -346,6 +346,36 @@ def test_mutate_rejects_a_handler_widened_around_code_that_only_imports_or_reads
     # `StopIteration` under `except KeyError`), a callable the caller gave, a class attribute of the same name
     # (user code answers `[...]`), and a caller's text
     assert {43, 48, 53, 58, 68} <= kept, (widened, kept)
+
+
+def test_mutate_rejects_a_handler_widened_around_a_probe_of_what_the_interpreter_has():
+    source = src('''
+        import os
+        try:
+            unicode
+        except NameError:
+            unicode = str
+        try:
+            _affinity = os.sched_getaffinity
+        except AttributeError:
+            _affinity = None
+        def cpus(os):
+            try:
+                return os.cpu_count
+            except AttributeError:
+                return None
+        def count():
+            try:
+                return os.cpu_count()
+            except AttributeError:
+                return 1
+    ''')
+    mutants, rejected = generate("compat.py", source)
+    widened = {r.line: r.reason for r in rejected if r.family == "broadened-handler"}
+    kept = {m.line for m in mutants if m.family == "broadened-handler"}
+    assert {4, 8} <= set(widened) and "looks up what this interpreter has" in widened[4], (widened, kept)
+    # an attribute of what the caller passed (named like the module), and a call, which can raise anything
+    assert {13, 18} <= kept, (widened, kept)
 def test_mutate_rejects_the_script_block_as_unreachable_by_clients():
     source = src('''
         def main(argv):

@@ -69,8 +69,9 @@ def _arid_handler(view: SourceView, site: Site) -> str | None:
         return None
     what = view.code(handler.type) if handler.type is not None else "the error"
     if reading.imports and not reading.owned:
-        return (f"arid: the `try` body only imports, which raises nothing but the `{what}` caught here unless the "
-                "installation itself is broken; no test here is meant to arrange that")
+        return (f"arid: the `try` body only imports or looks up what this interpreter has, which raises nothing but "
+                f"the `{what}` caught here unless the installation itself is broken; no test here is meant to "
+                "arrange that")
     owned = ", ".join(f"`{name}`" for name in sorted(reading.owned))
     errors = ", ".join(f"`{name}`" for name in sorted(raised)) or "no error at all"
     return (f"arid: the `try` body only reads and updates containers the code built for itself ({owned}), with "
@@ -169,6 +170,10 @@ class _Reading:
     def expression(self, node: cst.BaseExpression) -> set[str] | None:
         if self.plain(node) or self.container(node) is not None:
             return set()
+        if isinstance(node, cst.Name) or isinstance(node, cst.Attribute) and _module_attribute(self.view, node) \
+                and not _local(self.function, _root(node)):  # `unicode`, `os.sched_getaffinity`
+            self.imports = True  # (a probe of what this interpreter has, as an import is)
+            return {"NameError"} if isinstance(node, cst.Name) else {"AttributeError"}
         if isinstance(node, cst.Subscript):
             kind, key = self.container(node.value), _only_index(node)
             if kind is None or _LOOKUP[kind] is None or key is None or not self.plain(key):
@@ -370,6 +375,26 @@ def _module_kind(view: SourceView, name: str) -> str | None:
         if any(item.name.value == name for item in node.names):
             return None
     return kinds.pop() if len(kinds) == 1 and None not in kinds else None
+
+
+def _root(node: cst.BaseExpression) -> str:
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return node.value if isinstance(node, cst.Name) else ""
+
+
+def _module_attribute(view: SourceView, node: cst.Attribute) -> bool:
+    """Is ``node`` an attribute read from a module the file imports whole (``os.sched_getaffinity``,
+    ``itertools.chain.from_iterable``), which raises nothing but ``AttributeError``?"""
+    name = _root(node)
+    for line in view.module.body:
+        for statement in line.body if isinstance(line, cst.SimpleStatementLine) else ():
+            if isinstance(statement, cst.Import) and any(
+                    (alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name)
+                     else view.module.code_for_node(alias.name).split(".")[0]) == name
+                    for alias in statement.names):
+                return True
+    return False
 
 
 def _only_index(node: cst.Subscript) -> cst.BaseExpression | None:
