@@ -410,12 +410,21 @@ def _state_text(value: Any) -> list[Any] | None:
     """What a test could assert about a receiver after the call: [how ("repr", "vars" or "str"), the text,
     the imports it needs]; else, when its attributes are plain data a test cannot write without naming
     private ones (``_number_args``), ["state", their canonical text, []]: enough to say two receivers were
-    left alike, never a witness; else None."""
+    left alike, never a witness; else None. A repr comes with the attributes beneath it
+    (``_attributes_text``): ``OrderedSet([1])`` prints alike whether or not its index still holds a key."""
     built = constructor_repr(value)
-    if built is not None:
-        return ["repr", built[0], list(built[1])]
+    if built is not None:  # (with what it holds beneath: a repr may leave out what a later call reads)
+        return ["repr", built[0], list(built[1]), _attributes_text(value, view_of(value))]
     seen = view_of(value)
     if seen is not None and seen[0] != "match":
+        return [seen[0], seen[1], list(seen[2])]
+    return _attributes_text(value, None)
+
+
+def _attributes_text(value: Any, seen: tuple[str, str, tuple[str, ...]] | None) -> list[Any] | None:
+    """A receiver's attributes: as ``vars`` writes them, when ``seen`` is that view; else, as plain data a test
+    cannot write down, ["state", their canonical text, []]; else None."""
+    if seen is not None and seen[0] == "vars":
         return [seen[0], seen[1], list(seen[2])]
     attributes = getattr(value, "__dict__", None)
     data = state_of(attributes) if isinstance(attributes, dict) and attributes and not callable(value) else None

@@ -739,7 +739,12 @@ def test_a_broadened_handler_is_told_apart_by_a_value_of_a_kind_the_tests_never_
     assert found.origin == "foreign" and found.original == "raise KeyError" and found.mutant == "None", found
 
 
-def test_a_dropped_copy_no_input_told_apart_stays_a_gap_never_likely_equivalent(tmp_path):
+@pytest.mark.parametrize("family, why", [
+    ("dropped-copy", "shares the original where the code made a copy"),
+    # (the same search, for the family that builds a base class where the instance's own class was built)
+    ("base-class-instance", "differs only for a subclass"),
+])
+def test_a_dropped_copy_no_input_told_apart_stays_a_gap_never_likely_equivalent(tmp_path, family, why):
     from elenchus.repo.layout import SourceLayout
     from elenchus.mutation.mutate import Mutant
     from elenchus.analysis.witness import NoWitness, find_witness
@@ -748,13 +753,13 @@ def test_a_dropped_copy_no_input_told_apart_stays_a_gap_never_likely_equivalent(
               "    chosen['all'] = True\n    return chosen['all']\n")
     project, scratch = _shop_project(tmp_path, "settings", source)
     mutant = Mutant(id="0" * 12, path="shop/settings.py", symbol="enabled", line=5, end_line=5, col=5,
-                    family="dropped-copy", changed_intent="handmade", incident="handmade", expected_detection="none",
+                    family=family, changed_intent="handmade", incident="handmade", expected_detection="none",
                     diff="", mutated_source=source.replace("DEFAULTS.copy()", "DEFAULTS"), mutated_lines=(5,))
     samples = {"shop.settings:enabled": [probes.CallSample("shop.settings:enabled", ())]}
     # `enabled()` gives True either way: only reading `DEFAULTS` after the call shows the alias
     found = find_witness(project, mutant, samples, (), SourceLayout((".",), ("shop",)), 30.0, scratch)
     assert isinstance(found, NoWitness) and not found.searched, found.reason
-    assert "shares the original where the code made a copy" in found.reason
+    assert why in found.reason
     other = replace(mutant, family="handmade")  # the same search, for a mutant it can clear
     assert find_witness(project, other, samples, (), SourceLayout((".",), ("shop",)), 30.0, scratch).searched
 
@@ -1307,3 +1312,51 @@ def test_a_command_that_closes_its_output_is_witnessed_by_a_buffer_that_outlives
     assert isinstance(found, Witness), found.reason
     assert "        output = io.StringIO()\n        output.close = lambda: None  # the call closes its output\n" \
            "        with contextlib.redirect_stdout(output):\n            assert main() is None\n" in found.test, found.test
+
+
+INDEXED = '''\
+class Indexed:
+    """Items in order, with an index from each item to its place."""
+
+    def __init__(self, items=()):
+        self.items = []
+        self.map = {}
+        for item in items:
+            self.add(item)
+
+    def __repr__(self):
+        return f"Indexed({self.items!r})"
+
+    def __eq__(self, other):
+        return isinstance(other, Indexed) and self.items == other.items
+
+    def __contains__(self, item):
+        return item in self.map
+
+    def add(self, item):
+        if item not in self.map:
+            self.map[item] = len(self.items)
+            self.items.append(item)
+
+    def pop(self):
+        item = self.items.pop()
+        del self.map[item]
+        return item
+'''
+
+
+def test_an_instance_that_prints_alike_but_keeps_a_stale_index_is_told_apart_by_its_attributes(tmp_path):
+    # `Indexed([1])` prints, and equals, the same whether or not its index still holds the popped item; the next
+    # `2 in s` reads the index. A search that compared the repr alone called this likely equivalent.
+    from elenchus.repo.layout import SourceLayout
+    from elenchus.analysis.witness import Witness, find_witness
+
+    project, scratch = _shop_project(tmp_path, "indexed", INDEXED)
+    mutants, _ = generate("shop/indexed.py", INDEXED, [FunctionSpan(s.qualname, s.start, s.end)
+                                                       for s in function_spans(INDEXED)])
+    [stale] = [m for m in mutants if m.family == "lost-side-effect" and "del self.map[item]" not in m.mutated_source]
+    samples = {"shop.indexed:Indexed.pop": [probes.CallSample("shop.indexed:Indexed.pop", (), (),
+                                                              callrecord.Receiver(("[1, 2]",)))]}
+    found = find_witness(project, stale, samples, (), SourceLayout((".",), ("shop",)), 30.0, scratch)
+    assert isinstance(found, Witness), found.reason
+    assert "assert vars(indexed) == {'items': [1], 'map': {1: 0}}" in found.test, found.test

@@ -99,6 +99,15 @@ def _differs(reference: tuple[str | None, str | None], mutant: tuple[str | None,
     return mut_value is not None or mut_exc != ref_exc  # DID NOT RAISE, or another exception in the block
 
 
+def _state_read(state: Any, how: str) -> str | None:
+    """A receiver's text as ``how`` reads it: the view itself, or the attributes beneath a repr (``vars``)."""
+    if not isinstance(state, list) or len(state) < 2:
+        return None
+    if state[0] != how and len(state) > 3 and isinstance(state[3], list) and state[3][0] == how:
+        return state[3][1]
+    return state[1]
+
+
 def _acting_lines(source: str, mutated_source: str) -> tuple[int, ...]:
     """Lines of ``source`` that run only when the statements the mutant dropped act.
 
@@ -394,6 +403,9 @@ class _Comparer:
         elif reference[:2] != mutant[:2] and "state" in (reference[0], mutant[0]):
             kind = "receivers left in different states a test cannot write down"
         elif reference[:2] == mutant[:2]:  # (alike: "state", plain data alike, says so too)
+            beneath = [side[3] if len(side) > 3 and isinstance(side[3], list) else None for side in (reference, mutant)]
+            if None not in beneath and beneath[0][:2] != beneath[1][:2]:  # printed alike, holding something else
+                return self._attributes_changed(returned, beneath[0], beneath[1])
             kind = "receivers that agree only in their text" if reference[0] == "str" else None
         elif reference[0] == mutant[0] == "repr":
             same = self.reference.equal([reference[1], mutant[1]], [*reference[2], *mutant[2]])
@@ -405,6 +417,22 @@ class _Comparer:
             kind = "a receiver left in different states by calls that raised"
         else:
             return (reference[0], reference[1], mutant[1]), list(reference[2])
+        if kind is not None:
+            self._opaque_seen(kind)
+        return None
+
+    def _attributes_changed(self, returned: bool, reference: list[Any],
+                            mutant: list[Any]) -> tuple[tuple[str, str, str], list[str]] | None:
+        """Two receivers that print alike but whose attributes differ (a repr that leaves out an index): a
+        test that reads ``vars(instance)`` tells them apart, when it can write them down; else they are not
+        compared (a later call may read what differs)."""
+        kind = "receivers that print alike but hold different attributes a test cannot write down"
+        if reference[0] == mutant[0] == "vars":
+            same = self.reference.equal([reference[1], mutant[1]], [*reference[2], *mutant[2]])
+            if same is False and returned:
+                return ("vars", reference[1], mutant[1]), list(reference[2])
+            kind = "a receiver left in different states by calls that raised" if same is False else \
+                "receivers `==` could not compare" if same is None else None
         if kind is not None:
             self._opaque_seen(kind)
         return None
@@ -442,8 +470,8 @@ class _Comparer:
             if _seen(reference_answer) != (found.reference_repr, found.reference_exception) or _seen(
                     mutant_answer) != (found.mutant_repr, found.mutant_exception):
                 return False
-            if found.receiver_after and [(answer.get("receiver_after") or [None, None])[1] for answer in (
-                    reference_answer, mutant_answer)] != list(found.receiver_after[1:]):
+            if found.receiver_after and [_state_read(answer.get("receiver_after"), found.receiver_after[0]) for answer
+                                         in (reference_answer, mutant_answer)] != list(found.receiver_after[1:]):
                 return False
             if found.changed_arguments and _changed_arguments(
                     _after(reference_answer), _after(mutant_answer)) != found.changed_arguments:
