@@ -671,3 +671,20 @@ def test_mutate_rejects_help_text_a_parser_computes_and_a_groups_title_and_keeps
     assert [m for m in mutants if m.line == 4] and [m for m in mutants if m.line == 7 and "'case'" in m.diff]
     # a keyword of another call is not help text, computed or not
     assert [m for m in mutants if m.line == 12]
+
+
+def test_mutate_rejects_the_name_a_type_variable_gives_itself_as_arid():
+    source = src('''
+        from typing import NewType, TypeVar
+        import typing
+        T = TypeVar("T")
+        P = typing.ParamSpec("P")
+        UserId = NewType("UserId", int)
+        LABEL = "T"
+        def label():
+            return LABEL
+    ''')
+    mutants, rejected = generate("types.py", source)
+    names = [r for r in rejected if "type variable or new type gives itself" in r.reason]
+    assert {r.line for r in names} == {3, 4, 5}, [(r.line, r.reason) for r in rejected]
+    assert 6 in {m.line for m in mutants}  # a text the code returns is a value

@@ -52,6 +52,8 @@ def _arid_reason(view: SourceView, site: Site, faked: frozenset[str] = frozenset
             return f"arid: inside `{node.name.value}`, which only formats text for display"
         if isinstance(node, cst.Call) and _is_log_call(view, node):
             return f"arid: inside the logging or output call `{view.code(node.func)}(...)`"
+        if isinstance(node, cst.Arg) and previous is node.value and in_string and _typing_name(view, node):
+            return "arid: the name a type variable or new type gives itself, which only type checkers and its repr read"
         if isinstance(node, cst.Arg) and previous is node.value and _help_text(view, node, in_string):
             named = f"`{node.keyword.value}=`" if node.keyword is not None else "an option group's title"
             return f"arid: help text a command shows its user ({named})"
@@ -210,6 +212,21 @@ def _help_text(view: SourceView, arg: cst.Arg, in_string: bool) -> bool:
     if arg.keyword is None:
         return in_string and name in _TITLED_CALLS
     return arg.keyword.value in _HELP_KEYWORDS and (in_string or name in _PARSER_CALLS)
+
+
+#: Typing constructs whose first argument is only their own name (``T = TypeVar("T")``).
+_TYPING_CALLS = frozenset({"TypeVar", "ParamSpec", "TypeVarTuple", "NewType"})
+
+
+def _typing_name(view: SourceView, arg: cst.Arg) -> bool:
+    """Is ``arg`` the name given to ``TypeVar``, ``ParamSpec``, ``TypeVarTuple`` or ``NewType`` (its first
+    positional argument)?"""
+    call = view.parent(arg)
+    if not isinstance(call, cst.Call) or not call.args or call.args[0] is not arg or arg.keyword is not None:
+        return False
+    func = call.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+    return name in _TYPING_CALLS
 
 
 def _raised_only(view: SourceView, node: cst.Assign | cst.AnnAssign) -> bool:
