@@ -1360,3 +1360,38 @@ def test_an_instance_that_prints_alike_but_keeps_a_stale_index_is_told_apart_by_
     found = find_witness(project, stale, samples, (), SourceLayout((".",), ("shop",)), 30.0, scratch)
     assert isinstance(found, Witness), found.reason
     assert "assert vars(indexed) == {'items': [1], 'map': {1: 0}}" in found.test, found.test
+
+
+BAG = '''\
+class Bag:
+    def __init__(self, items=()):
+        self.items = list(items)
+
+    def __repr__(self):
+        return f"Bag({self.items!r})"
+
+    def __eq__(self, other):
+        return isinstance(other, Bag) and self.items == other.items
+
+    def remove_all(self, *others):
+        gone = set()
+        for other in others:
+            gone |= set(other)
+        self.items = [item for item in self.items if item not in gone]
+'''
+
+
+def test_a_method_taking_any_number_of_arguments_is_given_one(tmp_path):
+    # the tests passed only other bags (`b.remove_all(Bag([2]))`), which no literal rebuilds; a call with no
+    # argument never runs the loop, and one list in `*others` shows that nothing is removed any more
+    from elenchus.repo.layout import SourceLayout
+    from elenchus.analysis.witness import Witness, find_witness
+
+    project, scratch = _shop_project(tmp_path, "bag", BAG)
+    mutants, _ = generate("shop/bag.py", BAG, [FunctionSpan(s.qualname, s.start, s.end) for s in function_spans(BAG)])
+    [alias] = [m for m in mutants if m.family == "lost-side-effect" and "gone |= set(other)" not in m.mutated_source]
+    samples = {"shop.bag:Bag.remove_all": [probes.CallSample("shop.bag:Bag.remove_all", (), (),
+                                                             callrecord.Receiver(("[1, 2]",)))]}
+    found = find_witness(project, alias, samples, ([2],), SourceLayout((".",), ("shop",)), 30.0, scratch)
+    assert isinstance(found, Witness), found.reason
+    assert ".remove_all(" in found.call and ".remove_all()" not in found.call, found

@@ -72,7 +72,8 @@ class _Signature:
 
     @classmethod
     def of(cls, node: ast.FunctionDef, bound: bool = False) -> _Signature:
-        """``bound``: a method called on its instance or class, which gives its first parameter."""
+        """``bound``: a method called on its instance or class, which gives its first parameter. A ``*rest``
+        parameter stands for two optional positional ones."""
         arguments = node.args
         positional = [*arguments.posonlyargs, *arguments.args]
         if bound and positional:
@@ -80,6 +81,9 @@ class _Signature:
         defaults: list[ast.expr | None] = [None] * (len(positional) - len(arguments.defaults))
         defaults += list(arguments.defaults)
         parameters = [cls._parameter(arg, default, False) for arg, default in zip(positional, defaults)]
+        rest = arguments.vararg
+        if rest is not None:  # `*sets`: callers pass one value there, or two (an empty call never runs its loop)
+            parameters += [_Parameter(f"*{rest.arg}{index}", False, True, (), rest.annotation) for index in (1, 2)]
         parameters += [cls._parameter(arg, default, True)
                        for arg, default in zip(arguments.kwonlyargs, arguments.kw_defaults)]
         return cls(tuple(parameters))
