@@ -205,12 +205,15 @@ class Receiver:
     (``argument_repr``): ``Money(5, 'EUR')`` is ``Receiver(("5", "'EUR'"))``; then the set-up calls made on
     it, in order (``p = engine(); p.classical(all=True)`` has ``steps=(("classical", (), (("all", "True"),)),)``).
     ``factory`` names the module's public function the tests built it with instead of the class
-    (``parse.compile('{}x')``): what that function adds (a default of its own) then reaches every call made on it."""
+    (``parse.compile('{}x')``): what that function adds (a default of its own) then reaches every call made on it.
+    ``subclass``: built as an instance of an empty subclass of the class (``subclass_name``), as a caller that
+    extends the class builds one: what the code hands back for such an instance is then of its class, or not."""
 
     args_repr: tuple[str, ...] = ()
     kwargs_repr: tuple[tuple[str, str], ...] = ()
     steps: tuple[Step, ...] = ()
     factory: str | None = None
+    subclass: bool = False
 
     def texts(self) -> tuple[str, ...]:
         """Every argument text it writes: its class's call's and its steps'."""
@@ -223,7 +226,14 @@ class Receiver:
             found["steps"] = [[name, list(args), dict(kwargs)] for name, args, kwargs in self.steps]
         if self.factory is not None:
             found["factory"] = self.factory
+        if self.subclass:
+            found["subclass"] = True
         return found
+
+
+def subclass_name(owner: str) -> str:
+    """The name of the empty subclass of class ``owner`` a subclassed receiver is built as."""
+    return f"{owner}Subclass"
 
 
 def receiver_from_json(data: Any) -> Receiver:
@@ -243,7 +253,7 @@ def receiver_from_json(data: Any) -> Receiver:
         raise ValueError(f"not a public function's name: {factory!r}")
     receiver = Receiver(tuple(str(text) for text in data["args_repr"]),
                         tuple(sorted((str(k), str(v)) for k, v in dict(data["kwargs_repr"]).items())),
-                        tuple(steps), factory)
+                        tuple(steps), factory, factory is None and data.get("subclass") is True)
     for text in receiver.texts():
         argument_value(text)
     return receiver

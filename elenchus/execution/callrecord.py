@@ -94,6 +94,7 @@ MAX_ELEMENTS: int = _replay.MAX_ELEMENTS
 MAX_STEPS: int = _replay.MAX_STEPS
 Step = _replay.Step
 Receiver = _replay.Receiver
+subclass_name = _replay.subclass_name
 OPERATORS = _replay.OPERATORS
 literal_repr = _replay.literal_repr
 is_literal = _replay.is_literal

@@ -81,6 +81,7 @@ argument_value = _literals.argument_value
 argument_imports = _literals.argument_imports
 receiver_from_json = _literals.receiver_from_json
 receiver_in = _literals.receiver_in
+subclass_name = _literals.subclass_name
 
 
 #: Special methods a test reaches by an operator or a builtin, never by name: how a driver calls each
@@ -162,7 +163,7 @@ def observe(function: Callable[..., Any], args: list[Any], kwargs: dict[str, Any
         seen = None if too_long else _limited(view_of, per_call, value)
         if seen is not None:
             return {"kind": "value", "repr": seen[1], "imports": list(seen[2]), "view": seen[0],
-                    "args_after": after, **listed}
+                    "args_after": after, "type": type_name(value), **listed}
         return {"kind": "unrepresentable", "type": type(value).__qualname__, "too_long": too_long}
     return {"kind": "value", "repr": built[0], "imports": list(built[1]), "args_after": after,
             "type": type_name(value), **listed}
@@ -335,6 +336,8 @@ class _Instance:
         """The class's call (or the module's function the tests built it with), then each set-up call made on
         the instance (``p.classical(all=True)``)."""
         maker = owner if self.built.factory is None else getattr(sys.modules[owner.__module__], self.built.factory)
+        if self.built.subclass:
+            maker = _subclass_of(owner)
         instance = maker(*map(argument_value, self.built.args_repr),
                          **{name: argument_value(text) for name, text in self.built.kwargs_repr})
         if not isinstance(instance, owner):
@@ -342,6 +345,19 @@ class _Instance:
         for step, args, kwargs in self.built.steps:
             getattr(instance, step)(*map(argument_value, args), **{name: argument_value(text) for name, text in kwargs})
         return instance
+
+
+#: The empty subclass made of each class, once per process.
+_SUBCLASSES: dict[type, type] = {}
+
+
+def _subclass_of(owner: type) -> type:
+    """An empty subclass of ``owner``, named as a witness test names the one it defines (``subclass_name``)."""
+    made = _SUBCLASSES.get(owner)
+    if made is None:
+        made = _SUBCLASSES[owner] = type(subclass_name(owner.__name__), (owner,),
+                                         {"__module__": owner.__module__, "__qualname__": subclass_name(owner.__name__)})
+    return made
 
 
 def _argument(text: str, owner: Any) -> Any:

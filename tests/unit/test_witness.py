@@ -1395,3 +1395,46 @@ def test_a_method_taking_any_number_of_arguments_is_given_one(tmp_path):
     found = find_witness(project, alias, samples, ([2],), SourceLayout((".",), ("shop",)), 30.0, scratch)
     assert isinstance(found, Witness), found.reason
     assert ".remove_all(" in found.call and ".remove_all()" not in found.call, found
+
+
+SETLIKE = '''\
+class Items:
+    def __init__(self, items=()):
+        self.items = list(items)
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.items!r})"
+
+    def __eq__(self, other):
+        return isinstance(other, Items) and self.items == other.items
+
+    def copy(self):
+        return self.__class__(self.items)
+
+    def union(self, other):
+        cls = Items
+        if isinstance(self, Items):
+            cls = self.__class__
+        return cls(self.items + [item for item in other if item not in self.items])
+'''
+
+
+@pytest.mark.parametrize("line", [12, 16])
+def test_a_method_that_keeps_its_callers_subclass_is_told_apart_on_an_instance_of_one(tmp_path, line):
+    # `copy` building `Items(...)` where the code built `self.__class__(...)`, and `union` whose `isinstance(self,
+    # Items)` was negated: equal results for every `Items`, another class for a caller's subclass
+    from elenchus.repo.layout import SourceLayout
+    from elenchus.analysis.witness import Witness, find_witness
+
+    project, scratch = _shop_project(tmp_path, "items", SETLIKE)
+    mutants, _ = generate("shop/items.py", SETLIKE, [FunctionSpan(s.qualname, s.start, s.end)
+                                                       for s in function_spans(SETLIKE)])
+    [mutant] = [m for m in mutants if m.line == line and m.family in ("base-class-instance", "negated-condition")]
+    symbol = mutant.symbol
+    samples = {f"shop.items:{symbol}": [probes.CallSample(f"shop.items:{symbol}", () if line == 12 else ("[3]",), (),
+                                                          callrecord.Receiver(("[1, 2]",)))]}
+    found = find_witness(project, mutant, samples, (), SourceLayout((".",), ("shop",)), 30.0, scratch)
+    assert isinstance(found, Witness), found.reason
+    assert "class ItemsSubclass(Items):\n" in found.test, found.test
+    assert f"    assert type(ItemsSubclass([1, 2]).{symbol.rpartition('.')[2]}(" in found.test, found.test
+    assert found.call.startswith("class ItemsSubclass(Items): pass; ItemsSubclass([1, 2])."), found.call

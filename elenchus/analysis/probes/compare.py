@@ -99,6 +99,17 @@ def _differs(reference: tuple[str | None, str | None], mutant: tuple[str | None,
     return mut_value is not None or mut_exc != ref_exc  # DID NOT RAISE, or another exception in the block
 
 
+def _subclass_lost(reference_answer: Mapping[str, Any], mutant_answer: Mapping[str, Any]) -> tuple[str, str] | None:
+    """(the subclass, the class) when, called on an instance of an empty subclass, the code hands back an
+    instance of that subclass and the mutant one of the class it extends (``OrderedSet(self)`` where the code
+    wrote ``self.__class__(self)``); else None."""
+    kinds = [str(answer.get("type") or "").rpartition(".")[2] if answer.get("kind") in ("value", "unrepresentable")
+             else "" for answer in (reference_answer, mutant_answer)]
+    if kinds[1] and kinds[0] == callrecord.subclass_name(kinds[1]):
+        return kinds[0], kinds[1]
+    return None
+
+
 def _state_read(state: Any, how: str) -> str | None:
     """A receiver's text as ``how`` reads it: the view itself, or the attributes beneath a repr (``vars``)."""
     if not isinstance(state, list) or len(state) < 2:
@@ -240,6 +251,17 @@ class _Comparer:
             self._raised.add(key)
         opaque = {self._opaque(reference_answer)}
         made = tuple(args_repr), tuple(sorted(kwargs_repr.items()))
+        if receiver is not None and receiver.subclass:  # a subclass's instance: does it get its own class back?
+            mutant_answer = self.mutant.call(args_repr, kwargs_repr, receiver, argv=argv, stdin=stdin)
+            lost = _subclass_lost(reference_answer, mutant_answer)
+            if lost is not None:
+                self.compared += 1
+                self.reached += bool(mutant_answer.get("reached") or reference_answer.get("reached"))
+                result = Distinction(*made, f"an instance of `{lost[0]}`", None, f"an instance of `{lost[1]}`", None,
+                                     origin, receiver=receiver, read=self.read, setup=self.reference.setup,
+                                     typed=lost[0])
+                self._seen[key] = result
+                return result
         if reference is None and _object(reference_answer) is not None:  # an object no text writes, or None?
             mutant_answer = self.mutant.call(args_repr, kwargs_repr, receiver, argv=argv, stdin=stdin)
             mutant = _observed(mutant_answer)
@@ -456,6 +478,12 @@ class _Comparer:
             elif found.emptied:  # (made twice again, what the first returned emptied in between)
                 reference_answer = self.reference.call(found.args_repr, kwargs, found.receiver, again=True)
                 mutant_answer = self.mutant.call(found.args_repr, kwargs, found.receiver, again=True)
+            elif found.typed is not None and found.receiver is not None and found.receiver.subclass:
+                reference_answer = self.reference.call(found.args_repr, kwargs, found.receiver)
+                mutant_answer = self.mutant.call(found.args_repr, kwargs, found.receiver)
+                if (_subclass_lost(reference_answer, mutant_answer) or ("",))[0] != found.typed:
+                    return False
+                continue
             elif found.first is not None:  # (after the other instance again: a public attribute, or the result)
                 assert found.receiver is not None
                 again = self.check_after(found.first, found.args_repr, kwargs, found.receiver, found.origin, False)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import json
+import re
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack
@@ -198,6 +199,9 @@ def search_input(
         mine = [s for s in mine if s.receiver is not None]
         built = [s.receiver for s in samples if s.target == f"{module}:{owner}" and s.receiver is not None]
         receivers = _varied(list(dict.fromkeys([*(s.receiver for s in mine), *built])))[:RECEIVERS_TRIED]
+        if _asks_for_its_class(source, mutant):  # first, one built as a caller's subclass builds it
+            receivers = [*(dataclasses.replace(r, subclass=True) for r in receivers[:1] if r and r.factory is None),
+                         *receivers]
         if not receivers:
             return outcome(None, False, f"no test built a `{owner}` the search can build again (with arguments "
                                         f"a test writes: literals, dates, durations, numbers), so `{symbol}` "
@@ -473,6 +477,21 @@ def _instance_arguments(signature: _Signature, built: Sequence[callrecord.Receiv
     for other in built:
         if not other.steps:  # (one set up by calls after its construction is no single expression)
             yield [call_text(name, other.args_repr, other.kwargs_repr)]
+
+
+#: What code that builds, or checks, the instance's own class writes.
+_OWN_CLASS = re.compile(r"\b(?:self|cls)\.__class__\b|\btype\(\s*self\s*\)|\bisinstance\(\s*self\s*,")
+
+
+def _asks_for_its_class(source: str, mutant: Mutant) -> bool:
+    """Does the mutant differ only for a subclass: it builds the base class where the code built the
+    instance's own (``self.__class__(...)`` made ``OrderedSet(...)``), or its lines ask for that class
+    (``if isinstance(self, OrderedSet): cls = self.__class__``)?"""
+    if mutant.family == "base-class-instance":
+        return True
+    lines = source.splitlines()
+    return any(_OWN_CLASS.search(lines[number - 1]) for number in range(mutant.line, mutant.end_line + 1)
+               if 0 < number <= len(lines))
 
 
 def _varied(receivers: list[callrecord.Receiver]) -> list[callrecord.Receiver]:

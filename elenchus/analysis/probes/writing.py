@@ -31,7 +31,7 @@ def call_text(function: str, args_repr: Sequence[str], kwargs_repr: Sequence[tup
     if receiver is None:  # (``read`` without an instance: the module's data, ``Version.NAMES``)
         return function if read else f"{function}({', '.join(arguments)})"
     owner, _, name = function.rpartition(".")
-    built = instance or call_text(receiver.factory or owner, receiver.args_repr, receiver.kwargs_repr)
+    built = instance or call_text(_maker(receiver, owner), receiver.args_repr, receiver.kwargs_repr)
     if name in callrecord.OPERATORS:
         template = callrecord.OPERATORS[name][1]
         text = template.format(built, *arguments)
@@ -39,6 +39,20 @@ def call_text(function: str, args_repr: Sequence[str], kwargs_repr: Sequence[tup
     if read:
         return f"{built}.{name}"
     return f"{built}.{name}({', '.join(arguments)})"
+
+
+def _maker(receiver: callrecord.Receiver, owner: str) -> str:
+    """What a test calls to build the instance: the class, the empty subclass it defines, or the factory."""
+    return callrecord.subclass_name(owner) if receiver.subclass else receiver.factory or owner
+
+
+def _subclass_definition(distinction: Distinction, function: str) -> str:
+    """The empty subclass a test defines, when it builds its instance as one (else nothing)."""
+    if not any(made is not None and made.subclass for made in (distinction.receiver, distinction.first)):
+        return ""
+    owner = function.rpartition(".")[0]
+    return (f"\n\n\nclass {callrecord.subclass_name(owner)}({owner}):\n"
+            f'    """An empty subclass, as a caller that extends `{owner}` writes one."""')
 
 
 def _argument_texts(distinction: Distinction) -> list[str]:
@@ -76,7 +90,7 @@ def _instance_name(function: str) -> str:
 def _building(function: str, receiver: callrecord.Receiver, instance: str) -> list[str]:
     """The lines that build a method's instance as the tests built theirs: its class's call, then the set-up
     calls they made on it (``engine = Engine()``, ``engine.classical(all=True)``)."""
-    built = call_text(receiver.factory or function.rpartition(".")[0], receiver.args_repr, receiver.kwargs_repr)
+    built = call_text(_maker(receiver, function.rpartition(".")[0]), receiver.args_repr, receiver.kwargs_repr)
     return [f"{instance} = {built}", *(call_text(f"{instance}.{name}", args, kwargs)
                                        for name, args, kwargs in receiver.steps)]
 
@@ -196,6 +210,9 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
                       read=read)
     if distinction.emptied:  # a caller empties what the call handed out, then asks again
         shown = f"{shown}.clear(); {shown}"
+    if receiver is not None and receiver.subclass:  # (the class the instance is built as, named)
+        owner = function.rpartition(".")[0]
+        shown = f"class {callrecord.subclass_name(owner)}({owner}): pass; {shown}"
     building = _building(function, receiver, instance) if receiver is not None and instance is not None else []
     if distinction.listed:  # a generator: what it yields is what a test reads
         call, shown = f"list({call})", f"list({shown})"
@@ -313,7 +330,9 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
                 f"{arguments_narrated(distinction, 1)}; the mutant "
                 f"{_narrate(distinction.mutant_repr, distinction.mutant_exception)}"
                 f"{arguments_narrated(distinction, 2)}")
-        told += (f", equal to it under `==` but not a `{distinction.typed}`." if distinction.typed is not None
+        subclassed = receiver is not None and receiver.subclass
+        told += (f", not the caller's `{distinction.typed}`." if distinction.typed is not None and subclassed
+                 else f", equal to it under `==` but not a `{distinction.typed}`." if distinction.typed is not None
                  else ".")
         if distinction.printed is not None:
             stream, text, other = distinction.printed
@@ -334,7 +353,7 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
         definition, nodeid = f"def {test_name}():\n" + _docstring(summary) + body, f"{path}::{test_name}"
     first = f"{heading.rpartition(':')[0]}: asserts what `{function}` holds." if distinction.attribute is not None \
         else f"{heading} `{function}` on one input."
-    source = f'"""{first}"""\n\n' + imports + "\n\n\n" + definition
+    source = f'"""{first}"""\n\n' + imports + _subclass_definition(distinction, function) + "\n\n\n" + definition
     return Probe(
         id=mutant.id,
         path=path,
