@@ -347,14 +347,15 @@ def search_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Se
 #: tests rarely make it do (an overflow, a failing file), and no search can rule out; a dropped copy
 #: differs only once the original or its alias is changed afterwards, which results compared by value
 #: (as every search compares them) never show; a base class built where the instance's own class was
-#: differs only for a subclass, which no search builds.
+#: differs only for a subclass, and the empty one the search builds shows it only in what the calls return.
 _SEARCH_CANNOT_CLEAR = {
     "broadened-handler": "the mutant differs only when the guarded code raises an error the handler did not "
                          "catch before, and no input tried made it raise one; a search cannot show none exists",
     "dropped-copy": "the mutant shares the original where the code made a copy, which differs only once one of "
                     "the two is changed afterwards; results compared by value cannot show that",
     "base-class-instance": "the mutant builds the base class where the code builds the instance's own class, which "
-                           "differs only for a subclass, and the search calls the class itself",
+                           "differs only for a subclass; where no subclass's instance got its own class back from "
+                           "the calls searched, one the code keeps inside may still differ",
 }
 
 
