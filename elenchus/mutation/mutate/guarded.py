@@ -73,10 +73,10 @@ def _arid_handler(view: SourceView, site: Site) -> str | None:
                 f"the `{what}` caught here unless the installation itself is broken; no test here is meant to "
                 "arrange that")
     owned = ", ".join(f"`{name}`" for name in sorted(reading.owned))
-    errors = ", ".join(f"`{name}`" for name in sorted(raised)) or "no error at all"
+    errors = ", ".join(f"`{name}`" for name in sorted(raised))
+    can = f"it can raise only {errors}, which `except {what}` already catches" if raised else "it raises nothing"
     return (f"arid: the `try` body only reads and updates containers the code built for itself ({owned}), with "
-            f"nothing its caller passed, so it can raise {errors}, which `except {what}` already catches; "
-            "widening it catches nothing more")
+            f"nothing its caller passed, so {can}; widening `except {what}` catches nothing more")
 
 
 def _builtin_errors(node: cst.BaseExpression | None) -> list[type[BaseException]] | None:
