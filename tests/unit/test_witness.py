@@ -1438,3 +1438,22 @@ def test_a_method_that_keeps_its_callers_subclass_is_told_apart_on_an_instance_o
     assert "class ItemsSubclass(Items):\n" in found.test, found.test
     assert f"    assert type(ItemsSubclass([1, 2]).{symbol.rpartition('.')[2]}(" in found.test, found.test
     assert found.call.startswith("class ItemsSubclass(Items): pass; ItemsSubclass([1, 2])."), found.call
+
+
+def test_a_dict_handed_back_as_the_defaultdict_it_was_counted_in_is_told_apart_by_its_type(tmp_path):
+    # `frequencies(['a'])` equals `{'a': 1}` either way, but the mutant's `defaultdict` answers `['b']` with 0
+    # where the code's dict raises: no text writes it, its type tells
+    from elenchus.repo.layout import SourceLayout
+    from elenchus.analysis.witness import Witness, find_witness
+
+    source = ("from collections import defaultdict\n\n\ndef frequencies(seq):\n    d = defaultdict(int)\n"
+              "    for item in seq:\n        d[item] += 1\n    return dict(d)\n")
+    project, scratch = _shop_project(tmp_path, "counts", source)
+    mutants, _ = generate("shop/counts.py", source, [FunctionSpan(s.qualname, s.start, s.end)
+                                                      for s in function_spans(source)])
+    [shared] = [m for m in mutants if "    return d\n" in m.mutated_source]
+    samples = {"shop.counts:frequencies": [probes.CallSample("shop.counts:frequencies", ("['a']",))]}
+    found = find_witness(project, shared, samples, (), SourceLayout((".",), ("shop",)), 30.0, scratch)
+    assert isinstance(found, Witness), found.reason
+    assert "    assert type(frequencies(" in found.test and ") is dict\n" in found.test, found.test
+    assert "not a `dict`" in " ".join(found.test.split()), found.test

@@ -94,7 +94,9 @@ class Distinction:
     first: callrecord.Receiver | None = None
     # The builtin type of the reference's result (text, bytes or a container) when the mutant's is another one
     # that `==` still takes for it (``'2.2.3'`` and ``Version(2, 2, 3)``): asserted as ``type(f(x)) is str``.
+    # ``typed_only``: the mutant's is an object no text writes (a ``defaultdict``), so `==` was never asked.
     typed: str | None = None
+    typed_only: bool = False
     # What the call printed where the two agree otherwise: (the stream, "stdout" or "stderr", the reference's
     # text, the mutant's), asserted as what a `contextlib.redirect_stdout` around the call holds.
     printed: tuple[str, str, str] | None = None

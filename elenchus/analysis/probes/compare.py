@@ -274,6 +274,19 @@ class _Comparer:
             mutant_answer = self.mutant.call(args_repr, kwargs_repr, receiver, argv=argv, stdin=stdin)
             mutant = _observed(mutant_answer)
             opaque.add(self._opaque(mutant_answer))
+            # text, a list or a dict where the mutant hands back an object of another type, which no text writes
+            # or only its `str` (`frequencies` returning its `defaultdict`): `assert type(f(x)) is dict`
+            other = _object(mutant_answer) if mutant is None else mutant[0] if mutant[1] is None and \
+                mutant_answer.get("view") is not None and reference_answer.get("view") is None else None
+            typed = _other_type(reference_answer, mutant_answer) if other is not None and reference[0] is not None \
+                and reference != ("None", None) else None
+            if typed is not None:
+                self.compared += 1
+                self.reached += bool(mutant_answer.get("reached") or reference_answer.get("reached"))
+                result = Distinction(*made, reference[0], None, other, None, origin,
+                                     imports=tuple(reference_answer.get("imports") or ()), receiver=receiver,
+                                     read=self.read, setup=self.reference.setup, typed=typed, typed_only=True)
+                mutant = None  # (told apart by its type: nothing more to compare)
             if mutant is None and reference == ("None", None) and _object(mutant_answer) is not None:
                 self.compared += 1  # None where the mutant returns an object: `assert f(x) is None`
                 self.reached += bool(mutant_answer.get("reached") or reference_answer.get("reached"))

@@ -332,6 +332,7 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
                 f"{arguments_narrated(distinction, 2)}")
         subclassed = receiver is not None and receiver.subclass
         told += (f", not the caller's `{distinction.typed}`." if distinction.typed is not None and subclassed
+                 else f", not a `{distinction.typed}`." if distinction.typed is not None and distinction.typed_only
                  else f", equal to it under `==` but not a `{distinction.typed}`." if distinction.typed is not None
                  else ".")
         if distinction.printed is not None:
