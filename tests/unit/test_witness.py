@@ -1314,6 +1314,23 @@ def test_a_command_that_closes_its_output_is_witnessed_by_a_buffer_that_outlives
            "        with contextlib.redirect_stdout(output):\n            assert main() is None\n" in found.test, found.test
 
 
+def _witness_on_an_instance(tmp_path, name, source, chosen, method, args=(), literals=()):
+    """The verified witness for the mutant of ``source`` (module ``shop.<name>``) that ``chosen`` picks, searched
+    from one call the tests made of ``method`` on an instance built with ``[1, 2]``."""
+    from elenchus.repo.layout import SourceLayout
+    from elenchus.analysis.witness import Witness, find_witness
+
+    project, scratch = _shop_project(tmp_path, name, source)
+    mutants, _ = generate(f"shop/{name}.py", source, [FunctionSpan(s.qualname, s.start, s.end)
+                                                       for s in function_spans(source)])
+    [mutant] = [m for m in mutants if chosen(m)]
+    target = f"shop.{name}:{method}"
+    samples = {target: [probes.CallSample(target, args, (), callrecord.Receiver(("[1, 2]",)))]}
+    found = find_witness(project, mutant, samples, literals, SourceLayout((".",), ("shop",)), 30.0, scratch)
+    assert isinstance(found, Witness), found.reason
+    return found
+
+
 INDEXED = '''\
 class Indexed:
     """Items in order, with an index from each item to its place."""
@@ -1348,53 +1365,9 @@ class Indexed:
 def test_an_instance_that_prints_alike_but_keeps_a_stale_index_is_told_apart_by_its_attributes(tmp_path):
     # `Indexed([1])` prints, and equals, the same whether or not its index still holds the popped item; the next
     # `2 in s` reads the index. A search that compared the repr alone called this likely equivalent.
-    from elenchus.repo.layout import SourceLayout
-    from elenchus.analysis.witness import Witness, find_witness
-
-    project, scratch = _shop_project(tmp_path, "indexed", INDEXED)
-    mutants, _ = generate("shop/indexed.py", INDEXED, [FunctionSpan(s.qualname, s.start, s.end)
-                                                       for s in function_spans(INDEXED)])
-    [stale] = [m for m in mutants if m.family == "lost-side-effect" and "del self.map[item]" not in m.mutated_source]
-    samples = {"shop.indexed:Indexed.pop": [probes.CallSample("shop.indexed:Indexed.pop", (), (),
-                                                              callrecord.Receiver(("[1, 2]",)))]}
-    found = find_witness(project, stale, samples, (), SourceLayout((".",), ("shop",)), 30.0, scratch)
-    assert isinstance(found, Witness), found.reason
+    found = _witness_on_an_instance(tmp_path, "indexed", INDEXED, lambda m: m.family == "lost-side-effect" and
+                                    "del self.map[item]" not in m.mutated_source, "Indexed.pop")
     assert "assert vars(indexed) == {'items': [1], 'map': {1: 0}}" in found.test, found.test
-
-
-BAG = '''\
-class Bag:
-    def __init__(self, items=()):
-        self.items = list(items)
-
-    def __repr__(self):
-        return f"Bag({self.items!r})"
-
-    def __eq__(self, other):
-        return isinstance(other, Bag) and self.items == other.items
-
-    def remove_all(self, *others):
-        gone = set()
-        for other in others:
-            gone |= set(other)
-        self.items = [item for item in self.items if item not in gone]
-'''
-
-
-def test_a_method_taking_any_number_of_arguments_is_given_one(tmp_path):
-    # the tests passed only other bags (`b.remove_all(Bag([2]))`), which no literal rebuilds; a call with no
-    # argument never runs the loop, and one list in `*others` shows that nothing is removed any more
-    from elenchus.repo.layout import SourceLayout
-    from elenchus.analysis.witness import Witness, find_witness
-
-    project, scratch = _shop_project(tmp_path, "bag", BAG)
-    mutants, _ = generate("shop/bag.py", BAG, [FunctionSpan(s.qualname, s.start, s.end) for s in function_spans(BAG)])
-    [alias] = [m for m in mutants if m.family == "lost-side-effect" and "gone |= set(other)" not in m.mutated_source]
-    samples = {"shop.bag:Bag.remove_all": [probes.CallSample("shop.bag:Bag.remove_all", (), (),
-                                                             callrecord.Receiver(("[1, 2]",)))]}
-    found = find_witness(project, alias, samples, ([2],), SourceLayout((".",), ("shop",)), 30.0, scratch)
-    assert isinstance(found, Witness), found.reason
-    assert ".remove_all(" in found.call and ".remove_all()" not in found.call, found
 
 
 SETLIKE = '''\
@@ -1416,27 +1389,23 @@ class Items:
         if isinstance(self, Items):
             cls = self.__class__
         return cls(self.items + [item for item in other if item not in self.items])
+
+    def remove_all(self, *others):
+        gone = set()
+        for other in others:
+            gone |= set(other)
+        self.items = [item for item in self.items if item not in gone]
 '''
 
 
-@pytest.mark.parametrize("line", [12, 16])
-def test_a_method_that_keeps_its_callers_subclass_is_told_apart_on_an_instance_of_one(tmp_path, line):
+@pytest.mark.parametrize("line, method, args", [(12, "copy", ()), (16, "union", ("[3]",))])
+def test_a_method_that_keeps_its_callers_subclass_is_told_apart_on_an_instance_of_one(tmp_path, line, method, args):
     # `copy` building `Items(...)` where the code built `self.__class__(...)`, and `union` whose `isinstance(self,
     # Items)` was negated: equal results for every `Items`, another class for a caller's subclass
-    from elenchus.repo.layout import SourceLayout
-    from elenchus.analysis.witness import Witness, find_witness
-
-    project, scratch = _shop_project(tmp_path, "items", SETLIKE)
-    mutants, _ = generate("shop/items.py", SETLIKE, [FunctionSpan(s.qualname, s.start, s.end)
-                                                       for s in function_spans(SETLIKE)])
-    [mutant] = [m for m in mutants if m.line == line and m.family in ("base-class-instance", "negated-condition")]
-    symbol = mutant.symbol
-    samples = {f"shop.items:{symbol}": [probes.CallSample(f"shop.items:{symbol}", () if line == 12 else ("[3]",), (),
-                                                          callrecord.Receiver(("[1, 2]",)))]}
-    found = find_witness(project, mutant, samples, (), SourceLayout((".",), ("shop",)), 30.0, scratch)
-    assert isinstance(found, Witness), found.reason
+    found = _witness_on_an_instance(tmp_path, "items", SETLIKE, lambda m: m.line == line and m.family in (
+        "base-class-instance", "negated-condition"), f"Items.{method}", args)
     assert "class ItemsSubclass(Items):\n" in found.test, found.test
-    assert f"    assert type(ItemsSubclass([1, 2]).{symbol.rpartition('.')[2]}(" in found.test, found.test
+    assert f"    assert type(ItemsSubclass([1, 2]).{method}(" in found.test, found.test
     assert found.call.startswith("class ItemsSubclass(Items): pass; ItemsSubclass([1, 2])."), found.call
 
 
@@ -1457,3 +1426,11 @@ def test_a_dict_handed_back_as_the_defaultdict_it_was_counted_in_is_told_apart_b
     assert isinstance(found, Witness), found.reason
     assert "    assert type(frequencies(" in found.test and ") is dict\n" in found.test, found.test
     assert "not a `dict`" in " ".join(found.test.split()), found.test
+
+
+def test_a_method_taking_any_number_of_arguments_is_given_one(tmp_path):
+    # the tests passed only other bags (`items.remove_all(Items([2]))`), which no literal rebuilds; a call with no
+    # argument never runs the loop, and one list in `*others` shows that nothing is removed any more
+    found = _witness_on_an_instance(tmp_path, "items", SETLIKE, lambda m: m.family == "lost-side-effect" and
+                                    "gone |= set(other)" not in m.mutated_source, "Items.remove_all", literals=([2],))
+    assert ".remove_all(" in found.call and ".remove_all()" not in found.call, found
