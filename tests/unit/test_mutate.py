@@ -328,6 +328,15 @@ _HANDLERS = src('''
             return int(text)
         except ValueError:
             return 0
+    class Lookup:
+        def __init__(self):
+            self.__data = {}
+        def get(self, key):
+            try:
+                found = key
+                return self.__data[found]
+            except (KeyError, NameError):
+                return None
 ''')
 
 
@@ -346,6 +355,7 @@ def test_mutate_rejects_a_handler_widened_around_code_that_only_imports_or_reads
     # `StopIteration` under `except KeyError`), a callable the caller gave, a class attribute of the same name
     # (user code answers `[...]`), and a caller's text
     assert {43, 48, 53, 58, 68} <= kept, (widened, kept)
+    assert 77 in kept, (widened, kept)  # (a caller's key is the caller's, under any local name)
 
 
 def test_mutate_rejects_a_handler_widened_around_a_probe_of_what_the_interpreter_has():

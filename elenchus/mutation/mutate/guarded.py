@@ -134,24 +134,27 @@ class _Reading:
         if isinstance(node, cst.Del):
             return self.stored(node.target)
         if isinstance(node, cst.Assign):
+            # (a name read as it is, `k = key`, may be the caller's: what it is bound to is not held)
+            held = not (isinstance(node.value, cst.Name) and not self.plain(node.value))
             raised = self.expression(node.value)
             for target in node.targets:
-                found = self.bound(target.target, node.value)
+                found = self.bound(target.target, node.value, held)
                 if raised is None or found is None:
                     return None
                 raised |= found
             return raised
         return None
 
-    def bound(self, target: cst.BaseExpression, value: cst.BaseExpression) -> set[str] | None:
-        """What binding ``target`` raises: a name is then held; unpacking finds too many or too few."""
+    def bound(self, target: cst.BaseExpression, value: cst.BaseExpression, held: bool = True) -> set[str] | None:
+        """What binding ``target`` raises: a name is then ``held``; unpacking finds too many or too few."""
         if isinstance(target, cst.Name):
-            self.held.add(target.value)
+            if held:
+                self.held.add(target.value)
             return set()
         if isinstance(target, (cst.Tuple, cst.List)):
             raised = {"ValueError"} if _listed_tuples(value) else {"ValueError", "TypeError"}
             for element in target.elements:
-                found = self.bound(element.value, value)
+                found = self.bound(element.value, value, held)
                 if found is None:
                     return None
                 raised |= found
