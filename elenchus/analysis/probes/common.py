@@ -94,7 +94,8 @@ class Distinction:
     first: callrecord.Receiver | None = None
     # The builtin type of the reference's result (text, bytes or a container) when the mutant's is another one
     # that `==` still takes for it (``'2.2.3'`` and ``Version(2, 2, 3)``): asserted as ``type(f(x)) is str``.
-    # ``typed_only``: the mutant's is an object no text writes (a ``defaultdict``), so `==` was never asked.
+    # ``typed_only``: only the type was compared, so `==` was never asked (the mutant's is an object no text writes,
+    # a ``defaultdict``; or the code keeps a caller's subclass where the mutant hands back its base class).
     typed: str | None = None
     typed_only: bool = False
     # What the call printed where the two agree otherwise: (the stream, "stdout" or "stderr", the reference's

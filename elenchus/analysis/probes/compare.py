@@ -99,15 +99,28 @@ def _differs(reference: tuple[str | None, str | None], mutant: tuple[str | None,
     return mut_value is not None or mut_exc != ref_exc  # DID NOT RAISE, or another exception in the block
 
 
-def _subclass_lost(reference_answer: Mapping[str, Any], mutant_answer: Mapping[str, Any]) -> tuple[str, str] | None:
-    """(the subclass, the class) when, called on an instance of an empty subclass, the code hands back an
-    instance of that subclass and the mutant one of the class it extends (``OrderedSet(self)`` where the code
-    wrote ``self.__class__(self)``); else None."""
+def _told_by_type(reference_answer: Mapping[str, Any], mutant_answer: Mapping[str, Any],
+                  subclassed: bool) -> tuple[str, str, str] | None:
+    """(the type a test asserts, the code's result and the mutant's as a report tells them) when only the type of
+    what the two hand back tells them apart, else None:
+
+    - called on an instance of an empty subclass (``subclassed``), the code hands back that subclass and the
+      mutant the class it extends (``OrderedSet(self)`` where the code wrote ``self.__class__(self)``);
+    - the code hands back text, bytes or a container, and the mutant an object of another type no text writes,
+      or only its ``str`` does (``frequencies`` handing back the ``defaultdict`` it counted in)."""
     kinds = [str(answer.get("type") or "").rpartition(".")[2] if answer.get("kind") in ("value", "unrepresentable")
              else "" for answer in (reference_answer, mutant_answer)]
-    if kinds[1] and kinds[0] == callrecord.subclass_name(kinds[1]):
-        return kinds[0], kinds[1]
-    return None
+    if subclassed:
+        if kinds[1] and kinds[0] == callrecord.subclass_name(kinds[1]):
+            return kinds[0], f"an instance of `{kinds[0]}`", f"an instance of `{kinds[1]}`"
+        return None
+    reference, mutant = _observed(reference_answer), _observed(mutant_answer)
+    unwritten = _object(mutant_answer) is not None if mutant is None else \
+        mutant[1] is None and mutant_answer.get("view") is not None and reference_answer.get("view") is None
+    if reference is None or reference[0] is None or reference == ("None", None) or not unwritten:
+        return None
+    typed = _other_type(reference_answer, mutant_answer)
+    return None if typed is None else (typed, reference[0], f"a `{kinds[1]}`")
 
 
 def _state_read(state: Any, how: str) -> str | None:
@@ -253,13 +266,8 @@ class _Comparer:
         made = tuple(args_repr), tuple(sorted(kwargs_repr.items()))
         if receiver is not None and receiver.subclass:  # a subclass's instance: does it get its own class back?
             mutant_answer = self.mutant.call(args_repr, kwargs_repr, receiver, argv=argv, stdin=stdin)
-            lost = _subclass_lost(reference_answer, mutant_answer)
-            if lost is not None:
-                self.compared += 1
-                self.reached += bool(mutant_answer.get("reached") or reference_answer.get("reached"))
-                result = Distinction(*made, f"an instance of `{lost[0]}`", None, f"an instance of `{lost[1]}`", None,
-                                     origin, receiver=receiver, read=self.read, setup=self.reference.setup,
-                                     typed=lost[0])
+            result = self._typed(made, origin, reference_answer, mutant_answer, True)
+            if result is not None:
                 self._seen[key] = result
                 return result
         if reference is None and _object(reference_answer) is not None:  # an object no text writes, or None?
@@ -274,19 +282,9 @@ class _Comparer:
             mutant_answer = self.mutant.call(args_repr, kwargs_repr, receiver, argv=argv, stdin=stdin)
             mutant = _observed(mutant_answer)
             opaque.add(self._opaque(mutant_answer))
-            # text, a list or a dict where the mutant hands back an object of another type, which no text writes
-            # or only its `str` (`frequencies` returning its `defaultdict`): `assert type(f(x)) is dict`
-            other = _object(mutant_answer) if mutant is None else mutant[0] if mutant[1] is None and \
-                mutant_answer.get("view") is not None and reference_answer.get("view") is None else None
-            typed = _other_type(reference_answer, mutant_answer) if other is not None and reference[0] is not None \
-                and reference != ("None", None) else None
-            if typed is not None:
-                self.compared += 1
-                self.reached += bool(mutant_answer.get("reached") or reference_answer.get("reached"))
-                result = Distinction(*made, reference[0], None, other, None, origin,
-                                     imports=tuple(reference_answer.get("imports") or ()), receiver=receiver,
-                                     read=self.read, setup=self.reference.setup, typed=typed, typed_only=True)
-                mutant = None  # (told apart by its type: nothing more to compare)
+            result = self._typed(made, origin, reference_answer, mutant_answer, False)
+            if result is not None:  # (told apart by its type: nothing more to compare)
+                mutant = None
             if mutant is None and reference == ("None", None) and _object(mutant_answer) is not None:
                 self.compared += 1  # None where the mutant returns an object: `assert f(x) is None`
                 self.reached += bool(mutant_answer.get("reached") or reference_answer.get("reached"))
@@ -456,6 +454,19 @@ class _Comparer:
             self._opaque_seen(kind)
         return None
 
+    def _typed(self, made: tuple[tuple[str, ...], tuple[tuple[str, str], ...]], origin: str,
+               reference_answer: Mapping[str, Any], mutant_answer: Mapping[str, Any],
+               subclassed: bool) -> Distinction | None:
+        """The difference a test asserts as ``type(f(x)) is T`` (``_told_by_type``), counted as compared."""
+        told = _told_by_type(reference_answer, mutant_answer, subclassed)
+        if told is None:
+            return None
+        self.compared += 1
+        self.reached += bool(mutant_answer.get("reached") or reference_answer.get("reached"))
+        return Distinction(*made, told[1], None, told[2], None, origin,
+                           imports=tuple(reference_answer.get("imports") or ()), receiver=self.receiver,
+                           read=self.read, setup=self.reference.setup, typed=told[0], typed_only=True)
+
     def _attributes_changed(self, returned: bool, reference: list[Any],
                             mutant: list[Any]) -> tuple[tuple[str, str, str], list[str]] | None:
         """Two receivers that print alike but whose attributes differ (a repr that leaves out an index): a
@@ -491,10 +502,14 @@ class _Comparer:
             elif found.emptied:  # (made twice again, what the first returned emptied in between)
                 reference_answer = self.reference.call(found.args_repr, kwargs, found.receiver, again=True)
                 mutant_answer = self.mutant.call(found.args_repr, kwargs, found.receiver, again=True)
-            elif found.typed is not None and found.receiver is not None and found.receiver.subclass:
-                reference_answer = self.reference.call(found.args_repr, kwargs, found.receiver)
-                mutant_answer = self.mutant.call(found.args_repr, kwargs, found.receiver)
-                if (_subclass_lost(reference_answer, mutant_answer) or ("",))[0] != found.typed:
+            elif found.typed_only:  # (the type alone again)
+                reference_answer = self.reference.call(found.args_repr, kwargs, found.receiver, argv=found.argv,
+                                                       stdin=found.stdin)
+                mutant_answer = self.mutant.call(found.args_repr, kwargs, found.receiver, argv=found.argv,
+                                                 stdin=found.stdin)
+                subclassed = found.receiver is not None and found.receiver.subclass
+                if _told_by_type(reference_answer, mutant_answer, subclassed) != (
+                        found.typed, found.reference_repr, found.mutant_repr):
                     return False
                 continue
             elif found.first is not None:  # (after the other instance again: a public attribute, or the result)
