@@ -107,12 +107,14 @@ def _told_by_type(reference_answer: Mapping[str, Any], mutant_answer: Mapping[st
     - called on an instance of an empty subclass (``subclassed``), the code hands back that subclass and the
       mutant the class it extends (``OrderedSet(self)`` where the code wrote ``self.__class__(self)``);
     - the code hands back text, bytes or a container, and the mutant an object of another type no text writes,
-      or only its ``str`` does (``frequencies`` handing back the ``defaultdict`` it counted in)."""
+      or only its ``str`` does (``frequencies`` handing back the ``defaultdict`` it counted in).
+
+    Results are told in plain words (``a defaultdict object``), as ``_object`` tells them: reports quote them."""
     kinds = [str(answer.get("type") or "").rpartition(".")[2] if answer.get("kind") in ("value", "unrepresentable")
              else "" for answer in (reference_answer, mutant_answer)]
     if subclassed:
         if kinds[1] and kinds[0] == callrecord.subclass_name(kinds[1]):
-            return kinds[0], f"an instance of `{kinds[0]}`", f"an instance of `{kinds[1]}`"
+            return kinds[0], f"an instance of {kinds[0]}", f"an instance of {kinds[1]}"
         return None
     reference, mutant = _observed(reference_answer), _observed(mutant_answer)
     unwritten = _object(mutant_answer) is not None if mutant is None else \
@@ -120,7 +122,7 @@ def _told_by_type(reference_answer: Mapping[str, Any], mutant_answer: Mapping[st
     if reference is None or reference[0] is None or reference == ("None", None) or not unwritten:
         return None
     typed = _other_type(reference_answer, mutant_answer)
-    return None if typed is None else (typed, reference[0], f"a `{kinds[1]}`")
+    return None if typed is None else (typed, reference[0], f"a {kinds[1]} object")
 
 
 def _state_read(state: Any, how: str) -> str | None:
