@@ -1435,3 +1435,21 @@ def test_a_method_taking_any_number_of_arguments_is_given_one(tmp_path):
     found = _witness_on_an_instance(tmp_path, "items", SETLIKE, lambda m: m.family == "lost-side-effect" and
                                     "gone |= set(other)" not in m.mutated_source, "Items.remove_all", literals=([2],))
     assert ".remove_all(" in found.call and ".remove_all()" not in found.call, found
+
+
+def test_an_instance_that_prints_alike_but_keeps_a_private_stale_index_backs_no_equivalence(tmp_path):
+    # the same stale index, held in a private attribute no test writes down: no witness, and never "likely
+    # equivalent" (the next `2 in s` would still tell them apart)
+    from elenchus.repo.layout import SourceLayout
+    from elenchus.analysis.witness import NoWitness, find_witness
+
+    source = INDEXED.replace("self.map", "self._map")
+    project, scratch = _shop_project(tmp_path, "indexed", source)
+    mutants, _ = generate("shop/indexed.py", source, [FunctionSpan(s.qualname, s.start, s.end)
+                                                      for s in function_spans(source)])
+    [stale] = [m for m in mutants if m.family == "lost-side-effect" and "del self._map[item]" not in m.mutated_source]
+    samples = {"shop.indexed:Indexed.pop": [probes.CallSample("shop.indexed:Indexed.pop", (), (),
+                                                              callrecord.Receiver(("[1, 2]",)))]}
+    found = find_witness(project, stale, samples, (), SourceLayout((".",), ("shop",)), 30.0, scratch)
+    assert isinstance(found, NoWitness) and not found.searched, found.reason
+    assert "print alike but hold different attributes a test cannot write down" in found.reason, found.reason
