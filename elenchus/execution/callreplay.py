@@ -39,6 +39,7 @@ from __future__ import annotations
 import functools
 import importlib
 import inspect
+import io
 import itertools
 import json
 import operator
@@ -134,18 +135,20 @@ def exception_name(exc: BaseException) -> str:
 
 def observe(function: Callable[..., Any], args: list[Any], kwargs: dict[str, Any],
             per_call: float) -> dict[str, Any]:
-    """Call ``function`` once and describe what a caller could observe; of a generator, what it yields (``listed``:
-    a test reads ``list(f(x))``, and an error raised while it runs is raised there)."""
+    """Call ``function`` once and describe what a caller could observe; of a generator or any other lazy iterator
+    (``map``, ``zip``, ``iter(seq)``), what it yields (``listed``: a test reads ``list(f(x))``, and an error raised
+    while it runs is raised there), its ``type`` still the iterator's (a list where the code returned one is
+    told apart by that)."""
     listed: dict[str, Any] = {}
     signal.setitimer(signal.ITIMER_REAL, per_call)
     try:
         try:
             value = function(*args, **kwargs)
-            if inspect.isgenerator(value):
-                listed["listed"] = True
+            if _lazy(value):
+                listed.update(listed=True, type=type_name(value))
                 value = [*itertools.islice(value, MAX_ELEMENTS + 1)]
                 if len(value) > MAX_ELEMENTS:
-                    return {"kind": "unrepresentable", "type": "generator", "too_long": True, **listed}
+                    return {"kind": "unrepresentable", "too_long": True, **listed}
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
     except _CallTimeout:
@@ -167,6 +170,12 @@ def observe(function: Callable[..., Any], args: list[Any], kwargs: dict[str, Any
         return {"kind": "unrepresentable", "type": type(value).__qualname__, "too_long": too_long}
     return {"kind": "value", "repr": built[0], "imports": list(built[1]), "args_after": after,
             "type": type_name(value), **listed}
+
+
+def _lazy(value: Any) -> bool:
+    """Whether a test reads ``value`` by listing what it yields: an iterator, but not a file (it is read, not
+    listed, and reading it here would leave nothing for the test)."""
+    return isinstance(value, Iterator) and not isinstance(value, io.IOBase)
 
 
 def type_name(value: Any) -> str:

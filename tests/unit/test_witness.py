@@ -1453,3 +1453,41 @@ def test_an_instance_that_prints_alike_but_keeps_a_private_stale_index_backs_no_
     found = find_witness(project, stale, samples, (), SourceLayout((".",), ("shop",)), 30.0, scratch)
     assert isinstance(found, NoWitness) and not found.searched, found.reason
     assert "print alike but hold different attributes a test cannot write down" in found.reason, found.reason
+
+
+def test_what_a_lazy_iterator_yields_is_listed_as_a_test_reads_it(tmp_path):
+    # toolz's `partition` hands back a `zip` or a `zip_longest`: a test lists what it yields; taken for objects a
+    # test cannot compare, the mutant's padding was never told apart
+    from elenchus.repo.layout import SourceLayout
+    from elenchus.analysis.witness import Witness, find_witness
+
+    source = ("from itertools import zip_longest\n\nNO_PAD = '__no__pad__'\n\n\n"
+              "def partition(n, seq, pad=NO_PAD):\n    args = [iter(seq)] * n\n    if pad is NO_PAD:\n"
+              "        return zip(*args)\n    return zip_longest(*args, fillvalue=pad)\n")
+    project, scratch = _shop_project(tmp_path, "chunks", source)
+    mutants, _ = generate("shop/chunks.py", source, [FunctionSpan(s.qualname, s.start, s.end)
+                                                      for s in function_spans(source)])
+    [padded] = [m for m in mutants if m.family == "dropped-guard"]  # the pad is yielded as the last element
+    samples = {"shop.chunks:partition": [probes.CallSample("shop.chunks:partition", ("2", "[1, 2, 3]", "None"))]}
+    found = find_witness(project, padded, samples, (), SourceLayout((".",), ("shop",)), 30.0, scratch)
+    assert isinstance(found, Witness), found.reason
+    assert found.call.startswith("list(partition("), found.call
+    assert found.original != found.mutant and found.original.startswith("[("), found
+
+
+def test_an_iterator_handed_back_where_the_code_listed_it_is_told_apart_by_its_type(tmp_path):
+    # `list(found)` made `found`, a generator: listed, the two yield the same; a test comparing the result with a
+    # list tells them apart
+    from elenchus.repo.layout import SourceLayout
+    from elenchus.analysis.witness import Witness, find_witness
+
+    source = "def evens(seq):\n    found = (x for x in seq if x % 2 == 0)\n    return list(found)\n"
+    project, scratch = _shop_project(tmp_path, "numbers", source)
+    mutants, _ = generate("shop/numbers.py", source, [FunctionSpan(s.qualname, s.start, s.end)
+                                                       for s in function_spans(source)])
+    [lazy] = [m for m in mutants if "    return found\n" in m.mutated_source]
+    samples = {"shop.numbers:evens": [probes.CallSample("shop.numbers:evens", ("[1, 2]",))]}
+    found = find_witness(project, lazy, samples, (), SourceLayout((".",), ("shop",)), 30.0, scratch)
+    assert isinstance(found, Witness), found.reason
+    assert "    assert type(evens(" in found.test and ") is list\n" in found.test, found.test
+    assert found.mutant == "a generator object", found

@@ -107,7 +107,8 @@ def _told_by_type(reference_answer: Mapping[str, Any], mutant_answer: Mapping[st
     - called on an instance of an empty subclass (``subclassed``), the code hands back that subclass and the
       mutant the class it extends (``OrderedSet(self)`` where the code wrote ``self.__class__(self)``);
     - the code hands back text, bytes or a container, and the mutant an object of another type no text writes,
-      or only its ``str`` does (``frequencies`` handing back the ``defaultdict`` it counted in).
+      or only its ``str`` does (``frequencies`` handing back the ``defaultdict`` it counted in), or an iterator
+      (``map(f, seq)`` where the code wrote ``list(map(f, seq))``: equal once listed, but never equal to a list).
 
     Results are told in plain words (``a defaultdict object``), as ``_object`` tells them: reports quote them."""
     kinds = [str(answer.get("type") or "").rpartition(".")[2] if answer.get("kind") in ("value", "unrepresentable")
@@ -117,8 +118,9 @@ def _told_by_type(reference_answer: Mapping[str, Any], mutant_answer: Mapping[st
             return kinds[0], f"an instance of {kinds[0]}", f"an instance of {kinds[1]}"
         return None
     reference, mutant = _observed(reference_answer), _observed(mutant_answer)
-    unwritten = _object(mutant_answer) is not None if mutant is None else \
-        mutant[1] is None and mutant_answer.get("view") is not None and reference_answer.get("view") is None
+    unwritten = _object(mutant_answer) is not None if mutant is None else mutant[1] is None and (
+        mutant_answer.get("view") is not None and reference_answer.get("view") is None
+        or bool(mutant_answer.get("listed")) and not reference_answer.get("listed"))
     if reference is None or reference[0] is None or reference == ("None", None) or not unwritten:
         return None
     typed = _other_type(reference_answer, mutant_answer)
