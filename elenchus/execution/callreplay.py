@@ -36,6 +36,7 @@ a second copy would have a ``Receiver`` class of its own.
 
 from __future__ import annotations
 
+import builtins
 import functools
 import importlib
 import inspect
@@ -465,7 +466,8 @@ def serve(argv: Sequence[str]) -> int:
     requests: its standard input is empty and its command line the module's name alone. With
     ``PATH:LINES`` every answer to a call says whether those lines ran (``reached``); with ``RAN`` after it
     (lines of the same file), only when one of those ran while the module imported, and the first answer
-    says whether one did (``ran_at_import``).
+    says whether one did (``ran_at_import``). With ``PATH:`` and no lines, a call reaches the code only where a
+    boundary mutant's comparison, rewritten to go through ``callwatch.TIED``, ties.
     """
     module_name, qualname, per_call = argv[0], argv[1], float(argv[2])
     reach = None
@@ -473,7 +475,10 @@ def serve(argv: Sequence[str]) -> int:
         path, _, numbers = argv[3].rpartition(":")
         ran = {int(n) for n in argv[4].split(",") if n} if len(argv) > 4 else set()
         reach = _watch.Reach(path, {int(n) for n in numbers.split(",") if n}, ran)
-        reach.start()
+        # (a boundary mutant's copy compares through it: it is reached where its two sides tie)
+        setattr(builtins, _watch.TIED, functools.partial(_watch.tied, reach))
+        if reach.lines or reach.ran_lines:
+            reach.start()
     answers = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
     requests = os.fdopen(os.dup(0), "r", encoding="utf-8")
     null = os.open(os.devnull, os.O_RDWR)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import operator
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -45,6 +46,24 @@ class Reach:
         if event == "line" and frame.f_lineno in self.ran_lines:
             self.ran = True
         return self._line
+
+
+#: The builtin name a search's copy of a boundary mutant compares through (``Reach.tied``).
+TIED = "__elenchus_tied__"
+_COMPARISONS: dict[str, Callable[[Any, Any], Any]] = {
+    "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+
+
+def tied(reach: Reach, left: Any, right: Any, mutated: str, original: str) -> Any:
+    """``left <mutated> right``, as the mutant compares; the call reaches the mutant only when the code's own
+    operator would have answered otherwise (the two sides equal): elsewhere the two run alike."""
+    result = _COMPARISONS[mutated](left, right)
+    try:
+        if bool(_COMPARISONS[original](left, right)) != bool(result):
+            reach.reached = True
+    except Exception:  # noqa: BLE001 - a comparison that cannot be read as a truth value tells nothing
+        pass
+    return result
 
 
 class Argv(list):  # type: ignore[type-arg]

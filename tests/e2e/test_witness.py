@@ -53,7 +53,8 @@ def test_a_survivor_comes_with_a_verified_witness_and_an_indistinguishable_one_i
     # floor_at's `value < lo` -> `<=`: no static rule knows its shape, and no input tells it apart.
     [equivalent] = [r for r in report["rejected"] if r["reason"].startswith("likely equivalent")]
     assert equivalent["location"]["symbol"] == "floor_at" and "input(s)" in equivalent["reason"]
-    reached = re.search(r"; (\d+) of them ran the mutated code", equivalent["reason"])  # the claim says what backs it
+    # the claim says what backs it: inputs that made the two sides equal, where alone the two can differ
+    reached = re.search(r"; (\d+) of them made `value` equal to `lo` at line \d+", equivalent["reason"])
     assert reached is not None and int(reached.group(1)) > 0
     assert all(m["location"]["symbol"] != "floor_at" or m["result"] != "survived" for m in report["mutations"])
     assert "## Likely Equivalent" in done.stdout

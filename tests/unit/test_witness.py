@@ -1491,3 +1491,42 @@ def test_an_iterator_handed_back_where_the_code_listed_it_is_told_apart_by_its_t
     assert isinstance(found, Witness), found.reason
     assert "    assert type(evens(" in found.test and ") is list\n" in found.test, found.test
     assert found.mutant == "a generator object", found
+
+
+_DRAWN = textwrap.dedent("""\
+    import random
+
+
+    def sample(prob, seq, seed=0):
+        rng = random.Random(seed)
+        return [x for x in seq if rng.random() < prob]
+
+
+    def room(text, width):
+        if len(text) >= width:
+            return 0
+        return width - len(text)
+""")
+
+
+@pytest.mark.parametrize("symbol, equal", [("sample", "`rng.random()` equal to `prob` at line 6"),
+                                           ("room", "`len(text)` equal to `width` at line 10")])
+def test_a_boundary_mutant_is_called_likely_equivalent_only_after_inputs_that_made_its_two_sides_equal(
+        tmp_path, symbol, equal):
+    # toolz's `random_sample`: `random() < prob` made `<=` ran on every input, but no input drew exactly `prob`,
+    # and only there do the two differ; `room`'s `len(text) >= width` made `>` ties at `room('ab', 2)`, and agrees
+    from elenchus.repo.layout import SourceLayout
+    from elenchus.analysis.witness import NoWitness, find_witness
+
+    project, scratch = _shop_project(tmp_path, "draws", _DRAWN)
+    mutants, _ = generate("shop/draws.py", _DRAWN, [FunctionSpan(s.qualname, s.start, s.end)
+                                                     for s in function_spans(_DRAWN)])
+    [bound] = [m for m in mutants if m.family == "boundary-inclusivity" and m.symbol == symbol]
+    samples = {"shop.draws:sample": [probes.CallSample("shop.draws:sample", ("0.5", "[1, 2, 3]", "7"))],
+               "shop.draws:room": [probes.CallSample("shop.draws:room", ("'ab'", "4"))]}
+    found = find_witness(project, bound, samples, (), SourceLayout((".",), ("shop",)), 30.0, scratch)
+    assert isinstance(found, NoWitness), found
+    if symbol == "sample":  # the line ran, its sides never tied: a gap saying so
+        assert not found.searched and f"no call of `sample` made {equal}" in found.reason, found.reason
+    else:
+        assert found.searched and re.search(rf"\d+ of them made {re.escape(equal)}", found.reason), found.reason

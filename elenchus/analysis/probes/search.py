@@ -54,6 +54,7 @@ from elenchus.analysis.probes.designed import (
     with_options,
 )
 from elenchus.analysis.probes.commands import command_lines, parser_options, with_command_options
+from elenchus.analysis.probes.tied import Tied, tied
 from elenchus.analysis.probes.writing import call_text
 
 
@@ -95,6 +96,9 @@ class InputSearch:
     # every kind of input was tried, the calls read the command line or standard input (the same in every call
     # here), or they printed something else with the mutant
     unsettled: bool = False
+    # what reaching a boundary mutant took (`made `count` equal to `limit` at line 4, where the mutant differs`),
+    # when ``reached`` counts the inputs that did it rather than those that ran the line
+    tie: str | None = None
 
     @property
     def inputs(self) -> int:
@@ -171,6 +175,7 @@ def search_input(
     symbol = symbol or mutant.symbol
 
     watched = False
+    boundary: Tied | None = None
 
     def outcome(distinction: Distinction | None, searched: bool, reason: str | None,
                 comparer: _Comparer | None = None, proof: str | None = None, unsettled: bool = False) -> InputSearch:
@@ -181,7 +186,8 @@ def search_input(
             f"`{call_text(symbol, alike.args_repr, alike.kwargs_repr, alike.receiver, read=alike.read)}` gives "
             f"`{alike.reference_repr}` with the code and `{alike.mutant_repr}` with the mutant")
         return InputSearch(distinction, searched, reason, tried, round(time.monotonic() - started, 3), reached,
-                           proof, comparer.alike if comparer is not None else 0, shown, unsettled)
+                           proof, comparer.alike if comparer is not None else 0, shown, unsettled,
+                           None if boundary is None else boundary.told(mutant.line))
 
     why = unsupported_reason(reference_dir, mutant, symbol, module, defined_in)
     if why is not None:
@@ -211,7 +217,8 @@ def search_input(
         stack.callback(remove_tree, reference_copy)
         mutant_copy = fresh_copy(reference_dir, root)
         stack.callback(remove_tree, mutant_copy)
-        write_mutant(mutant_copy, mutant.path, mutant.mutated_source)
+        boundary = tied(mutant)  # (a boundary mutant is reached where its two sides tie, not where its line runs)
+        write_mutant(mutant_copy, mutant.path, mutant.mutated_source if boundary is None else boundary.source)
         # A dropped statement is reached when the code's own copy of it acts (a dropped guard's
         # body runs); other edits when the mutant runs its edited lines.
         removed = _acting_lines(source, mutant.mutated_source)
@@ -220,6 +227,10 @@ def search_input(
         else:
             read_watch = (mutant.path, removed) if removed else None
         watch = (mutant.path, mutant.mutated_lines) if mutant.mutated_lines and not removed and not reads else None
+        if boundary is not None and watch is not None:
+            watch = (mutant.path, ())
+        else:
+            boundary = None
         watched = bool(watch or read_watch)
         reference, mutated = _Driver.pair(
             _Driver(reference_copy, module, symbol, per_call_timeout, roots, read_watch, setup,
@@ -375,9 +386,10 @@ def search_input(
             return outcome(None, False, f"{differs} no call of `{symbol}` read {_names(data)} (line(s) "
                                         f"{', '.join(map(str, reads))})", comparer)
         if (watch or removed) and not comparer.reached:  # agreement on inputs that never ran the change
-            what = (f"the code the mutant drops (line(s) {', '.join(map(str, removed))})" if removed else
-                    f"the mutated line(s) {', '.join(map(str, mutant.mutated_lines))}")
-            return outcome(None, False, f"no call of `{symbol}` ran {what}", comparer)
+            what = (f"ran the code the mutant drops (line(s) {', '.join(map(str, removed))})" if removed else
+                    boundary.told(mutant.line) if boundary is not None else
+                    f"ran the mutated line(s) {', '.join(map(str, mutant.mutated_lines))}")
+            return outcome(None, False, f"no call of `{symbol}` {what}", comparer)
         if commands and symbol == mutant.symbol:  # (a few command lines of all its own code takes: `-f -` reads
             # standard input, `--pres` an abbreviation)
             return outcome(None, False, f"`{symbol}` reads the command line, and the {len(commands)} command line(s) "

@@ -158,7 +158,7 @@ def _setup_text(setup: probes.CallSample) -> str:
 def _describe(search: probes.InputSearch) -> str:
     tried = ", ".join(f"{count} from {_ORIGINS.get(origin, origin)}" for origin, count in search.tried)
     if search.reached is not None:
-        tried += f"; {search.reached} of them ran the mutated code"
+        tried += f"; {search.reached} of them {search.tie or 'ran the mutated code'}"
     if search.alike:  # equal in value, yet a test checking the type or the text would tell them apart
         tried += (f"; {search.alike} of them gave results equal under `==` that print differently "
                   f"({search.first_alike}): only a test checking the type or text sees that")

@@ -1,0 +1,78 @@
+"""A boundary mutant made to say where it matters.
+
+``count < limit`` made ``count <= limit`` differs from the code only where the two sides are equal: a search whose
+inputs ran the line a thousand times without making them equal saw nothing of the mutant, and its agreement backs no
+claim of equivalence. The search's copy of such a mutant compares through a builtin the call driver installs
+(``callrecord.TIED``): it answers as the mutant does, and counts the call as reaching the mutant only where the
+code's own operator would have answered otherwise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from elenchus.execution import callrecord
+from elenchus.mutation.mutate import Mutant
+
+#: The operators a boundary mutant swaps, each with the one it stands for.
+_OPERATORS: dict[type[cst.BaseCompOp], str] = {
+    cst.LessThan: "<", cst.LessThanEqual: "<=", cst.GreaterThan: ">", cst.GreaterThanEqual: ">="}
+_SWAPPED = {"<": "<=", "<=": "<", ">": ">=", ">=": ">"}
+
+
+@dataclass(frozen=True, slots=True)
+class Tied:
+    """The mutant's source with its comparison going through ``callrecord.TIED``, and its two sides as written."""
+
+    source: str
+    left: str
+    right: str
+
+    def told(self, line: int) -> str:
+        return f"made `{self.left}` equal to `{self.right}` at line {line}, where the mutant differs"
+
+
+def tied(mutant: Mutant) -> Tied | None:
+    """The copy of a boundary mutant (``count <= limit`` where the code wrote ``count < limit``) a search runs,
+    or None: another kind of mutant, or a chained comparison (``0 < x <= n``) it does not rewrite."""
+    if mutant.family != "boundary-inclusivity" or mutant.line <= 0:
+        return None
+    try:
+        wrapper = MetadataWrapper(cst.parse_module(mutant.mutated_source))
+    except cst.ParserSyntaxError:
+        return None
+    positions = wrapper.resolve(PositionProvider)
+    found: list[cst.Comparison] = []
+
+    class _Find(cst.CSTVisitor):
+        def visit_Comparison(self, node: cst.Comparison) -> None:
+            if len(node.comparisons) == 1 and type(node.comparisons[0].operator) in _OPERATORS:
+                start = positions[node.comparisons[0].operator].start
+                if (start.line, start.column + 1) == (mutant.line, mutant.col):
+                    found.append(node)
+
+    wrapper.visit(_Find())
+    if len(found) != 1:
+        return None
+    [comparison] = found
+    module = wrapper.module
+    operator = _OPERATORS[type(comparison.comparisons[0].operator)]
+    right = comparison.comparisons[0].comparator
+    call = cst.Call(func=cst.Name(callrecord.TIED),
+                    args=[cst.Arg(comparison.left), cst.Arg(right), cst.Arg(cst.SimpleString(repr(operator))),
+                          cst.Arg(cst.SimpleString(repr(_SWAPPED[operator])))],
+                    lpar=comparison.lpar, rpar=comparison.rpar)
+
+    class _Swap(cst.CSTTransformer):
+        def leave_Comparison(self, original: cst.Comparison, updated: cst.Comparison) -> cst.BaseExpression:
+            return call if original is comparison else updated
+
+    source = module.visit(_Swap()).code
+    try:
+        compile(source, mutant.path, "exec")
+    except (SyntaxError, ValueError):
+        return None
+    return Tied(source, module.code_for_node(comparison.left).strip(), module.code_for_node(right).strip())
