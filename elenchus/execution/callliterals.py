@@ -14,6 +14,7 @@ import ast
 import builtins
 import importlib
 import math
+import operator
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -137,28 +138,95 @@ _BUILT_NODES = (ast.Expression, ast.Call, ast.Attribute, ast.Name, ast.Constant,
                 ast.Set, ast.keyword, ast.UnaryOp, ast.USub, ast.UAdd, ast.Load)
 
 
+#: Functions a test passes by name (``sorted(words, key=len)``, ``accumulate(operator.add, [1, 2])``): builtins
+#: that only compute, the ``operator`` module's functions and the public methods of the builtin types
+#: (``str.upper``). Of them only the lazy iterators are called in a text (``map(int, ['?'])``: cheap to build
+#: whatever it is given); nothing a recorded text names can import anything or run code of its own.
+_PURE_BUILTINS = frozenset({
+    "abs", "all", "any", "ascii", "bin", "bool", "bytes", "callable", "chr", "dict", "divmod", "enumerate",
+    "filter", "float", "format", "frozenset", "hash", "hex", "int", "iter", "len", "list", "map", "max", "min",
+    "next", "oct", "ord", "pow", "range", "repr", "reversed", "round", "set", "sorted", "str", "sum", "tuple",
+    "type", "zip"})
+_LAZY_BUILTINS = frozenset({"enumerate", "filter", "iter", "map", "range", "reversed", "zip"})
+_METHOD_TYPES = {kind.__name__: kind for kind in (str, bytes, int, float, list, dict, set, frozenset, tuple)}
+
+
+def _named_function(value: Any) -> str | None:
+    """How a test names ``value`` when it is one of the functions above (``len``, ``operator.add``,
+    ``str.upper``), else None."""
+    name = getattr(value, "__name__", None)
+    if not isinstance(name, str) or name.startswith("_") or not callable(value):
+        return None
+    if name in _PURE_BUILTINS and getattr(builtins, name, None) is value:
+        return name
+    if not isinstance(value, type) and getattr(operator, name, None) is value:
+        return f"operator.{name}"
+    owner = getattr(value, "__objclass__", None)
+    if isinstance(owner, type) and _METHOD_TYPES.get(owner.__name__) is owner and getattr(owner, name) is value:
+        return f"{owner.__name__}.{name}"
+    return None
+
+
+def _named(node: ast.AST) -> bool:
+    """Whether ``node`` names one of the functions ``_named_function`` writes."""
+    if isinstance(node, ast.Name):
+        return node.id in _PURE_BUILTINS
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and not node.attr.startswith("_"):
+        if node.value.id == "operator":
+            return callable(getattr(operator, node.attr, None))
+        owner = _METHOD_TYPES.get(node.value.id)
+        return owner is not None and getattr(getattr(owner, node.attr, None), "__objclass__", None) is owner
+    return False
+
+
 def _built_tree(text: str) -> ast.Expression | None:
-    """The text's tree when it only calls constructors of ``_BUILT_NAMES`` with literal arguments (so it can
-    be evaluated anywhere, even where it came from a file the tests could write), else None."""
+    """The text's tree when it only calls constructors of ``_BUILT_NAMES`` with literal arguments, or a lazy
+    iterator over those, and names the functions ``_named_function`` writes (so it can be evaluated anywhere,
+    even where it came from a file the tests could write), else None."""
     try:
         tree = ast.parse(text, mode="eval")
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
+    named = {id(node) for node in ast.walk(tree) if _named(node)}
+    inside = {id(part) for node in ast.walk(tree) if id(node) in named for part in ast.walk(node)}
     for node in ast.walk(tree):
+        if id(node) in inside:
+            continue
         if not isinstance(node, _BUILT_NODES) \
                 or isinstance(node, ast.Name) and node.id not in _BUILT_NAMES \
                 or isinstance(node, ast.Attribute) and node.attr not in _BUILT_ATTRIBUTES \
                 or isinstance(node, ast.Call) and not isinstance(node.func, (ast.Name, ast.Attribute)):
             return None
+    for node in ast.walk(tree):  # a function a text names is passed, never called, unless it is a lazy iterator
+        if isinstance(node, ast.Call) and id(node.func) in named and not (
+                isinstance(node.func, ast.Name) and node.func.id in _LAZY_BUILTINS):
+            return None
     return tree
+
+
+class Written:
+    """A value given as the text a test writes for it where the value could not be written back: ``map(int,
+    ['?'])``, an iterator that raises ValueError when it is read (``_built_tree`` must accept the text)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
 
 
 def argument_repr(value: Any) -> str | None:
     """How a call's argument is written: its literal (``literal_repr``), else, for a date, time, duration,
-    Decimal or Fraction (or a literal container of them), the constructor a test writes; else None."""
+    Decimal or Fraction (or a literal container of them), the constructor a test writes; a function a test names
+    (``len``, ``operator.add``, ``str.upper``); else None."""
     text = literal_repr(value)
     if text is not None:
         return text
+    if isinstance(value, Written):
+        return value.text if _built_tree(value.text) is not None else None
+    named = _named_function(value)
+    if named is not None:
+        return named
     if not all(kind.__module__ in ("builtins", *_BUILT_NAMES) for kind in _types_in(value, [MAX_ELEMENTS])):
         return None
     built = constructor_repr(value)
@@ -176,6 +244,7 @@ def argument_value(text: str) -> Any:
         raise ValueError(f"not an argument a test could write: {text[:80]!r}")
     namespace = {name: importlib.import_module(line.split()[1]) if line.startswith("import ")
                  else getattr(importlib.import_module(line.split()[1]), name) for name, line in _BUILT_NAMES.items()}
+    namespace.update({name: getattr(builtins, name) for name in _PURE_BUILTINS}, operator=operator)
     try:
         return eval(compile(tree, "<argument>", "eval"), {"__builtins__": {}}, namespace)  # noqa: S307 - checked
     except Exception as error:  # noqa: BLE001 - a constructor refusing its arguments
@@ -189,7 +258,8 @@ def argument_imports(texts: Sequence[str]) -> tuple[str, ...]:
         tree = _built_tree(text)
         if tree is not None:
             names |= {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
-    return tuple(_BUILT_NAMES[name] for name in sorted(names))
+    return tuple(_BUILT_NAMES.get(name, "import operator") for name in sorted(names)
+                 if name in _BUILT_NAMES or name == "operator")
 
 
 #: Set-up calls made on one instance that are replayed; an instance set up by more is not rebuilt.

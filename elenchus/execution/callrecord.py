@@ -102,6 +102,7 @@ constructor_repr = _replay.constructor_repr
 argument_repr = _replay.argument_repr
 argument_value = _replay.argument_value
 argument_imports = _replay.argument_imports
+Written = _replay._literals.Written
 receiver_from_json = _replay.receiver_from_json
 receiver_in = _replay.receiver_in
 # the driver

@@ -617,6 +617,10 @@ def _answer_call(function: Any, owner: Any, name: str, args: list[Any], kwargs: 
             observed["public_after"] = _limited(_public_state, per_call, held[0])
     if cleared is not None and not cleared:  # (nothing the first call gave could be emptied: nothing to compare)
         return {"kind": "not-emptied"}
+    after = observed.get("args_after")
+    for index, argument in enumerate(args if after is not None else ()):
+        if _lazy(argument):  # (how far the call read an iterator it was given is no state a test writes down)
+            after[index] = request["args_repr"][index]
     if reach is not None:
         observed["reached"] = (reach.reached or reach.at_import) and (reach.ran or not reach.ran_lines)
         reach.reached = False

@@ -238,6 +238,26 @@ def test_the_zero_of_a_duration_the_tests_wrote_is_tried_where_no_annotation_typ
     assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("'now'", "'later'")
 
 
+def test_a_function_a_test_passes_by_name_is_written_by_that_name_and_never_called_in_the_text():
+    # `sorted(words, key=len)`, toolz's `accumulate(add, [1, 2, 3])`, funcy's `walk(str.upper, ...)`
+    import operator
+
+    for value, text in ((len, "len"), (operator.add, "operator.add"), (str.upper, "str.upper"), (int, "int")):
+        assert callrecord.argument_repr(value) == text
+        assert callrecord.argument_value(text) is value
+    assert callrecord.argument_imports(["operator.add", "len", "[1]"]) == ("import operator",)
+    for value in (print, open, eval, getattr, lambda x: x, dict.fromkeys, str.mro):  # only what computes alone
+        assert callrecord.argument_repr(value) is None
+    for text in ("len([1])", "operator.add(1, 2)", "str.upper('x')", "list(range(10**9))", "str.mro",
+                 "operator.__dict__", "print", "open"):  # named, never called: only a lazy iterator is built
+        with pytest.raises(ValueError):
+            callrecord.argument_value(text)
+    raising = callrecord.argument_value(callrecord.argument_repr(callrecord.Written("map(int, ['?'])")))
+    with pytest.raises(ValueError):  # an iterator that raises when it is read
+        list(raising)
+    assert callrecord.argument_repr(callrecord.Written("len([1])")) is None
+
+
 def test_an_argument_text_is_read_only_when_it_builds_a_date_time_duration_or_number(tmp_path):
     import datetime
     import decimal

@@ -1530,3 +1530,25 @@ def test_a_boundary_mutant_is_called_likely_equivalent_only_after_inputs_that_ma
         assert not found.searched and f"no call of `sample` made {equal}" in found.reason, found.reason
     else:
         assert found.searched and re.search(rf"\d+ of them made {re.escape(equal)}", found.reason), found.reason
+
+
+def test_a_handler_widened_around_reading_the_callers_iterable_is_told_apart_by_one_that_raises(tmp_path):
+    # toolz's `accumulate(add, seq)`: `except StopIteration` around `next(seq)` made `except Exception`; the tests
+    # passed `operator.add`, a function named as a test names it, and an iterable that raises while it is read
+    # shows the error the mutant swallows
+    from elenchus.repo.layout import SourceLayout
+    from elenchus.analysis.witness import Witness, find_witness
+
+    source = ("def accumulate(binop, seq):\n    seq = iter(seq)\n    try:\n        result = next(seq)\n"
+              "    except StopIteration:\n        return\n    yield result\n    for elem in seq:\n"
+              "        result = binop(result, elem)\n        yield result\n")
+    project, scratch = _shop_project(tmp_path, "seqs", source)
+    mutants, _ = generate("shop/seqs.py", source, [FunctionSpan(s.qualname, s.start, s.end)
+                                                    for s in function_spans(source)])
+    [widened] = [m for m in mutants if m.family == "broadened-handler"]
+    samples = {"shop.seqs:accumulate": [probes.CallSample("shop.seqs:accumulate", ("operator.add", "[1, 2, 3]"))]}
+    found = find_witness(project, widened, samples, (), SourceLayout((".",), ("shop",)), 30.0, scratch)
+    assert isinstance(found, Witness), found.reason
+    assert found.call == "list(accumulate(operator.add, map(int, ['?'])))", found.call
+    assert (found.original, found.mutant) == ("raise ValueError", "[]"), found
+    assert "import operator\n" in found.test, found.test

@@ -65,8 +65,9 @@ RECEIVERS_TRIED = 8  # distinct instances the tests built that a method's search
 ANOTHER_INSTANCE_TRIED = 12  # instances set up first, and calls after them, for a copy the mutant drops
 EMPTIED_TRIED = 8  # calls made again after their first result was emptied, for a copy the mutant drops
 #: Values of kinds a test may never pass, for a handler the mutant broadens (``except TypeError`` made ``except
-#: Exception``): each raises errors of its own where the code indexes, converts or adds what it was given.
-_FOREIGN = ({}, {0: 0}, "?")
+#: Exception``): each raises errors of its own where the code indexes, converts or adds what it was given, and
+#: the last where it reads what it was given one item at a time (``except StopIteration`` around ``next(seq)``).
+_FOREIGN = ({}, {0: 0}, "?", callrecord.Written("map(int, ['?'])"))
 
 
 # ---------------------------------------------------------------------------
