@@ -139,7 +139,7 @@ def observe(function: Callable[..., Any], args: list[Any], kwargs: dict[str, Any
     """Call ``function`` once and describe what a caller could observe; of a generator or any other lazy iterator
     (``map``, ``zip``, ``iter(seq)``), what it yields (``listed``: a test reads ``list(f(x))``, and an error raised
     while it runs is raised there), its ``type`` still the iterator's (a list where the code returned one is
-    told apart by that)."""
+    told apart by that); of a tuple of iterators, what each yields (``listed`` is ``"each"``)."""
     listed: dict[str, Any] = {}
     signal.setitimer(signal.ITIMER_REAL, per_call)
     try:
@@ -150,6 +150,11 @@ def observe(function: Callable[..., Any], args: list[Any], kwargs: dict[str, Any
                 value = [*itertools.islice(value, MAX_ELEMENTS + 1)]
                 if len(value) > MAX_ELEMENTS:
                     return {"kind": "unrepresentable", "too_long": True, **listed}
+            elif isinstance(value, tuple) and 0 < len(value) <= _LISTED_PARTS and all(map(_lazy, value)):
+                listed["listed"] = "each"  # (funcy's `split`: what passes and what does not, each an iterator)
+                value = tuple([*itertools.islice(part, MAX_ELEMENTS + 1)] for part in value)
+                if any(len(part) > MAX_ELEMENTS for part in value):
+                    return {"kind": "unrepresentable", "type": "tuple", "too_long": True, **listed}
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
     except _CallTimeout:
@@ -171,6 +176,10 @@ def observe(function: Callable[..., Any], args: list[Any], kwargs: dict[str, Any
         return {"kind": "unrepresentable", "type": type(value).__qualname__, "too_long": too_long}
     return {"kind": "value", "repr": built[0], "imports": list(built[1]), "args_after": after,
             "type": type_name(value), **listed}
+
+
+#: Iterators a returned tuple may hold, each listed as a test lists it (``tuple(map(list, split(f, seq)))``).
+_LISTED_PARTS = 8
 
 
 def _lazy(value: Any) -> bool:

@@ -1552,3 +1552,22 @@ def test_a_handler_widened_around_reading_the_callers_iterable_is_told_apart_by_
     assert found.call == "list(accumulate(operator.add, map(int, ['?'])))", found.call
     assert (found.original, found.mutant) == ("raise ValueError", "[]"), found
     assert "import operator\n" in found.test, found.test
+
+
+def test_a_tuple_of_iterators_is_read_as_what_each_yields(tmp_path):
+    # funcy's `split(pred, seq)` hands back what passes and what does not, each an iterator; `bool`, a function the
+    # tests named, is passed as they passed it
+    from elenchus.repo.layout import SourceLayout
+    from elenchus.analysis.witness import Witness, find_witness
+
+    source = ("from itertools import tee\n\n\ndef split(pred, seq):\n    yes, no = tee((pred(x), x) for x in seq)\n"
+              "    return (x for passed, x in yes if passed), (x for passed, x in no if not passed)\n")
+    project, scratch = _shop_project(tmp_path, "seqs", source)
+    mutants, _ = generate("shop/seqs.py", source, [FunctionSpan(s.qualname, s.start, s.end)
+                                                    for s in function_spans(source)])
+    [skips] = [m for m in mutants if "for x in seq[1:]" in m.mutated_source]
+    samples = {"shop.seqs:split": [probes.CallSample("shop.seqs:split", ("bool", "[0, 1, 2]"))]}
+    found = find_witness(project, skips, samples, (), SourceLayout((".",), ("shop",)), 30.0, scratch)
+    assert isinstance(found, Witness), found.reason
+    assert found.call.startswith("tuple(map(list, split(bool, ")
+    assert found.original != found.mutant and found.original.startswith("(["), found

@@ -101,9 +101,9 @@ class Distinction:
     # What the call printed where the two agree otherwise: (the stream, "stdout" or "stderr", the reference's
     # text, the mutant's), asserted as what a `contextlib.redirect_stdout` around the call holds.
     printed: tuple[str, str, str] | None = None
-    # The code's call returns a generator: what it yields is the result (``list(f(x))``), and an error raised while
-    # it runs is raised there.
-    listed: bool = False
+    # The code's call returns a lazy iterator: what it yields is the result (``list(f(x))``), and an error raised
+    # while it runs is raised there; ``"each"`` for a tuple of them, each listed (``tuple(map(list, f(x)))``).
+    listed: bool | str = False
     # The code returns an object no text writes (a function, say: ``reference_repr`` names its type) where the mutant
     # returns None or raises: asserted as ``f(x) is not None``.
     nonnull: bool = False

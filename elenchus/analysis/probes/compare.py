@@ -342,7 +342,7 @@ class _Comparer:
             self._opaque_seen(kind)
         if result is not None:  # how a test makes the call: lists what it yields, sets its command line, keeps the
             # buffer it closes
-            result = dataclasses.replace(result, listed=bool(reference_answer.get("listed")), argv=argv,
+            result = dataclasses.replace(result, listed=reference_answer.get("listed") or False, argv=argv,
                                          stdin=stdin, closes=bool(reference_answer.get("closed_output")))
         self._seen[key] = result
         return result
