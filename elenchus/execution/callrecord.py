@@ -107,6 +107,7 @@ receiver_from_json = _replay.receiver_from_json
 receiver_in = _replay.receiver_in
 # the driver
 MATCH_FACTS: str = _replay.MATCH_FACTS
+EACH_STR: str = _replay.EACH_STR
 #: The builtin name a search's copy of a boundary mutant compares through, so that it says where its sides tie.
 TIED: str = _sibling("callwatch").TIED
 exception_name = _replay.exception_name

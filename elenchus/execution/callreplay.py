@@ -196,12 +196,17 @@ def type_name(value: Any) -> str:
 
 def view_of(value: Any) -> tuple[str, str, tuple[str, ...]] | None:
     """What a test could still assert about a value no text rebuilds, as (view, text, imports): of a regex
-    match, what it matched, where, and each group (``MATCH_FACTS``); else its public attributes,
+    match, what it matched, where, and each group (``MATCH_FACTS``); of a list or tuple, each item's own text
+    (``EACH_STR``), when each has one; else its public attributes,
     ``vars(x) == {...}``, when it has no others and each can be written down; else its own text,
     ``str(x) == '...'``, when its class writes one (not the default ``<... at 0x...>``); else None."""
     if isinstance(value, re.Match):  # (its text names the span and the whole match, never a group)
         text = literal_repr((value.group(0), value.span(), value.groups(), value.groupdict()))
         return ("match", text, ()) if text is not None and len(text) <= MAX_REPR_CHARS else None
+    if type(value) in (list, tuple) and value:  # (sqlparse's statements: each item's own text)
+        texts = [_own_text(item) for item in value]
+        text = None if None in texts else literal_repr(texts)
+        return (EACH_STR, text, ()) if text is not None and len(text) <= MAX_REPR_CHARS else None
     attributes = getattr(value, "__dict__", None)
     if (isinstance(attributes, dict) and attributes and not isinstance(value, type) and not callable(value)
             and all(isinstance(name, str) and not name.startswith("_") for name in attributes)):
@@ -219,6 +224,12 @@ def view_of(value: Any) -> tuple[str, str, tuple[str, ...]] | None:
             parts.append(f"{name!r}: {text}")
         if parts is not None and len(text := "{" + ", ".join(parts) + "}") <= MAX_REPR_CHARS:
             return "vars", text, tuple(dict.fromkeys(imports))
+    text = _own_text(value)
+    return None if text is None else ("str", repr(text), ())
+
+
+def _own_text(value: Any) -> str | None:
+    """``str(value)`` when its class writes one of its own (not the default ``<... at 0x...>``), else None."""
     kind = type(value)
     if kind.__str__ is object.__str__ and kind.__repr__ is object.__repr__:
         return None
@@ -226,10 +237,12 @@ def view_of(value: Any) -> tuple[str, str, tuple[str, ...]] | None:
         text = str(value)
     except Exception:  # noqa: BLE001 - a __str__ that raises says nothing a test could assert
         return None
-    if len(text) > MAX_REPR_CHARS or re.search(r" at 0x[0-9a-fA-F]+", text):
-        return None
-    return "str", repr(text), ()
+    return None if len(text) > MAX_REPR_CHARS or re.search(r" at 0x[0-9a-fA-F]+", text) else text
 
+
+#: The view of a list or tuple of values no text rebuilds, each written by its own text: a test asserts
+#: ``[str(item) for item in f(x)] == [...]``.
+EACH_STR = "each-str"
 
 #: How a test asserts the facts ``view_of`` gives of a match held in ``found``.
 MATCH_FACTS = "(found.group(0), found.span(), found.groups(), found.groupdict())"
@@ -451,7 +464,7 @@ def _state_text(value: Any) -> list[Any] | None:
     if built is not None:  # (with what it holds beneath: a repr may leave out what a later call reads)
         return ["repr", built[0], list(built[1]), _attributes_text(value, view_of(value))]
     seen = view_of(value)
-    if seen is not None and seen[0] != "match":
+    if seen is not None and seen[0] not in ("match", EACH_STR):
         return [seen[0], seen[1], list(seen[2])]
     return _attributes_text(value, None)
 

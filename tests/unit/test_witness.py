@@ -1571,3 +1571,23 @@ def test_a_tuple_of_iterators_is_read_as_what_each_yields(tmp_path):
     assert isinstance(found, Witness), found.reason
     assert found.call.startswith("tuple(map(list, split(bool, ")
     assert found.original != found.mutant and found.original.startswith("(["), found
+
+
+def test_items_no_text_rebuilds_are_told_apart_by_the_text_each_writes(tmp_path):
+    # sqlparse's `split` hands back statements, objects no literal rebuilds, each printing as its own SQL: a test
+    # compares `[str(item) for item in f(x)]`
+    from elenchus.repo.layout import SourceLayout
+    from elenchus.analysis.witness import Witness, find_witness
+
+    source = ("class Statement:\n    def __init__(self, text):\n        self.text = text\n\n"
+              "    def __str__(self):\n        return self.text\n\n\n"
+              "def split(sql):\n    return [Statement(part.strip()) for part in sql.split(';') if part.strip()]\n")
+    project, scratch = _shop_project(tmp_path, "statements", source)
+    mutants, _ = generate("shop/statements.py", source, [FunctionSpan(s.qualname, s.start, s.end)
+                                                          for s in function_spans(source)])
+    [unstripped] = [m for m in mutants if "Statement(part)" in m.mutated_source]
+    samples = {"shop.statements:split": [probes.CallSample("shop.statements:split", ("'select 1; select 2'",))]}
+    found = find_witness(project, unstripped, samples, (), SourceLayout((".",), ("shop",)), 30.0, scratch)
+    assert isinstance(found, Witness), found.reason
+    assert found.call == "[str(item) for item in split('select 1; select 2')]", found.call
+    assert (found.original, found.mutant) == ("['select 1', 'select 2']", "['select 1', ' select 2']"), found

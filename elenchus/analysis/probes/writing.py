@@ -214,12 +214,15 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
         owner = function.rpartition(".")[0]
         shown = f"class {callrecord.subclass_name(owner)}({owner}): pass; {shown}"
     building = _building(function, receiver, instance) if receiver is not None and instance is not None else []
+    each = distinction.view == callrecord.EACH_STR and distinction.reference_exception is None
     if distinction.listed == "each":  # a tuple of iterators: what each yields
         call, shown = f"tuple(map(list, {call}))", f"tuple(map(list, {shown}))"
-    elif distinction.listed:  # a generator: what it yields is what a test reads
+    elif distinction.listed and not each:  # a generator: what it yields is what a test reads
         call, shown = f"list({call})", f"list({shown})"
     matched = distinction.view == "match" and distinction.reference_exception is None
-    if distinction.view is not None and distinction.reference_exception is None and not matched:
+    if each:  # items no text rebuilds, each written by its own text
+        call, shown = f"[str(item) for item in {call}]", f"[str(item) for item in {shown}]"
+    elif distinction.view is not None and distinction.reference_exception is None and not matched:
         # what a test can assert of it
         call, shown = f"{distinction.view}({_bare(call)})", f"{distinction.view}({_bare(shown)})"
     if stepped:
