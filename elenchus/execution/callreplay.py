@@ -646,4 +646,8 @@ def _answer_call(function: Any, owner: Any, name: str, args: list[Any], kwargs: 
     if reach is not None:
         observed["reached"] = (reach.reached or reach.at_import) and (reach.ran or not reach.ran_lines)
         reach.reached = False
+        sides = [[argument_repr(left), argument_repr(right)] for left, right in reach.sides]
+        reach.sides = []
+        if sides:  # (a boundary mutant's two sides, each as a test writes it, or None)
+            observed["sides"] = sides
     return observed

@@ -28,6 +28,7 @@ class Reach:
     def __init__(self, path: str, lines: set[int], ran_lines: frozenset[int] | set[int] = frozenset()) -> None:
         self.path, self.lines, self.ran_lines = os.path.realpath(path), lines, ran_lines
         self.reached = self.at_import = self.ran = False
+        self.sides: list[tuple[Any, Any]] = []  # what a boundary mutant's comparison compared (``tied``)
         self._mine: dict[str, bool] = {}  # code file name -> is it the watched file
 
     def start(self) -> None:
@@ -50,6 +51,8 @@ class Reach:
 
 #: The builtin name a search's copy of a boundary mutant compares through (``Reach.tied``).
 TIED = "__elenchus_tied__"
+#: The pairs of sides one call's comparison is noted with at most.
+MAX_SIDES = 8
 _COMPARISONS: dict[str, Callable[[Any, Any], Any]] = {
     "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 
@@ -58,6 +61,8 @@ def tied(reach: Reach, left: Any, right: Any, mutated: str, original: str) -> An
     """``left <mutated> right``, as the mutant compares; the call reaches the mutant only when the code's own
     operator would have answered otherwise (the two sides equal): elsewhere the two run alike."""
     result = _COMPARISONS[mutated](left, right)
+    if len(reach.sides) < MAX_SIDES:  # (what the two sides held: a search makes one the other's next)
+        reach.sides.append((left, right))
     try:
         if bool(_COMPARISONS[original](left, right)) != bool(result):
             reach.reached = True

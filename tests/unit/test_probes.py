@@ -533,7 +533,10 @@ def test_test_literal_step_tries_the_values_the_related_tests_write(tmp_path):
     root = make_project(tmp_path / "size", "size", SIZE, SIZE_TESTS)
     mutant = pick(mutate.generate("src/shop/size.py", SIZE)[0], "n > LIMIT")
     recorded = [probes.CallSample("shop.size:is_large", ("500",)), probes.CallSample("shop.size:is_large", ("-5",))]
-    assert probes.find_distinguishing_input(root, mutant, recorded, search_budget=0) is None  # no constant in `n > LIMIT`
+    # no constant in `n > LIMIT`: only the tests' call with `LIMIT`'s value given for `n`, tried last, ties the two
+    # sides of the comparison
+    found = probes.find_distinguishing_input(root, mutant, recorded, search_budget=0)
+    assert found is not None and found.origin == "designed" and found.args_repr == ("100",), found
     literals = probes.literals_in([(root / "tests" / "test_size.py").read_text()])
     assert literals == (100, 500, -5)
     distinction = probes.find_distinguishing_input(root, mutant, recorded, test_literals=literals, search_budget=0)

@@ -1506,52 +1506,53 @@ _DRAWN = textwrap.dedent("""\
         if len(text) >= width:
             return 0
         return width - len(text)
+
+
+    def shift(positions, gone):
+        kept = [p for p in positions if p != gone]
+        return [p - 1 if p > gone else p for p in kept]
 """)
 
 
-@pytest.mark.parametrize("symbol, equal", [("sample", "`rng.random()` equal to `prob` at line 6"),
-                                           ("room", "`len(text)` equal to `width` at line 10")])
-def test_a_boundary_mutant_is_called_likely_equivalent_only_after_inputs_that_made_its_two_sides_equal(
-        tmp_path, symbol, equal):
-    # toolz's `random_sample`: `random() < prob` made `<=` ran on every input, but no input drew exactly `prob`,
-    # and only there do the two differ; `room`'s `len(text) >= width` made `>` ties at `room('ab', 2)`, and agrees
+def _drawn_witness(tmp_path, symbol, samples):
     from elenchus.repo.layout import SourceLayout
-    from elenchus.analysis.witness import NoWitness, find_witness
+    from elenchus.analysis.witness import find_witness
 
     project, scratch = _shop_project(tmp_path, "draws", _DRAWN)
     mutants, _ = generate("shop/draws.py", _DRAWN, [FunctionSpan(s.qualname, s.start, s.end)
                                                      for s in function_spans(_DRAWN)])
     [bound] = [m for m in mutants if m.family == "boundary-inclusivity" and m.symbol == symbol]
-    samples = {"shop.draws:sample": [probes.CallSample("shop.draws:sample", ("0.5", "[1, 2, 3]", "7"))],
-               "shop.draws:room": [probes.CallSample("shop.draws:room", ("'ab'", "4"))]}
-    found = find_witness(project, bound, samples, (), SourceLayout((".",), ("shop",)), 30.0, scratch)
+    recorded = {f"shop.draws:{symbol}": [probes.CallSample(f"shop.draws:{symbol}", args) for args in samples]}
+    return find_witness(project, bound, recorded, (), SourceLayout((".",), ("shop",)), 30.0, scratch)
+
+
+@pytest.mark.parametrize("symbol, samples, equal", [
+    ("shift", [("[0, 1, 2]", "1")], "`p` equal to `gone` at line 17"),
+    ("room", [("'ab'", "4")], "`len(text)` equal to `width` at line 10")])
+def test_a_boundary_mutant_is_called_likely_equivalent_only_after_inputs_that_made_its_two_sides_equal(
+        tmp_path, symbol, samples, equal):
+    # `shift`'s `p > gone` made `p >= gone` runs on every input, but `p` never equals `gone` there (the items equal
+    # to it were left out first), and only there do the two differ; `room`'s `len(text) >= width` made `>` ties at
+    # `room('ab', 2)`, and agrees
+    from elenchus.analysis.witness import NoWitness
+
+    found = _drawn_witness(tmp_path, symbol, samples)
     assert isinstance(found, NoWitness), found
-    if symbol == "sample":  # the line ran, its sides never tied: a gap saying so
-        assert not found.searched and f"no call of `sample` made {equal}" in found.reason, found.reason
+    if symbol == "shift":  # the line ran, its sides never tied: a gap saying so
+        assert not found.searched and f"no call of `shift` made {equal}" in found.reason, found.reason
     else:
         assert found.searched and re.search(rf"\d+ of them made {re.escape(equal)}", found.reason), found.reason
 
 
-def test_a_handler_widened_around_reading_the_callers_iterable_is_told_apart_by_one_that_raises(tmp_path):
-    # toolz's `accumulate(add, seq)`: `except StopIteration` around `next(seq)` made `except Exception`; the tests
-    # passed `operator.add`, a function named as a test names it, and an iterable that raises while it is read
-    # shows the error the mutant swallows
-    from elenchus.repo.layout import SourceLayout
-    from elenchus.analysis.witness import Witness, find_witness
+def test_a_boundary_mutant_is_given_the_tests_call_with_one_side_of_its_comparison_in_place_of_the_other(tmp_path):
+    # toolz's `random_sample`: `random() < prob` made `<=` differs only where a draw is exactly `prob`; the tests'
+    # call compared a draw with 0.5, and that draw given as `prob` ties them
+    from elenchus.analysis.witness import Witness
 
-    source = ("def accumulate(binop, seq):\n    seq = iter(seq)\n    try:\n        result = next(seq)\n"
-              "    except StopIteration:\n        return\n    yield result\n    for elem in seq:\n"
-              "        result = binop(result, elem)\n        yield result\n")
-    project, scratch = _shop_project(tmp_path, "seqs", source)
-    mutants, _ = generate("shop/seqs.py", source, [FunctionSpan(s.qualname, s.start, s.end)
-                                                    for s in function_spans(source)])
-    [widened] = [m for m in mutants if m.family == "broadened-handler"]
-    samples = {"shop.seqs:accumulate": [probes.CallSample("shop.seqs:accumulate", ("operator.add", "[1, 2, 3]"))]}
-    found = find_witness(project, widened, samples, (), SourceLayout((".",), ("shop",)), 30.0, scratch)
+    found = _drawn_witness(tmp_path, "sample", [("0.5", "[1, 2, 3]", "7")])
     assert isinstance(found, Witness), found.reason
-    assert found.call == "list(accumulate(operator.add, map(int, ['?'])))", found.call
-    assert (found.original, found.mutant) == ("raise ValueError", "[]"), found
-    assert "import operator\n" in found.test, found.test
+    assert found.call.startswith("sample(0.") and found.call.endswith(", [1, 2, 3], 7)"), found.call
+    assert found.origin == "designed" and found.original != found.mutant, found
 
 
 def test_a_tuple_of_iterators_is_read_as_what_each_yields(tmp_path):

@@ -63,6 +63,10 @@ def _scratch(scratch: Path | None) -> Iterator[Path]:
             yield root
 
 
+#: Calls a driver keeps the noted sides of.
+MAX_SIDED = 16
+
+
 class _Driver:
     """One ``callrecord.serve`` process in a workspace, answering calls over pipes."""
 
@@ -85,6 +89,8 @@ class _Driver:
         self._buffer = b""
         self._starts = 0
         self._import_failed = False
+        # calls whose boundary comparison the driver noted, with what its two sides held (``callwatch.tied``)
+        self.sides: list[tuple[tuple[str, ...], dict[str, str], callrecord.Receiver | None, list[Any]]] = []
 
     def __enter__(self) -> _Driver:
         self._start()
@@ -210,6 +216,8 @@ class _Driver:
         if answer is None:  # hung beyond its own alarm, or died: start afresh next time
             self.close(graceful=False)
             return {"kind": "timeout"}
+        if isinstance(answer.get("sides"), list) and first is None and not again and len(self.sides) < MAX_SIDED:
+            self.sides.append((tuple(args_repr), dict(kwargs_repr), receiver, answer["sides"]))
         return answer
 
     def equal(self, texts: Sequence[str], imports: Sequence[str]) -> bool | None:

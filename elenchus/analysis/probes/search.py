@@ -54,7 +54,7 @@ from elenchus.analysis.probes.designed import (
     with_options,
 )
 from elenchus.analysis.probes.commands import command_lines, parser_options, with_command_options
-from elenchus.analysis.probes.tied import Tied, tied
+from elenchus.analysis.probes.tied import Tied, tie_calls, tied
 from elenchus.analysis.probes.writing import call_text
 
 
@@ -359,6 +359,13 @@ def search_input(
                 found = _search(signature, calls, comparer, max(1, search_budget // shares))
             else:
                 found = None
+            if found is not None and comparer.confirm(found):
+                return outcome(found, True, None, comparer)
+        # a boundary mutant no input above made tie: the calls made, with one side of its comparison given the
+        # other's value (`random_sample(0.5, ...)` compared a draw of 0.84 with `prob`)
+        for args_repr, kwargs_repr, receiver in tie_calls(mutated.sides) if boundary is not None else ():
+            comparer.receiver = receiver
+            found = comparer.check(args_repr, kwargs_repr, "designed")
             if found is not None and comparer.confirm(found):
                 return outcome(found, True, None, comparer)
         found = comparer.read_attribute(attribute) if attribute is not None else None

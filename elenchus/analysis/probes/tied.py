@@ -9,7 +9,9 @@ code's own operator would have answered otherwise.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -76,3 +78,31 @@ def tied(mutant: Mutant) -> Tied | None:
     except (SyntaxError, ValueError):
         return None
     return Tied(source, module.code_for_node(comparison.left).strip(), module.code_for_node(right).strip())
+
+
+#: Calls made with one side put in place of the other, at most.
+MAX_TIE_CALLS = 12
+
+
+def tie_calls(sided: Sequence[tuple[tuple[str, ...], Mapping[str, str], callrecord.Receiver | None, Sequence[Any]]]
+              ) -> list[tuple[list[str], dict[str, str], callrecord.Receiver | None]]:
+    """Calls that may make a boundary mutant's two sides equal: each call the driver noted, with an argument that
+    held one side's value given the other's (`random_sample(0.5, ...)` compared a draw of 0.84 with `prob`:
+    `random_sample(0.84..., ...)` ties them), in the order the calls were made."""
+    found: list[tuple[list[str], dict[str, str], callrecord.Receiver | None]] = []
+    for args_repr, kwargs_repr, receiver, sides in sided:
+        for pair in sides:
+            if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(text, str) for text in pair)):
+                continue
+            left, right = pair
+            for held, given in ((left, right), (right, left)):
+                if held == given:
+                    continue
+                args = [given if text == held else text for text in args_repr]
+                kwargs = {name: given if text == held else text for name, text in kwargs_repr.items()}
+                call = (args, kwargs, receiver)
+                if (args != list(args_repr) or kwargs != dict(kwargs_repr)) and call not in found:
+                    found.append(call)
+                if len(found) >= MAX_TIE_CALLS:
+                    return found
+    return found
