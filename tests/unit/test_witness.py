@@ -1455,21 +1455,30 @@ def test_an_instance_that_prints_alike_but_keeps_a_private_stale_index_backs_no_
     assert "print alike but hold different attributes a test cannot write down" in found.reason, found.reason
 
 
+def _searched(tmp_path, name, source, chosen, symbol, calls):
+    """The witness search for the one mutant of ``source`` (module ``shop.<name>``) that ``chosen`` picks, with the
+    tests' ``calls`` of ``symbol`` (tuples of argument texts) recorded."""
+    from elenchus.repo.layout import SourceLayout
+    from elenchus.analysis.witness import find_witness
+
+    project, scratch = _shop_project(tmp_path, name, source)
+    mutants, _ = generate(f"shop/{name}.py", source, [FunctionSpan(s.qualname, s.start, s.end)
+                                                      for s in function_spans(source)])
+    [mutant] = [m for m in mutants if chosen(m)]
+    target = f"shop.{name}:{symbol}"
+    recorded = {target: [probes.CallSample(target, args) for args in calls]}
+    return find_witness(project, mutant, recorded, (), SourceLayout((".",), ("shop",)), 30.0, scratch)
+
+
 def test_what_a_lazy_iterator_yields_is_listed_as_a_test_reads_it(tmp_path):
     # toolz's `partition` hands back a `zip` or a `zip_longest`: a test lists what it yields; taken for objects a
     # test cannot compare, the mutant's padding was never told apart
-    from elenchus.repo.layout import SourceLayout
-    from elenchus.analysis.witness import Witness, find_witness
-
     source = ("from itertools import zip_longest\n\nNO_PAD = '__no__pad__'\n\n\n"
               "def partition(n, seq, pad=NO_PAD):\n    args = [iter(seq)] * n\n    if pad is NO_PAD:\n"
               "        return zip(*args)\n    return zip_longest(*args, fillvalue=pad)\n")
-    project, scratch = _shop_project(tmp_path, "chunks", source)
-    mutants, _ = generate("shop/chunks.py", source, [FunctionSpan(s.qualname, s.start, s.end)
-                                                      for s in function_spans(source)])
-    [padded] = [m for m in mutants if m.family == "dropped-guard"]  # the pad is yielded as the last element
-    samples = {"shop.chunks:partition": [probes.CallSample("shop.chunks:partition", ("2", "[1, 2, 3]", "None"))]}
-    found = find_witness(project, padded, samples, (), SourceLayout((".",), ("shop",)), 30.0, scratch)
+    # (without the guard, the pad is yielded as the last element)
+    found = _searched(tmp_path, "chunks", source, lambda m: m.family == "dropped-guard", "partition",
+                      [("2", "[1, 2, 3]", "None")])
     assert isinstance(found, Witness), found.reason
     assert found.call.startswith("list(partition("), found.call
     assert found.original != found.mutant and found.original.startswith("[("), found
@@ -1478,16 +1487,9 @@ def test_what_a_lazy_iterator_yields_is_listed_as_a_test_reads_it(tmp_path):
 def test_an_iterator_handed_back_where_the_code_listed_it_is_told_apart_by_its_type(tmp_path):
     # `list(found)` made `found`, a generator: listed, the two yield the same; a test comparing the result with a
     # list tells them apart
-    from elenchus.repo.layout import SourceLayout
-    from elenchus.analysis.witness import Witness, find_witness
-
     source = "def evens(seq):\n    found = (x for x in seq if x % 2 == 0)\n    return list(found)\n"
-    project, scratch = _shop_project(tmp_path, "numbers", source)
-    mutants, _ = generate("shop/numbers.py", source, [FunctionSpan(s.qualname, s.start, s.end)
-                                                       for s in function_spans(source)])
-    [lazy] = [m for m in mutants if "    return found\n" in m.mutated_source]
-    samples = {"shop.numbers:evens": [probes.CallSample("shop.numbers:evens", ("[1, 2]",))]}
-    found = find_witness(project, lazy, samples, (), SourceLayout((".",), ("shop",)), 30.0, scratch)
+    found = _searched(tmp_path, "numbers", source, lambda m: "    return found\n" in m.mutated_source, "evens",
+                      [("[1, 2]",)])
     assert isinstance(found, Witness), found.reason
     assert "    assert type(evens(" in found.test and ") is list\n" in found.test, found.test
     assert found.mutant == "a generator object", found
@@ -1515,15 +1517,8 @@ _DRAWN = textwrap.dedent("""\
 
 
 def _drawn_witness(tmp_path, symbol, samples):
-    from elenchus.repo.layout import SourceLayout
-    from elenchus.analysis.witness import find_witness
-
-    project, scratch = _shop_project(tmp_path, "draws", _DRAWN)
-    mutants, _ = generate("shop/draws.py", _DRAWN, [FunctionSpan(s.qualname, s.start, s.end)
-                                                     for s in function_spans(_DRAWN)])
-    [bound] = [m for m in mutants if m.family == "boundary-inclusivity" and m.symbol == symbol]
-    recorded = {f"shop.draws:{symbol}": [probes.CallSample(f"shop.draws:{symbol}", args) for args in samples]}
-    return find_witness(project, bound, recorded, (), SourceLayout((".",), ("shop",)), 30.0, scratch)
+    return _searched(tmp_path, "draws", _DRAWN, lambda m: m.family == "boundary-inclusivity" and m.symbol == symbol,
+                     symbol, samples)
 
 
 @pytest.mark.parametrize("symbol, samples, equal", [
@@ -1555,20 +1550,28 @@ def test_a_boundary_mutant_is_given_the_tests_call_with_one_side_of_its_comparis
     assert found.origin == "designed" and found.original != found.mutant, found
 
 
+def test_a_handler_widened_around_reading_the_callers_iterable_is_told_apart_by_one_that_raises(tmp_path):
+    # toolz's `accumulate(add, seq)`: `except StopIteration` around `next(seq)` made `except Exception`; the tests
+    # passed `operator.add`, a function named as a test names it, and an iterable that raises while it is read
+    # shows the error the mutant swallows
+    source = ("def accumulate(binop, seq):\n    seq = iter(seq)\n    try:\n        result = next(seq)\n"
+              "    except StopIteration:\n        return\n    yield result\n    for elem in seq:\n"
+              "        result = binop(result, elem)\n        yield result\n")
+    found = _searched(tmp_path, "seqs", source, lambda m: m.family == "broadened-handler", "accumulate",
+                      [("operator.add", "[1, 2, 3]")])
+    assert isinstance(found, Witness), found.reason
+    assert found.call == "list(accumulate(operator.add, map(int, ['?'])))", found.call
+    assert (found.original, found.mutant) == ("raise ValueError", "[]"), found
+    assert "import operator\n" in found.test, found.test
+
+
 def test_a_tuple_of_iterators_is_read_as_what_each_yields(tmp_path):
     # funcy's `split(pred, seq)` hands back what passes and what does not, each an iterator; `bool`, a function the
     # tests named, is passed as they passed it
-    from elenchus.repo.layout import SourceLayout
-    from elenchus.analysis.witness import Witness, find_witness
-
     source = ("from itertools import tee\n\n\ndef split(pred, seq):\n    yes, no = tee((pred(x), x) for x in seq)\n"
               "    return (x for passed, x in yes if passed), (x for passed, x in no if not passed)\n")
-    project, scratch = _shop_project(tmp_path, "seqs", source)
-    mutants, _ = generate("shop/seqs.py", source, [FunctionSpan(s.qualname, s.start, s.end)
-                                                    for s in function_spans(source)])
-    [skips] = [m for m in mutants if "for x in seq[1:]" in m.mutated_source]
-    samples = {"shop.seqs:split": [probes.CallSample("shop.seqs:split", ("bool", "[0, 1, 2]"))]}
-    found = find_witness(project, skips, samples, (), SourceLayout((".",), ("shop",)), 30.0, scratch)
+    found = _searched(tmp_path, "seqs", source, lambda m: "for x in seq[1:]" in m.mutated_source, "split",
+                      [("bool", "[0, 1, 2]")])
     assert isinstance(found, Witness), found.reason
     assert found.call.startswith("tuple(map(list, split(bool, ")
     assert found.original != found.mutant and found.original.startswith("(["), found
@@ -1577,18 +1580,43 @@ def test_a_tuple_of_iterators_is_read_as_what_each_yields(tmp_path):
 def test_items_no_text_rebuilds_are_told_apart_by_the_text_each_writes(tmp_path):
     # sqlparse's `split` hands back statements, objects no literal rebuilds, each printing as its own SQL: a test
     # compares `[str(item) for item in f(x)]`
-    from elenchus.repo.layout import SourceLayout
-    from elenchus.analysis.witness import Witness, find_witness
-
     source = ("class Statement:\n    def __init__(self, text):\n        self.text = text\n\n"
               "    def __str__(self):\n        return self.text\n\n\n"
               "def split(sql):\n    return [Statement(part.strip()) for part in sql.split(';') if part.strip()]\n")
-    project, scratch = _shop_project(tmp_path, "statements", source)
-    mutants, _ = generate("shop/statements.py", source, [FunctionSpan(s.qualname, s.start, s.end)
-                                                          for s in function_spans(source)])
-    [unstripped] = [m for m in mutants if "Statement(part)" in m.mutated_source]
-    samples = {"shop.statements:split": [probes.CallSample("shop.statements:split", ("'select 1; select 2'",))]}
-    found = find_witness(project, unstripped, samples, (), SourceLayout((".",), ("shop",)), 30.0, scratch)
+    found = _searched(tmp_path, "statements", source, lambda m: "Statement(part)" in m.mutated_source, "split",
+                      [("'select 1; select 2'",)])
     assert isinstance(found, Witness), found.reason
     assert found.call == "[str(item) for item in split('select 1; select 2')]", found.call
     assert (found.original, found.mutant) == ("['select 1', 'select 2']", "['select 1', ' select 2']"), found
+
+
+_ANY = '''\
+from typing import Any, Sequence
+
+
+class Items:
+    def __init__(self, items=()):
+        self.items = list(items)
+
+    def __repr__(self):
+        return f"Items({self.items!r})"
+
+    def __eq__(self, other: Any) -> bool:
+        if isinstance(other, Sequence):
+            return self.items == list(other)
+        try:
+            other_as_set = set(other)
+        except TypeError:
+            return False
+        return set(self.items) == other_as_set
+'''
+
+
+def test_a_handler_widened_in_a_method_typed_any_is_told_apart_by_a_value_of_a_kind_the_tests_never_passed(
+        tmp_path):
+    # ordered-set's `__eq__(self, other: Any)`: `except TypeError` around `set(other)` made `except Exception`; an
+    # argument typed `Any` takes a value of any kind, and an iterator that raises while it is read shows the error
+    # the mutant swallows
+    found = _witness_on_an_instance(tmp_path, "items", _ANY, lambda m: m.family == "broadened-handler",
+                                    "Items.__eq__", ("[1, 2]",))
+    assert "map(int, ['?'])" in found.call and (found.original, found.mutant) == ("raise ValueError", "False"), found

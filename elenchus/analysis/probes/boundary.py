@@ -398,6 +398,16 @@ def _fits(value: Any, kinds: Sequence[type]) -> bool:
     return type(value) in known
 
 
+#: Annotations that name no kind a value must be of (``other: Any``), or only one any iterable is
+#: (``seq: Iterable[T]``): a value of a kind the tests never passed fits them as well as none.
+_LOOSE_ANNOTATIONS = re.compile(r"(?:typing\.|t\.)?(?:Any|object)|(?:(?:typing|collections\.abc|abc)\.)?"
+                                r"(?:Iterable|Iterator)(?:\[.*\])?")
+
+
+def _untyped(annotation: ast.expr | None) -> bool:
+    return annotation is None or _LOOSE_ANNOTATIONS.fullmatch(ast.unparse(annotation)) is not None
+
+
 def _boundary_calls(signature: _Signature, samples: Sequence[CallSample], constants: Sequence[Any],
                     test_literals: Sequence[Any], budget: int, designed: Sequence[Any] = (),
                     related: Sequence[Sequence[str]] = (), recase: bool = False, foreign: Sequence[Any] = ()
@@ -416,15 +426,16 @@ def _boundary_calls(signature: _Signature, samples: Sequence[CallSample], consta
     values ("edge-value"), the ``test_literals`` ("test-literal"), then the other base calls' edge values; those of
     the first base call always fit in the budget. A replacement must fit the types seen for that
     argument in the samples, its default and its annotation, except a ``foreign`` value ("foreign": after the
-    designed inputs, in each argument of the first base calls no annotation types): a value of another kind,
+    designed inputs, in each argument of the first base calls no annotation types, or one typed ``Any`` or any
+    iterable, ``_untyped``): a value of another kind,
     for code whose handler the mutant broadens to errors such a value raises. Yields (args_repr,
     kwargs_repr, origin); calls equal to a sample are skipped.
     """
     positional = [p for p in signature.parameters if not p.keyword_only]
     keyword = [p for p in signature.parameters if p.keyword_only]
     kinds: dict[int | str, list[type]] = {}
-    unannotated = {*(index for index, p in enumerate(positional) if p.annotation is None),
-                   *(p.name for p in keyword if p.annotation is None)}
+    unannotated = {*(index for index, p in enumerate(positional) if _untyped(p.annotation)),
+                   *(p.name for p in keyword if _untyped(p.annotation))}
 
     def note(slot: int | str, *seen: type) -> None:
         bucket = kinds.setdefault(slot, [])
