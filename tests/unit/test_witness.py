@@ -1455,9 +1455,9 @@ def test_an_instance_that_prints_alike_but_keeps_a_private_stale_index_backs_no_
     assert "print alike but hold different attributes a test cannot write down" in found.reason, found.reason
 
 
-def _searched(tmp_path, name, source, chosen, symbol, calls):
+def _searched(tmp_path, name, source, chosen, symbol, calls, receiver=None):
     """The witness search for the one mutant of ``source`` (module ``shop.<name>``) that ``chosen`` picks, with the
-    tests' ``calls`` of ``symbol`` (tuples of argument texts) recorded."""
+    tests' ``calls`` of ``symbol`` (tuples of argument texts; on ``receiver``, for a method) recorded."""
     from elenchus.repo.layout import SourceLayout
     from elenchus.analysis.witness import find_witness
 
@@ -1466,7 +1466,7 @@ def _searched(tmp_path, name, source, chosen, symbol, calls):
                                                       for s in function_spans(source)])
     [mutant] = [m for m in mutants if chosen(m)]
     target = f"shop.{name}:{symbol}"
-    recorded = {target: [probes.CallSample(target, args) for args in calls]}
+    recorded = {target: [probes.CallSample(target, args, (), receiver) for args in calls]}
     return find_witness(project, mutant, recorded, (), SourceLayout((".",), ("shop",)), 30.0, scratch)
 
 
@@ -1620,3 +1620,35 @@ def test_a_handler_widened_in_a_method_typed_any_is_told_apart_by_a_value_of_a_k
     found = _witness_on_an_instance(tmp_path, "items", _ANY, lambda m: m.family == "broadened-handler",
                                     "Items.__eq__", ("[1, 2]",))
     assert "map(int, ['?'])" in found.call and (found.original, found.mutant) == ("raise ValueError", "False"), found
+
+
+_BOX = '''\
+class Full(Exception):
+    pass
+
+
+class Box:
+    def __init__(self, limit):
+        self.limit = limit
+        self.items = []
+
+    def __repr__(self):
+        return f"Box({self.limit!r})"
+
+    def add(self, item):
+        if len(self.items) >= self.limit:
+            raise Full(item)
+        self.items.append(item)
+        return len(self.items)
+'''
+
+
+def test_a_boundary_mutant_is_given_the_instance_built_with_one_side_of_its_comparison_in_place_of_the_other(
+        tmp_path):
+    # a limit set when the instance is built: `Box(3).add('a')` compared no items with 3, and no argument of the
+    # call holds either side; the same call on `Box(0)` ties them, where `>=` made `>` lets the item in
+    found = _searched(tmp_path, "box", _BOX, lambda m: m.family == "boundary-inclusivity", "Box.add", [("'a'",)],
+                      callrecord.Receiver(("3",)))
+    assert isinstance(found, Witness), found.reason
+    assert found.call.startswith("Box(0).add("), found.call
+    assert (found.original, found.mutant) == ("raise shop.box.Full", "1"), found

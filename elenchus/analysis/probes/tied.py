@@ -10,7 +10,7 @@ code's own operator would have answered otherwise.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import libcst as cst
@@ -88,7 +88,8 @@ def tie_calls(sided: Sequence[tuple[tuple[str, ...], Mapping[str, str], callreco
               ) -> list[tuple[list[str], dict[str, str], callrecord.Receiver | None]]:
     """Calls that may make a boundary mutant's two sides equal: each call the driver noted, with an argument that
     held one side's value given the other's (`random_sample(0.5, ...)` compared a draw of 0.84 with `prob`:
-    `random_sample(0.84..., ...)` ties them), in the order the calls were made."""
+    `random_sample(0.84..., ...)` ties them), then with the instance it was called on built so
+    (`Box(3).add('a')` compared 0 items with a limit of 3: `Box(0).add('a')`), in the order the calls were made."""
     found: list[tuple[list[str], dict[str, str], callrecord.Receiver | None]] = []
     for args_repr, kwargs_repr, receiver, sides in sided:
         for pair in sides:
@@ -100,9 +101,14 @@ def tie_calls(sided: Sequence[tuple[tuple[str, ...], Mapping[str, str], callreco
                     continue
                 args = [given if text == held else text for text in args_repr]
                 kwargs = {name: given if text == held else text for name, text in kwargs_repr.items()}
-                call = (args, kwargs, receiver)
-                if (args != list(args_repr) or kwargs != dict(kwargs_repr)) and call not in found:
-                    found.append(call)
+                built = receiver if receiver is None else replace(
+                    receiver, args_repr=tuple(given if text == held else text for text in receiver.args_repr),
+                    kwargs_repr=tuple((name, given if text == held else text)
+                                      for name, text in receiver.kwargs_repr))
+                made = (list(args_repr), dict(kwargs_repr), receiver)
+                for call in ((args, kwargs, receiver), (made[0], made[1], built)):
+                    if call != made and call not in found:
+                        found.append(call)
                 if len(found) >= MAX_TIE_CALLS:
-                    return found
+                    return found[:MAX_TIE_CALLS]
     return found
