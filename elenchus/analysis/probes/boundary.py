@@ -96,6 +96,28 @@ def _plainer(found: Distinction, comparer: _Comparer) -> Distinction:
         value = callrecord.argument_value(text)
         if isinstance(value, str) and len(re.findall(r"\S+\s*", value)) > _SHORT_TEXT:
             found, args, kwargs = _shortened(found, comparer, args, kwargs, slot, value)
+    return shorter_lists(found, comparer)
+
+
+def shorter_lists(found: Distinction, comparer: _Comparer) -> Distinction:
+    """``found`` with each long list argument cut to its first half while the two still differ, down to one item
+    (a test's `list(range(100))`, where the first item alone shows the mutant)."""
+    for slot in [*range(len(found.args_repr)), *dict(found.kwargs_repr)]:
+        args, kwargs = list(found.args_repr), dict(found.kwargs_repr)
+        value = callrecord.argument_value(args[slot] if isinstance(slot, int) else kwargs[slot])
+        size = len(value) // 2 if isinstance(value, list) and len(value) > _SHORT_LIST else 0
+        while size >= 1:
+            text = callrecord.argument_repr(value[:size])
+            if text is None:
+                break
+            if isinstance(slot, int):
+                args[slot] = text
+            else:
+                kwargs[slot] = text
+            shorter = comparer.check(args, kwargs, found.origin)
+            if shorter is None:
+                break
+            found, size = shorter, size // 2
     return found
 
 
@@ -134,6 +156,7 @@ def _shortened(found: Distinction, comparer: _Comparer, args: list[str], kwargs:
 
 
 #: A text of more words than this is shortened by ``_plainer``, in at most ``_SHORTENING`` calls.
+_SHORT_LIST = 8  # items of a list argument a witness keeps without trying fewer
 _SHORT_TEXT = 3
 _SHORTENING = 60
 

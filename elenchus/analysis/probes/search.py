@@ -37,7 +37,9 @@ from elenchus.analysis.probes.common import (
 from elenchus.analysis.probes.drivers import PER_CALL_TIMEOUT, _Driver, _scratch
 from elenchus.analysis.probes.compare import _Comparer, _acting_lines, _compared_state, _names
 from elenchus.analysis.probes.shapes import _Signature, _search
-from elenchus.analysis.probes.boundary import _FIRST_BASES, _boundary_calls, _plainer, _smaller, mutated_constants
+from elenchus.analysis.probes.boundary import (
+    _FIRST_BASES, _boundary_calls, _plainer, _smaller, mutated_constants, shorter_lists,
+)
 from elenchus.analysis.probes.designed import (
     _character_variants,
     _code_point_characters,
@@ -366,6 +368,7 @@ def search_input(
         for args_repr, kwargs_repr, receiver in tie_calls(mutated.sides) if boundary is not None else ():
             comparer.receiver = receiver
             found = comparer.check(args_repr, kwargs_repr, "designed")
+            found = shorter_lists(found, comparer) if found is not None else None
             if found is not None and comparer.confirm(found):
                 return outcome(found, True, None, comparer)
         found = comparer.read_attribute(attribute) if attribute is not None else None
