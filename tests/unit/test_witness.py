@@ -1456,14 +1456,14 @@ def test_an_instance_that_prints_alike_but_keeps_a_private_stale_index_backs_no_
 
 
 def _searched(tmp_path, name, source, chosen, symbol, calls, receiver=None):
-    """The witness search for the one mutant of ``source`` (module ``shop.<name>``) that ``chosen`` picks, with the
-    tests' ``calls`` of ``symbol`` (tuples of argument texts; on ``receiver``, for a method) recorded."""
+    """The witness search for the one mutant of ``source`` (module ``shop.<name>``, the whole of it mutated, as
+    ``--scope target`` does) that ``chosen`` picks, with the tests' ``calls`` of ``symbol`` (tuples of argument
+    texts; on ``receiver``, for a method) recorded."""
     from elenchus.repo.layout import SourceLayout
     from elenchus.analysis.witness import find_witness
 
     project, scratch = _shop_project(tmp_path, name, source)
-    mutants, _ = generate(f"shop/{name}.py", source, [FunctionSpan(s.qualname, s.start, s.end)
-                                                      for s in function_spans(source)])
+    mutants, _ = generate(f"shop/{name}.py", source)
     [mutant] = [m for m in mutants if chosen(m)]
     target = f"shop.{name}:{symbol}"
     recorded = {target: [probes.CallSample(target, args, (), receiver) for args in calls]}
@@ -1650,3 +1650,12 @@ def test_a_boundary_mutant_is_given_the_instance_built_with_one_side_of_its_comp
     assert isinstance(found, Witness), found.reason
     assert found.call.startswith("Box(0).add("), found.call
     assert (found.original, found.mutant) == ("raise shop.box.Full", "1"), found
+
+
+def test_a_boundary_mutant_the_import_runs_is_told_apart_through_the_functions_reading_what_it_set(tmp_path):
+    # `SMALL = SIZE < 10` at module level: the import runs it, so the search watches the lines reading `SMALL`, and
+    # the mutant's own copy is the mutant as written (no driver there compares its sides for it)
+    source = "SIZE = 10\nSMALL = SIZE < 10\n\n\ndef describe():\n    return 'small' if SMALL else 'large'\n"
+    found = _searched(tmp_path, "sizes", source, lambda m: m.family == "boundary-inclusivity", "describe", [()])
+    assert isinstance(found, Witness), found.reason
+    assert (found.call, found.original, found.mutant) == ("describe()", "'large'", "'small'"), found

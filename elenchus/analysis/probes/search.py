@@ -220,8 +220,6 @@ def search_input(
         stack.callback(remove_tree, reference_copy)
         mutant_copy = fresh_copy(reference_dir, root)
         stack.callback(remove_tree, mutant_copy)
-        boundary = tied(mutant)  # (a boundary mutant is reached where its two sides tie, not where its line runs)
-        write_mutant(mutant_copy, mutant.path, mutant.mutated_source if boundary is None else boundary.source)
         # A dropped statement is reached when the code's own copy of it acts (a dropped guard's
         # body runs); other edits when the mutant runs its edited lines.
         removed = _acting_lines(source, mutant.mutated_source)
@@ -230,10 +228,12 @@ def search_input(
         else:
             read_watch = (mutant.path, removed) if removed else None
         watch = (mutant.path, mutant.mutated_lines) if mutant.mutated_lines and not removed and not reads else None
-        if boundary is not None and watch is not None:
+        # a boundary mutant is reached where its two sides tie, not where its line runs: its copy compares through
+        # the function the watching driver installs (so only a watched copy is rewritten)
+        boundary = tied(mutant) if watch is not None else None
+        if boundary is not None:
             watch = (mutant.path, ())
-        else:
-            boundary = None
+        write_mutant(mutant_copy, mutant.path, mutant.mutated_source if boundary is None else boundary.source)
         watched = bool(watch or read_watch)
         reference, mutated = _Driver.pair(
             _Driver(reference_copy, module, symbol, per_call_timeout, roots, read_watch, setup,
