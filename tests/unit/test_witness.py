@@ -1317,16 +1317,7 @@ def test_a_command_that_closes_its_output_is_witnessed_by_a_buffer_that_outlives
 def _witness_on_an_instance(tmp_path, name, source, chosen, method, args=(), literals=()):
     """The verified witness for the mutant of ``source`` (module ``shop.<name>``) that ``chosen`` picks, searched
     from one call the tests made of ``method`` on an instance built with ``[1, 2]``."""
-    from elenchus.repo.layout import SourceLayout
-    from elenchus.analysis.witness import Witness, find_witness
-
-    project, scratch = _shop_project(tmp_path, name, source)
-    mutants, _ = generate(f"shop/{name}.py", source, [FunctionSpan(s.qualname, s.start, s.end)
-                                                       for s in function_spans(source)])
-    [mutant] = [m for m in mutants if chosen(m)]
-    target = f"shop.{name}:{method}"
-    samples = {target: [probes.CallSample(target, args, (), callrecord.Receiver(("[1, 2]",)))]}
-    found = find_witness(project, mutant, samples, literals, SourceLayout((".",), ("shop",)), 30.0, scratch)
+    found = _searched(tmp_path, name, source, chosen, method, [args], callrecord.Receiver(("[1, 2]",)), literals)
     assert isinstance(found, Witness), found.reason
     return found
 
@@ -1455,10 +1446,10 @@ def test_an_instance_that_prints_alike_but_keeps_a_private_stale_index_backs_no_
     assert "print alike but hold different attributes a test cannot write down" in found.reason, found.reason
 
 
-def _searched(tmp_path, name, source, chosen, symbol, calls, receiver=None):
+def _searched(tmp_path, name, source, chosen, symbol, calls, receiver=None, literals=()):
     """The witness search for the one mutant of ``source`` (module ``shop.<name>``, the whole of it mutated, as
     ``--scope target`` does) that ``chosen`` picks, with the tests' ``calls`` of ``symbol`` (tuples of argument
-    texts; on ``receiver``, for a method) recorded."""
+    texts; on ``receiver``, for a method) recorded, and the related tests' ``literals``."""
     from elenchus.repo.layout import SourceLayout
     from elenchus.analysis.witness import find_witness
 
@@ -1467,7 +1458,7 @@ def _searched(tmp_path, name, source, chosen, symbol, calls, receiver=None):
     [mutant] = [m for m in mutants if chosen(m)]
     target = f"shop.{name}:{symbol}"
     recorded = {target: [probes.CallSample(target, args, (), receiver) for args in calls]}
-    return find_witness(project, mutant, recorded, (), SourceLayout((".",), ("shop",)), 30.0, scratch)
+    return find_witness(project, mutant, recorded, literals, SourceLayout((".",), ("shop",)), 30.0, scratch)
 
 
 def test_what_a_lazy_iterator_yields_is_listed_as_a_test_reads_it(tmp_path):
