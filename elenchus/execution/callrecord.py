@@ -111,6 +111,8 @@ EACH_STR: str = _replay.EACH_STR
 #: The builtin name a search's copy of a boundary mutant compares through, so that it says where its sides tie.
 TIED: str = _sibling("callwatch").TIED
 exception_name = _replay.exception_name
+message_of = _replay.message_of
+raised_here = _replay.raised_here
 observe = _replay.observe
 view_of = _replay.view_of
 equal = _replay.equal

@@ -12,8 +12,8 @@ request on stdin: the call's arguments in (``argument_value`` reads them: litera
 constructors of those standard library types with literal arguments, nothing else), the
 observed result out (a
 literal ``repr``, or a constructor ``repr`` with the imports it needs such as
-``datetime.date(2000, 1, 2)`` after ``import datetime``; an exception type,
-"unrepresentable" or a per-call timeout). A method's request names its receiver
+``datetime.date(2000, 1, 2)`` after ``import datetime``; an exception type with its message
+(``message_of``), "unrepresentable" or a per-call timeout). A method's request names its receiver
 (``"receiver"``, as recorded); a value answered names its type too (``"type"``, ``type_name``: text
 equal under ``==`` to another type is told apart by it); the driver builds it, calls the method as a test would
 (``OPERATORS`` for special methods) and answers the receiver's state after the call too
@@ -37,6 +37,7 @@ a second copy would have a ``Receiver`` class of its own.
 from __future__ import annotations
 
 import builtins
+import dis
 import functools
 import importlib
 import inspect
@@ -48,6 +49,7 @@ import os
 import re
 import signal
 import sys
+import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -134,6 +136,41 @@ def exception_name(exc: BaseException) -> str:
     return "BaseException"
 
 
+#: The longest error message compared. A longer one more likely quotes the data than says what went wrong.
+MAX_MESSAGE = 200
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
+
+
+def message_of(exc: BaseException) -> str | None:
+    """What ``str(exc)`` says, as a test reads it (``pytest.raises(ValueError, match=...)``), when every process
+    says the same: None when it quotes a memory address or a path under this process's directories, runs long,
+    or cannot be had."""
+    try:
+        text = str(exc)
+    except Exception:  # noqa: BLE001
+        return None
+    if len(text) > MAX_MESSAGE or _ADDRESS.search(text) or os.getcwd() in text or tempfile.gettempdir() in text:
+        return None
+    return text
+
+
+def raised_here(exc: BaseException) -> bool:
+    """Whether a ``raise`` statement of the code under this process's directory raised ``exc`` (``raise
+    ValueError('...')``), not an operation or a builtin it called (``n * None``, ``int('?')``): what such a
+    statement says is the code's own word, where an operation's message only names the operation."""
+    last = exc.__traceback__
+    while last is not None and last.tb_next is not None:
+        last = last.tb_next
+    if last is None:
+        return False
+    code = last.tb_frame.f_code
+    inside = os.path.abspath(code.co_filename).startswith(os.path.join(os.getcwd(), ""))
+    return inside and 0 <= last.tb_lasti < len(code.co_code) and code.co_code[last.tb_lasti] == _RAISE
+
+
+_RAISE = dis.opmap["RAISE_VARARGS"]
+
+
 def observe(function: Callable[..., Any], args: list[Any], kwargs: dict[str, Any],
             per_call: float) -> dict[str, Any]:
     """Call ``function`` once and describe what a caller could observe; of a generator or any other lazy iterator
@@ -160,7 +197,8 @@ def observe(function: Callable[..., Any], args: list[Any], kwargs: dict[str, Any
     except _CallTimeout:
         return {"kind": "timeout"}
     except BaseException as exc:  # SystemExit too: the caller observes it  # noqa: BLE001
-        return {"kind": "raise", "exception": exception_name(exc), **listed}
+        return {"kind": "raise", "exception": exception_name(exc), "message": _limited(message_of, per_call, exc),
+                "own": raised_here(exc), **listed}
     after = [argument_repr(arg) for arg in args]  # (dates and numbers are written by their constructors)
     text = literal_repr(value)
     if text is not None:

@@ -258,6 +258,44 @@ def test_a_function_a_test_passes_by_name_is_written_by_that_name_and_never_call
     assert callrecord.argument_repr(callrecord.Written("len([1])")) is None
 
 
+def test_what_an_error_says_is_compared_only_when_every_process_would_say_it_alike():
+    import os
+    import tempfile
+
+    class Unprintable(Exception):
+        def __str__(self):
+            raise RuntimeError("no text")
+
+    assert callrecord.message_of(ValueError("invalid literal for int() with base 10: '?'")) == \
+        "invalid literal for int() with base 10: '?'"
+    assert callrecord.message_of(KeyError("a")) == "'a'"
+    for said in (f"bad value {object()!r}", "x" * 201, f"no file {tempfile.gettempdir()}/a", f"in {os.getcwd()}"):
+        assert callrecord.message_of(ValueError(said)) is None, said  # an address, too long, a path of this process
+    assert callrecord.message_of(Unprintable()) is None
+
+
+def test_an_error_is_the_codes_own_word_only_where_its_raise_statement_raised_it(tmp_path, monkeypatch):
+    import importlib.util
+
+    (tmp_path / "checks.py").write_text("def own(x):\n    raise ValueError('bad ' + x)\n\n\n"
+                                        "def operation(x):\n    return int(x) * 2\n\n\n"
+                                        "def again(x):\n    try:\n        return int(x)\n    except ValueError:\n"
+                                        "        raise\n")
+    monkeypatch.chdir(tmp_path)
+    spec = importlib.util.spec_from_file_location("checks", tmp_path / "checks.py")
+    checks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(checks)
+    for name, own in (("own", True), ("operation", False), ("again", False)):
+        with pytest.raises(ValueError) as raised:
+            getattr(checks, name)("?")
+        assert callrecord.raised_here(raised.value) is own, name
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")  # (the same statement, in code outside this process's directory)
+    with pytest.raises(ValueError) as raised:
+        checks.own("?")
+    assert callrecord.raised_here(raised.value) is False
+
+
 def test_an_argument_text_is_read_only_when_it_builds_a_date_time_duration_or_number(tmp_path):
     import datetime
     import decimal

@@ -1554,6 +1554,20 @@ def test_a_handler_widened_around_reading_the_callers_iterable_is_told_apart_by_
     assert "import operator\n" in found.test, found.test
 
 
+def test_a_handler_widened_into_one_that_raises_its_own_error_is_told_apart_by_what_the_error_says(tmp_path):
+    # ordered-set's `update`: `except TypeError` around reading the caller's iterable made `except Exception`, whose
+    # `raise ValueError(...)` then replaces the `ValueError` the caller's own iterable raised: the same type, so only
+    # what each says tells them apart, as a test reads it (`str(raised.value) == ...`)
+    source = ("def load(values):\n    try:\n        return [int(value) for value in values]\n"
+              "    except TypeError:\n        raise ValueError('values must be an iterable of numbers') from None\n")
+    found = _searched(tmp_path, "loading", source, lambda m: m.family == "broadened-handler", "load",
+                      [("['1', '2']",)])
+    assert isinstance(found, Witness), found.reason
+    assert found.original.startswith("raise ValueError(\"invalid literal for int() with base 10"), found
+    assert found.mutant == "raise ValueError('values must be an iterable of numbers')", found
+    assert "    assert str(raised.value) == \"invalid literal for int() with base 10: " in found.test, found.test
+
+
 def test_a_tuple_of_iterators_is_read_as_what_each_yields(tmp_path):
     # funcy's `split(pred, seq)` hands back what passes and what does not, each an iterator; `bool`, a function the
     # tests named, is passed as they passed it

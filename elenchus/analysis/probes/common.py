@@ -114,6 +114,9 @@ class Distinction:
     # The code's call closes its standard output (a command's `with ofile:` on it): the test gives it a buffer
     # that outlives that, and reads what it printed there.
     closes: bool = False
+    # Both raise the same exception, saying different things (the caller's own error where the mutant raises its
+    # own): (what the code's says, what the mutant's says), asserted as ``pytest.raises(E, match=...)``.
+    messages: tuple[str, str] | None = None
 
     @property
     def emptied(self) -> bool:

@@ -99,6 +99,21 @@ def _differs(reference: tuple[str | None, str | None], mutant: tuple[str | None,
     return mut_value is not None or mut_exc != ref_exc  # DID NOT RAISE, or another exception in the block
 
 
+def _messages(reference_answer: Mapping[str, Any], mutant_answer: Mapping[str, Any]) -> tuple[str, str] | None:
+    """(what the code's exception says, what the mutant's says) when both raised the same type with messages
+    that differ, each one every process says alike (``callrecord``'s ``message_of``), and at least one raised by
+    a ``raise`` statement of the code (``raised_here``): the mutant's own error where the code let the caller's
+    through, say. Two operations' messages (``n * 2`` made ``n + n``, given None) name only the operation, which
+    no test asserts; else None."""
+    if reference_answer.get("kind") != "raise" or mutant_answer.get("kind") != "raise" \
+            or reference_answer.get("exception") != mutant_answer.get("exception") \
+            or not (reference_answer.get("own") or mutant_answer.get("own")):
+        return None
+    said = reference_answer.get("message"), mutant_answer.get("message")
+    return (said[0], said[1]) if isinstance(said[0], str) and isinstance(said[1], str) and said[0] != said[1] \
+        else None
+
+
 def _told_by_type(reference_answer: Mapping[str, Any], mutant_answer: Mapping[str, Any],
                   subclassed: bool) -> tuple[str, str, str] | None:
     """(the type a test asserts, the code's result and the mutant's as a report tells them) when only the type of
@@ -343,7 +358,8 @@ class _Comparer:
         if result is not None:  # how a test makes the call: lists what it yields, sets its command line, keeps the
             # buffer it closes
             result = dataclasses.replace(result, listed=reference_answer.get("listed") or False, argv=argv,
-                                         stdin=stdin, closes=bool(reference_answer.get("closed_output")))
+                                         stdin=stdin, closes=bool(reference_answer.get("closed_output")),
+                                         messages=_messages(reference_answer, mutant_answer))
         self._seen[key] = result
         return result
 
@@ -365,7 +381,7 @@ class _Comparer:
         if not (reference_answer.get("view") or mutant_answer.get("view")) \
                 and self._differs(reference, mutant, reference_answer, mutant_answer):
             return Distinction(*made, reference[0], reference[1], mutant[0], mutant[1], origin, receiver=receiver,
-                               first=first)
+                               first=first, messages=_messages(reference_answer, mutant_answer))
         if reference[0] is None or mutant[0] is None:  # (a state seen after a call that raised: no test holds it)
             return None
         before, after = reference_answer.get("public_after"), mutant_answer.get("public_after")
@@ -413,7 +429,10 @@ class _Comparer:
 
     def _differs(self, reference: tuple[str | None, str | None], mutant: tuple[str | None, str | None],
                  reference_answer: Mapping[str, Any], mutant_answer: Mapping[str, Any]) -> bool:
-        """``_differs``; two values that are not both literals are compared by the reference driver."""
+        """``_differs``; two values that are not both literals are compared by the reference driver, and one
+        exception raised on both sides by what each says (``_messages``)."""
+        if reference[1] is not None and reference[1] == mutant[1]:
+            return _messages(reference_answer, mutant_answer) is not None
         built = reference_answer.get("imports") is not None or mutant_answer.get("imports") is not None
         if not built or reference[0] is None or mutant[0] is None:
             return _differs(reference, mutant)
@@ -537,6 +556,8 @@ class _Comparer:
                     _after(reference_answer), _after(mutant_answer)) != found.changed_arguments:
                 return False
             if found.printed and _printed(reference_answer, mutant_answer) != found.printed:
+                return False
+            if found.messages and _messages(reference_answer, mutant_answer) != found.messages:
                 return False
         return True
 

@@ -106,8 +106,8 @@ def _kept_buffer(name: str) -> str:
     return f"    {name} = io.StringIO()\n    {name}.close = lambda: None  # the call closes its output\n"
 
 
-def _behaviour(value: str | None, exception: str | None) -> str:
-    return value if value is not None else f"raise {exception}"
+def _behaviour(value: str | None, exception: str | None, message: str | None = None) -> str:
+    return value if value is not None else f"raise {exception}" + ("" if message is None else f"({message!r})")
 
 
 _KEEP = "\x00"  # stands for a space inside `code`, where a docstring line must not break
@@ -125,8 +125,13 @@ def _docstring(text: str) -> str:
     return f'    """{body.lstrip()}\n    """\n'
 
 
-def _narrate(value: str | None, exception: str | None) -> str:
-    return f"returns {value}" if value is not None else f"raises {exception}"
+def _narrate(value: str | None, exception: str | None, message: str | None = None) -> str:
+    return f"returns {value}" if value is not None else "raises " + _behaviour(None, exception, message)[6:]
+
+
+def _said(distinction: Distinction, side: int) -> str | None:
+    """What the exception of one side (0: the code, 1: the mutant) says, when only that tells the two apart."""
+    return None if distinction.messages is None else distinction.messages[side]
 
 
 def _is_float(text: str) -> bool:
@@ -242,6 +247,9 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
         if exc_module:
             names.setdefault(exc_module, []).append(exc_name)
         body = f"    with pytest.raises({exc_name}):\n        {call}\n"
+        if distinction.messages is not None:  # the same exception, saying something else: what a test reads
+            body = (f"    with pytest.raises({exc_name}) as raised:\n        {call}\n"
+                    f"    assert str(raised.value) == {distinction.messages[0]!r}\n")
     else:
         assert distinction.reference_repr is not None
         expected = distinction.reference_repr
@@ -308,7 +316,8 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
     if distinction.stdin is not None:
         shown = f"{shown} and standard input {distinction.stdin!r}"
     if style == "unittest":  # the TestCase's own assertions where they say the same
-        body = body.replace("with pytest.raises(", "with self.assertRaises(")
+        body = body.replace("with pytest.raises(", "with self.assertRaises(").replace(
+            "str(raised.value)", "str(raised.exception)")
         lines = []
         for line in body.splitlines(keepends=True):
             left, approx, right = line.rpartition(" == pytest.approx(")
@@ -331,9 +340,10 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
         told = (f"{shown} holds {distinction.reference_repr} with {code}; with the mutant it holds "
                 f"{distinction.mutant_repr}.")
     else:
-        told = (f"For {shown} {code} {_narrate(distinction.reference_repr, distinction.reference_exception)}"
+        told = (f"For {shown} {code} "
+                f"{_narrate(distinction.reference_repr, distinction.reference_exception, _said(distinction, 0))}"
                 f"{arguments_narrated(distinction, 1)}; the mutant "
-                f"{_narrate(distinction.mutant_repr, distinction.mutant_exception)}"
+                f"{_narrate(distinction.mutant_repr, distinction.mutant_exception, _said(distinction, 1))}"
                 f"{arguments_narrated(distinction, 2)}")
         subclassed = receiver is not None and receiver.subclass
         told += (f", not the caller's `{distinction.typed}`." if distinction.typed is not None and subclassed
@@ -369,9 +379,9 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
         mutant_ids=(mutant.id,),
         input_repr=shown,
         reference_repr=f"print {distinction.printed[1]!r}" if distinction.printed else _behaviour(
-            distinction.reference_repr, distinction.reference_exception),
+            distinction.reference_repr, distinction.reference_exception, _said(distinction, 0)),
         mutant_repr=f"print {distinction.printed[2]!r}" if distinction.printed else _behaviour(
-            distinction.mutant_repr, distinction.mutant_exception),
+            distinction.mutant_repr, distinction.mutant_exception, _said(distinction, 1)),
         module=module,
         function=function,
         args_repr=distinction.args_repr,
