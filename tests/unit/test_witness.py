@@ -1568,6 +1568,25 @@ def test_a_handler_widened_into_one_that_raises_its_own_error_is_told_apart_by_w
     assert "    assert str(raised.value) == \"invalid literal for int() with base 10: " in found.test, found.test
 
 
+def test_what_a_mutated_pattern_matches_is_tried_though_the_tests_texts_with_its_character_would_fill_the_budget(
+        tmp_path):
+    # titlecase's `APOS_SECOND`, `[dol]` made `[ol]`: the tests' many texts with a `d` put in (`"da tale"`) never
+    # hold an apostrophe; what the pattern matches (`"d'a"`) does, and it waited behind them all
+    source = ("import re\n\nAPOS_SECOND = re.compile(r\"^[dol]'\\w+$\", re.I)\n\n\n"
+              "def title(text, prefix=''):\n    words = [prefix]\n    for word in text.split(' '):\n"
+              "        if APOS_SECOND.match(word):\n"
+              "            word = word[0].lower() + word[1] + word[2].upper() + word[3:]\n"
+              "        else:\n            word = word[:1].upper() + word[1:]\n        words.append(word)\n"
+              "    return ' '.join(words)\n")
+    texts = [f"'{adjective} tale of {count} cities'" for adjective in ("a", "the", "one", "some", "any")
+             for count in ("two", "three", "four", "five", "six")]
+    found = _searched(tmp_path, "titles", source, lambda m: "[ol]" in m.mutated_source, "title",
+                      [(text, f"'{number}.'") for number, text in enumerate(texts)])
+    assert isinstance(found, Witness), found.reason
+    assert "\"d'a\"" in found.call, found.call
+    assert found.origin == "designed", found
+
+
 def test_a_tuple_of_iterators_is_read_as_what_each_yields(tmp_path):
     # funcy's `split(pred, seq)` hands back what passes and what does not, each an iterator; `bool`, a function the
     # tests named, is passed as they passed it
@@ -1623,6 +1642,54 @@ def test_a_handler_widened_in_a_method_typed_any_is_told_apart_by_a_value_of_a_k
     found = _witness_on_an_instance(tmp_path, "items", _ANY, lambda m: m.family == "broadened-handler",
                                     "Items.__eq__", ("[1, 2]",))
     assert "map(int, ['?'])" in found.call and (found.original, found.mutant) == ("raise ValueError", "False"), found
+
+
+_ALIASED = '''\
+from typing import AbstractSet, Sequence, TypeVar, Union
+
+T = TypeVar("T")
+SetLike = Union[AbstractSet[T], Sequence[T]]
+
+
+class Items:
+    def __init__(self, items=()):
+        self.items = list(items)
+
+    def __repr__(self):
+        return f"Items({self.items!r})"
+
+    def update(self, sequence: SetLike[T]) -> int:
+        try:
+            for item in sequence:
+                self.items.append(item)
+        except TypeError:
+            raise ValueError(f"Argument needs to be an iterable, got {type(sequence)}")
+        return len(self.items)
+'''
+
+
+def test_a_handler_widened_in_a_method_typed_with_an_alias_of_collections_is_told_apart_by_what_its_error_says(
+        tmp_path):
+    # ordered-set's `update(self, sequence: SetLike[T])`, `SetLike` the module's alias of a set or a sequence:
+    # `except TypeError` made `except Exception` raises its own `ValueError` where the caller's iterator raised one
+    found = _witness_on_an_instance(tmp_path, "items", _ALIASED, lambda m: m.family == "broadened-handler",
+                                    "Items.update", ("[3]",))
+    assert "map(int, ['?'])" in found.call, found
+    assert found.mutant == "raise ValueError(\"Argument needs to be an iterable, got <class 'map'>\")", found
+
+
+def test_an_annotation_is_loose_when_it_names_no_kind_or_only_a_protocol_of_collections():
+    import ast
+
+    from elenchus.analysis.probes.boundary import _untyped
+
+    for text in ("Any", "typing.Any", "object", "Iterable[int]", "collections.abc.Iterator[str]", "Sequence[T]",
+                 "Optional[AbstractSet[int]]", "Union[AbstractSet[T], Sequence[T]]", "Iterable[int] | None",
+                 "'Sequence[int]'"):
+        assert _untyped(ast.parse(text, mode="eval").body), text
+    for text in ("int", "list[int]", "Optional[int]", "Union[str, Sequence[str]]", "str | None", "Mapping[str, int]",
+                 "'Foo'"):
+        assert not _untyped(ast.parse(text, mode="eval").body), text
 
 
 _BOX = '''\

@@ -421,20 +421,40 @@ def _fits(value: Any, kinds: Sequence[type]) -> bool:
     return type(value) in known
 
 
-#: Annotations that name no kind a value must be of (``other: Any``), or only one any iterable is
-#: (``seq: Iterable[T]``): a value of a kind the tests never passed fits them as well as none.
-_LOOSE_ANNOTATIONS = re.compile(r"(?:typing\.|t\.)?(?:Any|object)|(?:(?:typing|collections\.abc|abc)\.)?"
-                                r"(?:Iterable|Iterator)(?:\[.*\])?")
+#: Annotations that name no kind a value must be of (``other: Any``), or only a protocol of collections
+#: (``seq: Iterable[T]``, ``Sequence[T]``, ``AbstractSet[T]``): a value of a kind the tests never passed fits them
+#: as well as none, and code that guards reading it (``except TypeError``) expects one.
+_LOOSE_NAMES = frozenset({"Any", "object", "Iterable", "Iterator", "Sequence", "Collection", "Container",
+                          "Reversible", "AbstractSet", "Set", "MutableSet", "MutableSequence"})
 
 
 def _untyped(annotation: ast.expr | None) -> bool:
-    return annotation is None or _LOOSE_ANNOTATIONS.fullmatch(ast.unparse(annotation)) is not None
+    """No annotation, or one ``_LOOSE_NAMES`` names alone or in a union (``Optional[Iterable[int]]``, ``A | B``,
+    a forward reference in quotes)."""
+    if annotation is None or isinstance(annotation, ast.Constant) and annotation.value is None:
+        return True
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        try:
+            return _untyped(ast.parse(annotation.value, mode="eval").body)
+        except (SyntaxError, ValueError, RecursionError):
+            return False
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+        return _untyped(annotation.left) and _untyped(annotation.right)
+    base = annotation.value if isinstance(annotation, ast.Subscript) else annotation
+    name = base.attr if isinstance(base, ast.Attribute) else base.id if isinstance(base, ast.Name) else None
+    if isinstance(annotation, ast.Subscript) and name in ("Union", "Optional"):
+        members = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
+        return all(_untyped(member) for member in members)
+    return name in _LOOSE_NAMES
+
+
+_NOTHING = object()
 
 
 def _boundary_calls(signature: _Signature, samples: Sequence[CallSample], constants: Sequence[Any],
                     test_literals: Sequence[Any], budget: int, designed: Sequence[Any] = (),
-                    related: Sequence[Sequence[str]] = (), recase: bool = False, foreign: Sequence[Any] = ()
-                    ) -> Iterator[tuple[list[str], dict[str, str], str]]:
+                    related: Sequence[Sequence[str]] = (), recase: bool = False, foreign: Sequence[Any] = (),
+                    variants: Sequence[Any] = ()) -> Iterator[tuple[list[str], dict[str, str], str]]:
     """Up to ``budget`` distinct calls, each a base call with one argument replaced.
 
     The base calls are the recorded ``samples``; with none, one default call: each
@@ -442,15 +462,16 @@ def _boundary_calls(signature: _Signature, samples: Sequence[CallSample], consta
     is unknown), and positional parameters with a literal default are passed it. In
     order: the ``constants`` of the mutated lines and their neighbours ("boundary"), the
     ``designed`` inputs (strings the mutated patterns and tables match, characters at code-point
-    bounds: "designed"; before everything, each two words of a ``related`` group in two text
+    bounds: "designed") each followed by one of the ``variants`` (the tests' texts with a character of the
+    mutated lines put in: "boundary"), neither crowding out the other; before everything, each two words of a ``related`` group in two text
     arguments of the first base call; each constant and designed input goes into the first few base
     calls before any goes into the rest; with ``recase``, the base calls' texts in capitals and in lower
     case), the first base call's empty, zero, negative, huge and None
     values ("edge-value"), the ``test_literals`` ("test-literal"), then the other base calls' edge values; those of
     the first base call always fit in the budget. A replacement must fit the types seen for that
     argument in the samples, its default and its annotation, except a ``foreign`` value ("foreign": after the
-    designed inputs, in each argument of the first base calls no annotation types, or one typed ``Any`` or any
-    iterable, ``_untyped``): a value of another kind,
+    designed inputs, in each argument of the first base calls no annotation types, or one typed ``Any`` or a
+    protocol of collections, ``_untyped``): a value of another kind,
     for code whose handler the mutant broadens to errors such a value raises. Yields (args_repr,
     kwargs_repr, origin); calls equal to a sample are skipped.
     """
@@ -556,7 +577,15 @@ def _boundary_calls(signature: _Signature, samples: Sequence[CallSample], consta
                                 *_renumbered(held, numbers)])
         for value, slot, base in itertools.islice(inside, _INSIDE):
             yield value, slot, base, "boundary"
-        yield from spread(_unique(designed), "designed", [*first, *shaped])
+        # what a pattern on the line matches (`"d'a"` for `^[dol]'\w+$`) and a test's text with a character of
+        # the line's put in (`"alpha-2_"` where `_` left `[a-z0-9_-]`), in turn: either alone may be the one that
+        # tells, and either list may fill the budget
+        put_in = [v for v in _unique(variants) if v not in near]
+        turns = itertools.zip_longest(_unique(designed), put_in, fillvalue=_NOTHING)
+        for pair in turns:
+            for value, origin in zip(pair, ("designed", "boundary")):
+                if value is not _NOTHING:
+                    yield from spread([value], origin, [*first, *shaped])
         # a value of a kind no test passed (`nth(0, {})` raises KeyError, which `except TypeError` let through
         # and `except Exception` swallows)
         yield from ((value, slot, base, "foreign") for value in foreign for base in first
@@ -570,6 +599,7 @@ def _boundary_calls(signature: _Signature, samples: Sequence[CallSample], consta
             yield value, slot, base, "designed"
         yield from spread(near, "boundary", rest)
         yield from spread(_unique(designed), "designed", rest)
+        yield from spread(put_in, "boundary", rest)
         yield from edge_values(bases[0])  # few, and often the telling ones: before the time runs out
         built = [value for value in test_literals if isinstance(value, _BUILT_KINDS)]
         # the zero of each kind the tests used too: an empty duration is where `x == 0` and `x == other` meet

@@ -36,7 +36,7 @@ from elenchus.analysis.probes.common import (
 )
 from elenchus.analysis.probes.drivers import PER_CALL_TIMEOUT, _Driver, _scratch
 from elenchus.analysis.probes.compare import _Comparer, _acting_lines, _compared_state, _names
-from elenchus.analysis.probes.shapes import _Signature, _search
+from elenchus.analysis.probes.shapes import _Signature, _search, type_aliases
 from elenchus.analysis.probes.boundary import (
     _FIRST_BASES, _boundary_calls, _plainer, _smaller, mutated_constants, shorter_lists,
 )
@@ -294,8 +294,8 @@ def search_input(
                 return outcome(found, True, None, comparer)
         # a command's entry point, given command lines (the one every call shares shows none of its options), and
         # the tests' own command lines with each option its parser declares (`main([path, '-r', '--compact', 'True'])`)
-        declared = parser_options(_module_tree(read_python(reference_dir / defined_in) if defined_in else source),
-                                  node) if not owner else []
+        tree = _module_tree(read_python(reference_dir / defined_in) if defined_in else source)
+        declared = parser_options(tree, node) if not owner else []
         commands = command_lines(node, module, [*test_literals, *(v for s in mine for v in s.args)], declared) \
             if not owner else []
         for sample in with_command_options(answered, declared):  # (first: a call as the tests wrote theirs)
@@ -309,7 +309,8 @@ def search_input(
                 return outcome(found, True, None, comparer)
         comparer.argv = comparer.stdin = None
         constructed = not owner and node.name == "__init__"  # a class called: `self` is what it builds
-        signature = _Signature.of(node, bound=kind in ("instance", "class") or constructed)
+        signature = _Signature.of(node, bound=kind in ("instance", "class") or constructed,
+                                  aliases=type_aliases(tree))
         tables = _tested_tables(source, mutant)
         designed = (_pattern_examples(source, mutant) + _data_examples((reference, mutated), source, mutant, data)
                     + _in_text(_code_point_characters(source, mutant, node, reference)) + _sized_texts(source, mutant)
@@ -323,8 +324,10 @@ def search_input(
         ordered = [*recorded[:_FIRST_BASES], *optioned, *recorded[_FIRST_BASES:]]
         calls = list({(s.args_repr, s.kwargs_repr): s for s in ordered}.values())
         # the mutated line's own constants first: few, where the tests' texts with a character of theirs put in
-        # are up to sixty (`"quies"` is told apart by itself, before `"horsesq"`)
-        constants = mutated_constants(source, mutant) + _character_variants(source, mutant, calls)
+        # are up to sixty (`"quies"` is told apart by itself, before `"horsesq"`), and take turns with the
+        # designed inputs
+        constants = mutated_constants(source, mutant)
+        variants = _character_variants(source, mutant, calls)
         for receiver in receivers:  # each instance the tests built gets its share of the inputs
             comparer.receiver = receiver
             for sample in calls if receiver is not None else ():  # the tests' arguments on this instance
@@ -338,7 +341,8 @@ def search_input(
                 receiver.steps else 4
             share = max(boundary_budget // shares, boundary_budget // 4)
             for args_repr, kwargs_repr, origin in _boundary_calls(signature, calls, constants, test_literals,
-                                                                   share, designed, related, recase, foreign):
+                                                                   share, designed, related, recase, foreign,
+                                                                   variants):
                 if time.monotonic() > comparer.deadline:
                     comparer.expired = True
                     break

@@ -71,10 +71,14 @@ class _Signature:
     parameters: tuple[_Parameter, ...]
 
     @classmethod
-    def of(cls, node: ast.FunctionDef, bound: bool = False) -> _Signature:
+    def of(cls, node: ast.FunctionDef, bound: bool = False, aliases: dict[str, ast.expr] | None = None) -> _Signature:
         """``bound``: a method called on its instance or class, which gives its first parameter. A ``*rest``
-        parameter stands for two optional positional ones."""
+        parameter stands for two optional positional ones. An annotation naming one of the module's type
+        ``aliases`` (``type_aliases``) reads as what it stands for."""
         arguments = node.args
+        if aliases:
+            node = _unaliased(node, aliases)
+            arguments = node.args
         positional = [*arguments.posonlyargs, *arguments.args]
         if bound and positional:
             positional.pop(0)
@@ -100,6 +104,46 @@ class _Signature:
                 if callrecord.is_literal(literal):
                     value = (literal,)
         return _Parameter(arg.arg, keyword_only, default is not None, value, arg.annotation)
+
+
+def type_aliases(tree: ast.Module) -> dict[str, ast.expr]:
+    """The module's type aliases by name (``SetLike = Union[AbstractSet[T], Sequence[T]]``): a parameter annotated
+    ``SetLike[T]`` takes what the alias names, which no parser of annotations knows by that name."""
+    aliases: dict[str, ast.expr] = {}
+    for statement in tree.body:
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
+                and isinstance(statement.targets[0], ast.Name):
+            name, value = statement.targets[0].id, statement.value
+        elif isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) \
+                and statement.value is not None and ast.unparse(statement.annotation).endswith("TypeAlias"):
+            name, value = statement.target.id, statement.value
+        else:
+            continue
+        if isinstance(value, ast.Subscript) and isinstance(value.value, (ast.Name, ast.Attribute)) \
+                or isinstance(value, ast.BinOp) and isinstance(value.op, ast.BitOr):
+            aliases[name] = value
+    return aliases
+
+
+def _unaliased(node: ast.FunctionDef, aliases: dict[str, ast.expr]) -> ast.FunctionDef:
+    """A copy of ``node`` whose parameters' annotations name what the aliases stand for (``SetLike[T]`` is read as
+    ``Union[AbstractSet[T], Sequence[T]]``; an alias of an alias too, a few deep)."""
+    def resolved(annotation: ast.expr | None) -> ast.expr | None:
+        for _ in range(4):
+            base = annotation.value if isinstance(annotation, ast.Subscript) else annotation
+            if not isinstance(base, ast.Name) or base.id not in aliases:
+                break
+            annotation = aliases[base.id]
+        return annotation
+
+    copy = ast.FunctionDef(**{field: getattr(node, field) for field in node._fields})
+    arguments = ast.arguments(**{field: getattr(node.args, field) for field in node.args._fields})
+    for field in ("posonlyargs", "args", "kwonlyargs"):
+        setattr(arguments, field, [ast.arg(arg.arg, resolved(arg.annotation)) for arg in getattr(node.args, field)])
+    if node.args.vararg is not None:
+        arguments.vararg = ast.arg(node.args.vararg.arg, resolved(node.args.vararg.annotation))
+    copy.args = arguments
+    return copy
 
 
 _TYPE_NAMES: dict[str, Any] = {
