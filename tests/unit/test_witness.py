@@ -1587,6 +1587,28 @@ def test_what_a_mutated_pattern_matches_is_tried_though_the_tests_texts_with_its
     assert found.origin == "designed", found
 
 
+def test_a_changed_default_is_shown_by_a_call_the_tests_made_with_that_option_made_without_it(tmp_path):
+    # validators' `domain(value, *, rfc_1034=False)` made `rfc_1034=True`: the tests checked `'example.com.'` only
+    # with the option given; without it, the code refuses the trailing dot and the mutant takes it
+    source = ("import re\n\n\ndef domain(value, *, rfc_1034=False):\n"
+              "    trailing = r'\\.?$' if rfc_1034 else r'$'\n"
+              "    return re.match(r'^(?:[a-z0-9-]+\\.)+[a-z]+' + trailing, value) is not None\n")
+    from elenchus.repo.layout import SourceLayout
+    from elenchus.analysis.witness import find_witness
+
+    project, scratch = _shop_project(tmp_path, "domains", source)
+    [mutant] = [m for m in generate("shop/domains.py", source)[0] if "rfc_1034=True" in m.mutated_source]
+    target = "shop.domains:domain"
+    names = [f"'{host}.{site}.{top}'" for host in ("www", "mail", "ftp", "api", "cdn")
+             for site in ("example", "python", "kernel", "debian", "gnu") for top in ("com", "org")]
+    calls = [*(probes.CallSample(target, (name,)) for name in names),  # (many: a random search seldom gets there)
+             probes.CallSample(target, ("'example.com.'",), (("rfc_1034", "True"),))]
+    found = find_witness(project, mutant, {target: calls}, (), SourceLayout((".",), ("shop",)), 30.0, scratch)
+    assert isinstance(found, Witness), found.reason
+    assert found.call == "domain('example.com.')" and (found.original, found.mutant) == ("False", "True"), found
+    assert found.origin == "defaults", found
+
+
 def test_a_tuple_of_iterators_is_read_as_what_each_yields(tmp_path):
     # funcy's `split(pred, seq)` hands back what passes and what does not, each an iterator; `bool`, a function the
     # tests named, is passed as they passed it

@@ -162,6 +162,37 @@ def with_options(samples: Sequence[CallSample], options: Sequence[tuple[tuple[st
     return list(made.values())
 
 
+def changed_defaults(node: ast.FunctionDef, mutated: ast.FunctionDef | None) -> set[str]:
+    """The parameters whose default the mutated copy of ``node`` gives another value (``rfc_1034=False`` made
+    ``True``)."""
+    if mutated is None:
+        return set()
+
+    def defaults(function: ast.FunctionDef) -> dict[str, str]:
+        ordered = [*function.args.posonlyargs, *function.args.args]
+        given = dict(zip([a.arg for a in ordered[len(ordered) - len(function.args.defaults):]],
+                         map(ast.unparse, function.args.defaults)))
+        given.update((a.arg, ast.unparse(d)) for a, d in zip(function.args.kwonlyargs, function.args.kw_defaults)
+                     if d is not None)
+        return given
+
+    before, after = defaults(node), defaults(mutated)
+    return {name for name in before.keys() | after.keys() if before.get(name) != after.get(name)}
+
+
+def without_options(samples: Sequence[CallSample], names: set[str]) -> list[CallSample]:
+    """The tests' calls that pass one of ``names`` by keyword, made without it: where a mutant changes that
+    parameter's default, the text a test checked with the option given (``domain('example.com.', rfc_1034=True)``)
+    is the one that shows what the new default does to a caller who leaves it out."""
+    made: dict[tuple[Any, ...], CallSample] = {}
+    for sample in samples:
+        kept = tuple((name, text) for name, text in sample.kwargs_repr if name not in names)
+        if len(kept) < len(sample.kwargs_repr):
+            call = CallSample(sample.target, sample.args_repr, kept, sample.receiver)
+            made.setdefault((call.args_repr, call.kwargs_repr, call.receiver), call)
+    return list(made.values())
+
+
 #: Recorded calls each set of the tests' keyword arguments is added to.
 _OPTIONED = 4
 

@@ -52,8 +52,10 @@ from elenchus.analysis.probes.designed import (
     _sized_texts,
     _tested_tables,
     swapped_calls,
+    changed_defaults,
     table_swaps,
     with_options,
+    without_options,
 )
 from elenchus.analysis.probes.commands import command_lines, parser_options, with_command_options
 from elenchus.analysis.probes.tied import Tied, tie_calls, tied
@@ -277,9 +279,15 @@ def search_input(
                                                            s.receiver if on_instance else None)]
         optioned = with_options(answered, options, node,
                                 bound=kind in ("instance", "class", "property") or node.name == "__init__")
+        # first, the tests' calls that pass a parameter whose default the mutant changes, made without it
+        defaulted = changed_defaults(node, _function_node(mutant.mutated_source, symbol)) \
+            if defined_in is None else set()
+        undone = without_options(mine, defaulted) if defaulted else []
+        optioned = [*undone, *optioned]
         for sample in optioned:
             comparer.receiver = sample.receiver if on_instance else None
-            found = comparer.check(sample.args_repr, dict(sample.kwargs_repr), "options")
+            found = comparer.check(sample.args_repr, dict(sample.kwargs_repr),
+                                   "defaults" if sample in undone else "options")
             found = _plainer(found, comparer) if found is not None else None
             if found is not None and comparer.confirm(found):
                 return outcome(found, True, None, comparer)

@@ -42,6 +42,7 @@ from elenchus.analysis.witness.targets import (
 
 _ORIGINS = {"recorded": "calls the tests made",
             "options": "calls the tests made, with keyword arguments other tests pass the same function",
+            "defaults": "calls the tests made, without the argument whose default the mutant changes",
             "command-options": "command lines the tests passed, with options the command's parser declares",
             "emptied-result": "calls made again after a caller emptied what the first returned",
             "boundary": "the mutated constants and their neighbours",
