@@ -1182,6 +1182,27 @@ def test_the_tests_that_call_a_private_function_by_name_are_recorded_for_its_arg
     assert _naming_callers(cohort, None, {("m.py", "_helper"): {6}}) == ()
 
 
+def test_every_case_of_the_tests_named_after_a_public_function_is_recorded_for_its_options(tmp_path):
+    # validators' `domain`: the fastest tests running it are the email validator's, which pass no option; the
+    # cases of `test_valid_domain` pass `rfc_1034=True` with the texts it takes
+    from elenchus.execution.cohorts import Cohort
+    from elenchus.execution.coverage_map import CoverageMap
+    from elenchus.analysis.witness.survivors import NAMED_CASES, _naming_callers
+
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_domain.py").write_text("def test_valid_domain(value, dot):\n    domain(value)\n")
+    (tmp_path / "tests" / "test_email.py").write_text("def test_valid_email(value):\n    email(value)\n")
+    cases = [f"tests/test_domain.py::test_valid_domain[case{n}]" for n in range(NAMED_CASES + 5)]
+    emails = [f"tests/test_email.py::test_valid_email[case{n}]" for n in range(20)]
+    keys = {nodeid: nodeid for nodeid in [*cases, *emails]}
+    durations = {**{nodeid: 0.5 for nodeid in cases}, **{nodeid: 0.1 for nodeid in emails}}
+    coverage = CoverageMap({"validators/domain.py": {30: tuple(keys)}}, {}, durations,
+                           {k: k.partition("::")[0] for k in keys}, keys)
+    cohort = Cohort("modified", tmp_path, ("tests/test_domain.py", "tests/test_email.py"), "0" * 64)
+    chosen = _naming_callers(cohort, coverage, {("validators/domain.py", "domain"): {30}})
+    assert len(chosen) == NAMED_CASES and set(chosen) <= set(cases), chosen  # (each case, up to a bound)
+
+
 COMMAND = """\
 import argparse
 

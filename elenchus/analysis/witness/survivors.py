@@ -103,8 +103,8 @@ def witness_survivors(survivors: Sequence[Mutant], cohort: Cohort, head: Snapsho
                 own.setdefault((mutant.path, mutant.symbol), _lines_of(source, [mutant.symbol]))
     unrecorded: dict[str, int] = {}
     callers = _callers(cohort, coverage, spans) if cohort.tests else ()
-    if callers != cohort.tests:
-        callers = tuple(sorted({*callers, *_naming_callers(cohort, coverage, own)}))
+    if callers != cohort.tests:  # (and the tests of each function itself: they call it with its options)
+        callers = tuple(sorted({*callers, *_naming_callers(cohort, coverage, {**spans, **own})}))
     samples = probes.record_calls(cohort.template, callers, sorted(wanted), roots=layout.roots, scratch=scratch,
                                   steps=sorted(steps), disabled_plugins=cohort.disabled_plugins, unrecorded=unrecorded,
                                   tests_only=callers != cohort.tests) if wanted and callers else {}
@@ -201,6 +201,8 @@ _NARROWED_SHARE = 0.5
 #: Tests recorded per function a witness will call: the fastest that run it (a few tests give the calls
 #: worth trying; recording slows every call, and one slow test took most of a recording run).
 CALLERS_PER_FUNCTION = 8
+#: Cases (parametrized ones counted one by one) of the tests naming a function that a recording run adds for it.
+NAMED_CASES = 60
 
 
 def _callers(cohort: Cohort, coverage: CoverageMap | None,
@@ -230,10 +232,11 @@ def _running(coverage: CoverageMap, path: str, lines: set[int]) -> list[str]:
 
 def _naming_callers(cohort: Cohort, coverage: CoverageMap | None,
                     spans: Mapping[tuple[str, str], set[int]]) -> tuple[str, ...]:
-    """For each private function of ``spans``, the fastest tests that ran its body and name it (the test's
-    name holds the function's, else its file calls it by name): those call it themselves, with the
-    arguments its public callers are then given first; the fastest tests running it only go through its
-    callers."""
+    """For each function of ``spans``, the tests that ran its body and name it (the test's name holds the
+    function's, else its file calls it by name), every case of the fastest few such test functions: those call it
+    themselves, with the texts and options a test of that function checks (``domain('3.cn.', rfc_1034=True)``),
+    and, for a private function, the arguments its public callers are then given first; the fastest tests running
+    it often only go through its callers (an email validator calling the domain one)."""
     if coverage is None:
         return ()
     nodeids = {key: nodeid for nodeid, key in coverage.keys.items()}
@@ -249,7 +252,9 @@ def _naming_callers(cohort: Cohort, coverage: CoverageMap | None,
                 texts[file] = read_python(cohort.template / file) if (cohort.template / file).is_file() else ""
             if f"{name}(" in texts[file]:
                 named.append(key)
-        chosen.update(nodeids[key] for key in named[:CALLERS_PER_FUNCTION])
+        functions = list(dict.fromkeys(nodeids[key].partition("[")[0] for key in named))[:CALLERS_PER_FUNCTION]
+        cases = [nodeids[key] for key in named if nodeids[key].partition("[")[0] in functions]
+        chosen.update(cases[:NAMED_CASES])
     return tuple(sorted(chosen))
 
 
