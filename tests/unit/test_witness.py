@@ -716,6 +716,53 @@ def test_code_only_another_module_calls_is_searched_with_the_calls_of_the_tests_
     assert found.call == "shout('extraordinarily')", found.call
 
 
+_DOMAINS = ("import re\n\n\ndef domain(value, *, dotted=False):\n"
+            "    end = r'\\.?$' if dotted else r'$'\n"
+            "    return re.match(r'^(?:[a-z0-9-]+\\.)+[a-z]+' + end, value) is not None\n\n\n"
+            "def email(value):\n    user, _, host = value.partition('@')\n    return bool(user) and domain(host)\n")
+
+
+def test_a_changed_default_is_witnessed_from_the_tests_named_after_its_function_not_only_the_fastest(tmp_path):
+    # validators' `domain`: the fastest tests running it are the email validator's, which pass no option; the
+    # tests of `domain` itself check `'3.cn.'` with `rfc_1034=True`, and are recorded too, after them
+    from elenchus.execution.cohorts import Cohort
+    from elenchus.execution.coverage_map import CoverageMap
+    from elenchus.execution.workspace import tree_digest
+    from elenchus.mutation.mutate import generate
+    from elenchus.repo.layout import SourceLayout
+    from elenchus.repo.snapshot import Snapshot
+    from elenchus.analysis.witness import CALLERS_PER_FUNCTION, Witness, survivors
+
+    template, scratch = tmp_path / "template", tmp_path / "scratch"
+    (template / "shop").mkdir(parents=True)
+    (template / "tests").mkdir()
+    scratch.mkdir()
+    (template / "shop" / "__init__.py").write_text("")
+    (template / "shop" / "domains.py").write_text(_DOMAINS)
+    mail = [f"test_mail_{n}" for n in range(3 * CALLERS_PER_FUNCTION)]
+    (template / "tests" / "test_email.py").write_text(
+        "from shop.domains import email\n\n\n" + "".join(
+            f"def {name}():\n    assert email('me@site{n}.example.com')\n\n\n" for n, name in enumerate(mail)))
+    (template / "tests" / "test_domain.py").write_text(
+        "from shop.domains import domain\n\n\ndef test_domain_dotted():\n"
+        "    assert domain('3.' + 'cn.', dotted=True)\n")  # (no literal of the tests writes the text alone)
+    layout = SourceLayout((".",), ("shop",))
+    files = ("tests/test_domain.py", "tests/test_email.py")
+    cohort = Cohort("modified", template, files, tree_digest(template), layout=layout)
+    nodeids = [*(f"tests/test_email.py::{name}" for name in mail), "tests/test_domain.py::test_domain_dotted"]
+    keys = {nodeid: nodeid for nodeid in nodeids}
+    durations = {key: 1.0 if "dotted" in key else 0.01 for key in nodeids}  # (the test of `domain` is slowest)
+    coverage = CoverageMap({"shop/domains.py": {5: tuple(nodeids), 6: tuple(nodeids)}}, {}, durations,
+                           {key: key.partition("::")[0] for key in nodeids}, keys)
+    head = Snapshot(template, "head", "head", None, ("shop/__init__.py", "shop/domains.py"), ())
+    [mutant] = [m for m in generate("shop/domains.py", _DOMAINS)[0] if "dotted=True):" in m.mutated_source]
+    [found] = survivors.witness_survivors([mutant], cohort, head, layout, 20.0, 1, scratch,
+                                          coverage=coverage).values()
+    assert isinstance(found, Witness), found.reason
+    assert (found.call, found.original, found.mutant, found.origin) == ("domain('3.cn.')", "False", "True",
+                                                                       "defaults"), found
+
+
 def test_a_broadened_handler_is_told_apart_by_a_value_of_a_kind_the_tests_never_passed(tmp_path):
     # funcy's `nth(n, seq)`: `seq[n]` under `except TypeError:` made `except Exception:`; the tests passed texts,
     # ranges and iterators, and only a mapping (`nth(0, {})`, KeyError) shows what the mutant swallows
@@ -1173,13 +1220,13 @@ def test_the_tests_that_call_a_private_function_by_name_are_recorded_for_its_arg
                            {k: k.partition("::")[0] for k in ordered}, keys)
     cohort = Cohort("modified", tmp_path, ("tests/test_m.py", "tests/test_n.py"), "0" * 64)
     # the test named after it, not the faster ones that only reach it through a public function
-    assert _naming_callers(cohort, coverage, {("m.py", "_helper"): {6}}) == ("tests/test_m.py::test_helper",)
+    assert _naming_callers(cohort, coverage, {("m.py", "_helper"): {6}}, 8) == ("tests/test_m.py::test_helper",)
     # none named after it: those whose file calls it by name
     renamed = CoverageMap({"m.py": {6: (ordered[0], ordered[2])}}, {}, durations,
                           {k: k.partition("::")[0] for k in ordered}, keys)
-    assert _naming_callers(cohort, renamed, {("m.py", "_helper"): {6}}) == (
+    assert _naming_callers(cohort, renamed, {("m.py", "_helper"): {6}}, 8) == (
         "tests/test_m.py::test_plural", "tests/test_n.py::test_other")
-    assert _naming_callers(cohort, None, {("m.py", "_helper"): {6}}) == ()
+    assert _naming_callers(cohort, None, {("m.py", "_helper"): {6}}, 8) == ()
 
 
 def test_every_case_of_the_tests_named_after_a_public_function_is_recorded_for_its_options(tmp_path):
@@ -1199,7 +1246,7 @@ def test_every_case_of_the_tests_named_after_a_public_function_is_recorded_for_i
     coverage = CoverageMap({"validators/domain.py": {30: tuple(keys)}}, {}, durations,
                            {k: k.partition("::")[0] for k in keys}, keys)
     cohort = Cohort("modified", tmp_path, ("tests/test_domain.py", "tests/test_email.py"), "0" * 64)
-    chosen = _naming_callers(cohort, coverage, {("validators/domain.py", "domain"): {30}})
+    chosen = _naming_callers(cohort, coverage, {("validators/domain.py", "domain"): {30}}, NAMED_CASES)
     assert len(chosen) == NAMED_CASES and set(chosen) <= set(cases), chosen  # (each case, up to a bound)
 
 

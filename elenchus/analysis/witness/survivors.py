@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from elenchus.analysis import probes
+from elenchus.execution import callrecord
 from elenchus.execution.cohorts import Cohort
 from elenchus.execution.coverage_map import CoverageMap
 from elenchus.encoding import read_python
@@ -103,11 +104,21 @@ def witness_survivors(survivors: Sequence[Mutant], cohort: Cohort, head: Snapsho
                 own.setdefault((mutant.path, mutant.symbol), _lines_of(source, [mutant.symbol]))
     unrecorded: dict[str, int] = {}
     callers = _callers(cohort, coverage, spans) if cohort.tests else ()
-    if callers != cohort.tests:  # (and the tests of each function itself: they call it with its options)
-        callers = tuple(sorted({*callers, *_naming_callers(cohort, coverage, {**spans, **own})}))
+    if callers != cohort.tests:
+        callers = tuple(sorted({*callers, *_naming_callers(cohort, coverage, own, CALLERS_PER_FUNCTION)}))
     samples = probes.record_calls(cohort.template, callers, sorted(wanted), roots=layout.roots, scratch=scratch,
                                   steps=sorted(steps), disabled_plugins=cohort.disabled_plugins, unrecorded=unrecorded,
                                   tests_only=callers != cohort.tests) if wanted and callers else {}
+    # Then the tests of each function itself, every case: they call it with the options and texts it is checked
+    # with (`domain('3.cn.', rfc_1034=True)`). Recorded after the fastest callers', whose calls the search tries first.
+    named = sorted(set(_naming_callers(cohort, coverage, spans, NAMED_CASES)) - set(callers)) \
+        if wanted and callers and callers != cohort.tests else []
+    if named:
+        more = probes.record_calls(cohort.template, named, sorted(wanted), roots=layout.roots, scratch=scratch,
+                                   steps=sorted(steps), disabled_plugins=cohort.disabled_plugins, tests_only=True)
+        for target, calls in more.items():
+            bucket = samples.setdefault(target, [])
+            bucket += [call for call in calls if call not in bucket][:max(0, callrecord.KEPT_SAMPLES - len(bucket))]
     sources = [read_python(cohort.template / t) for t in cohort.tests]
     literals, options = probes.literals_in(sources), probes.keywords_in(sources)
     placements = {mutant.id: placement_for(mutant, layout.module_name(mutant.path) or "", cohort.tests, head.read)
@@ -230,13 +241,14 @@ def _running(coverage: CoverageMap, path: str, lines: set[int]) -> list[str]:
     return sorted(running, key=lambda k: (coverage.durations.get(k, 0.0), k))
 
 
-def _naming_callers(cohort: Cohort, coverage: CoverageMap | None,
-                    spans: Mapping[tuple[str, str], set[int]]) -> tuple[str, ...]:
+def _naming_callers(cohort: Cohort, coverage: CoverageMap | None, spans: Mapping[tuple[str, str], set[int]],
+                    cases: int) -> tuple[str, ...]:
     """For each function of ``spans``, the tests that ran its body and name it (the test's name holds the
-    function's, else its file calls it by name), every case of the fastest few such test functions: those call it
-    themselves, with the texts and options a test of that function checks (``domain('3.cn.', rfc_1034=True)``),
-    and, for a private function, the arguments its public callers are then given first; the fastest tests running
-    it often only go through its callers (an email validator calling the domain one)."""
+    function's, else its file calls it by name), fastest first, up to ``cases`` of the cases of the fastest few
+    such test functions: those call it themselves, with the texts and options a test of that function checks
+    (``domain('3.cn.', rfc_1034=True)``), and, for a private function, the arguments its public callers are then
+    given first; the fastest tests running it often only go through its callers (an email validator calling the
+    domain one)."""
     if coverage is None:
         return ()
     nodeids = {key: nodeid for nodeid, key in coverage.keys.items()}
@@ -253,8 +265,8 @@ def _naming_callers(cohort: Cohort, coverage: CoverageMap | None,
             if f"{name}(" in texts[file]:
                 named.append(key)
         functions = list(dict.fromkeys(nodeids[key].partition("[")[0] for key in named))[:CALLERS_PER_FUNCTION]
-        cases = [nodeids[key] for key in named if nodeids[key].partition("[")[0] in functions]
-        chosen.update(cases[:NAMED_CASES])
+        named_cases = [nodeids[key] for key in named if nodeids[key].partition("[")[0] in functions]
+        chosen.update(named_cases[:cases])
     return tuple(sorted(chosen))
 
 
