@@ -294,6 +294,18 @@ def test_regex_slip_skips_anchors_the_call_already_implies_and_escaped_plain_str
     ]
 
 
+def test_regex_slip_keeps_a_plus_at_an_end_of_a_pattern_whose_match_is_only_asked_whether_it_exists():
+    # validators' `not re.search(r"\s|__+", value)`: `__+` made `__` finds a match wherever the code's did
+    source = ("import re\n\ndef f(s):\n    if re.search(r'\\d+x', s) or bool(re.match(r'a\\w+', s)):\n"
+              "        return not re.search(r'\\s|__+', s)\n"
+              "    return re.search(r'x\\d+', s), re.match(r'\\d+x', s) is None\n")
+    singles = [s.incident.split(": ", 1)[0] for s in sites_of("regex-slip", source) if "a single" in s.incident]
+    assert singles == [  # (the match object handed back, or compared with None: what it matched still counts)
+        "`f` matches a single `\\d` where the pattern `r'x\\d+'` takes one or more",
+        "`f` matches a single `\\d` where the pattern `r'\\d+x'` takes one or more",
+    ], singles
+
+
 def test_regex_slip_skips_the_start_anchor_of_a_compiled_pattern_only_ever_matched_from_the_start():
     # (titlecase: `MAC_MC = regex.compile(r"^([Mm]c|MC)(\w.+)")`, read only as `MAC_MC.match(word)`)
     source = ("import re\n\nMAC = re.compile(r'^Mc\\w')\nDR = re.compile(r'^Dr$', re.I)\nAT = re.compile(r'^at')\n"

@@ -85,6 +85,9 @@ class RegexSlip:
                 if (edit.kind == "start" and uses and uses <= {"match", "fullmatch"}
                         or edit.kind == "end" and uses == {"fullmatch"}):
                     continue  # the call anchors the match already: the edit changes nothing
+                if edit.kind == "single" and self._found_or_not(view, node) and (
+                        edit.edge == "last" and uses <= {"search", "match"} or edit.edge == "first" and uses == {"search"}):
+                    continue  # only asked whether it matches: `x+` at an end of the pattern matches where `x` does
                 new = _with_text(node, edit.pattern)
                 if not _compiles_as_regex(new):
                     continue
@@ -200,6 +203,26 @@ class RegexSlip:
             return named_uses[last]
         return set() if self._NAMED.search(last.upper()) else None
 
+    def _found_or_not(self, view: SourceView, node: cst.SimpleString) -> bool:
+        """Whether ``node`` is the pattern of a `re.search`/`re.match` call whose result is only asked whether
+        there is one: the operand of `not` or of `bool`, or the test of an `if`, `while`, conditional expression
+        or `assert`, through `and`/`or` (`not re.search(r"\\s|__+", value)`). Where the match object goes on
+        (`return re.search(...)`, `.group()`), what it matched still counts."""
+        arg = view.parent(node)
+        child = view.parent(arg) if isinstance(arg, cst.Arg) else None
+        if not (isinstance(child, cst.Call) and self._regex_function(child) in ("search", "match")
+                and child.args[0] is arg):
+            return False
+        holder = view.parent(child)
+        while isinstance(holder, cst.BooleanOperation):
+            child, holder = holder, view.parent(holder)
+        if isinstance(holder, cst.Arg):  # `bool(re.search(...))`
+            call = view.parent(holder)
+            return isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "bool" \
+                and len(call.args) == 1
+        return isinstance(holder, cst.UnaryOperation) and isinstance(holder.operator, cst.Not) \
+            or isinstance(holder, (cst.If, cst.While, cst.IfExp, cst.Assert)) and holder.test is child
+
     @staticmethod
     def _editable(node: cst.SimpleString) -> bool:
         """Source text that is the pattern itself: raw, or free of escapes; no verbose comments."""
@@ -232,6 +255,9 @@ class _RegexEdit:
     part: str
     new_part: str
     piece: str
+    # Where a quantified atom stands in its alternative of the whole pattern, with nothing else before it
+    # ("first") or after it ("last"); None inside a group, or with more on both sides.
+    edge: str | None = None
 
 
 def _regex_edits(pattern: str) -> Iterator[_RegexEdit]:
@@ -262,7 +288,11 @@ def _regex_edits(pattern: str) -> Iterator[_RegexEdit]:
             yield _RegexEdit(pattern[:i] + "*" + pattern[i + 1:], "plus", f"{piece}+", f"{piece}*",
                              piece)
             if pattern[i + 1:i + 2] not in ("?", "+"):  # (`x+?` made `x?` would be another slip)
-                yield _RegexEdit(pattern[:i] + pattern[i + 1:], "single", f"{piece}+", piece, piece)
+                before = pattern[:atom]
+                escapes = len(before[:-1]) - len(before[:-1].rstrip("\\"))  # (`\|` is a bar, not a choice)
+                alone = before == "" or before.endswith("|") and escapes % 2 == 0
+                edge = None if groups else "last" if pattern[i + 1:i + 2] in ("", "|") else "first" if alone else None
+                yield _RegexEdit(pattern[:i] + pattern[i + 1:], "single", f"{piece}+", piece, piece, edge)
         if char == "(":
             groups.append(i)
         if char == ")":
