@@ -1677,6 +1677,18 @@ def test_a_changed_default_is_shown_by_a_call_the_tests_made_with_that_option_ma
     assert found.origin == "defaults", found
 
 
+def test_a_dropped_check_of_a_class_of_characters_is_shown_by_the_tests_text_with_a_character_it_refuses(tmp_path):
+    # validators' `url`: `optional_segments &= bool(re.fullmatch(r"[0-9a-z?/:@...]*", fragment))` dropped; the tests'
+    # fragments all pass the check, and one with `<` put in shows what the mutant lets through
+    source = ("import re\n\n\ndef valid(url):\n    base, _, fragment = url.partition('#')\n"
+              "    ok = bool(re.fullmatch(r'[a-z:/.]+', base))\n    if fragment:\n"
+              "        ok &= bool(re.fullmatch(r'[0-9a-z?/:@._~-]*', fragment))\n    return ok\n")
+    found = _searched(tmp_path, "links", source, lambda m: m.family == "lost-side-effect", "valid",
+                      [("'http://a.com/#top'",), ("'http://b.org/x#sec-2'",), ("'http://c.net/'",)])
+    assert isinstance(found, Witness), found.reason
+    assert "<" in found.call and (found.original, found.mutant) == ("False", "True"), found
+
+
 def test_a_tuple_of_iterators_is_read_as_what_each_yields(tmp_path):
     # funcy's `split(pred, seq)` hands back what passes and what does not, each an iterator; `bool`, a function the
     # tests named, is passed as they passed it

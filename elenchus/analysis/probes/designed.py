@@ -15,6 +15,7 @@ import functools
 import itertools
 import re
 import sys
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -490,7 +491,33 @@ def _character_variants(source: str, mutant: Mutant, samples: Sequence[CallSampl
     checked = _CHARACTER_CHECKS.search("\n".join(source.splitlines()[mutant.line - 1:mutant.end_line]))
     slipped = [text[:index] + character + text[index + 1:] for text in _shapes(strings) if len(text) > 1
                for index in (1, len(text) - 1) for character in _SLIPPING] if checked else []
-    return _unique(swapped + slipped + variants + characters)[:60]
+    # A pattern of a class of characters on the lines (`[0-9a-z?/:@...]*`, checking a fragment): the tests' texts
+    # with a character it refuses put in (`'http://a.com/#top<'`), where a check dropped or skipped lets it through.
+    refused = _refused(before)
+    kept = [variant for text in _shapes(strings) for character in refused
+            for variant in (text + character, text[:1] + character + text[1:])]
+    return _unique(swapped + slipped + kept + variants + characters)[:60]
+
+
+#: Characters a class of a pattern may refuse, tried in this order: those seldom allowed in any text checked.
+_REFUSABLE = ("<", '"', "^", "`", "{", "|", "\\", " ")
+
+
+def _refused(constants: Sequence[str]) -> list[str]:
+    """Up to two ``_REFUSABLE`` characters that a pattern among ``constants`` holding a class (``[...]``) does not
+    match alone: what its check is there to refuse."""
+    refused: list[str] = []
+    for text in constants:
+        if "[" not in text:
+            continue
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                compiled = re.compile(text)
+        except (re.error, TypeError, ValueError, OverflowError, RecursionError):
+            continue
+        refused += [character for character in _REFUSABLE if not compiled.fullmatch(character)]
+    return _unique(refused)[:2]
 
 
 def _shapes(strings: Sequence[str], kept: int = 6) -> list[str]:
