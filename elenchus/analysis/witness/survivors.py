@@ -111,7 +111,7 @@ def witness_survivors(survivors: Sequence[Mutant], cohort: Cohort, head: Snapsho
                                   tests_only=callers != cohort.tests) if wanted and callers else {}
     # Then the tests of each function itself, every case: they call it with the options and texts it is checked
     # with (`domain('3.cn.', rfc_1034=True)`). Recorded after the fastest callers', whose calls the search tries first.
-    named = sorted(set(_naming_callers(cohort, coverage, spans, NAMED_CASES)) - set(callers)) \
+    named = sorted(set(_naming_callers(cohort, coverage, spans, NAMED_CASES, in_order=True)) - set(callers)) \
         if wanted and callers and callers != cohort.tests else []
     if named:
         more = probes.record_calls(cohort.template, named, sorted(wanted), roots=layout.roots, scratch=scratch,
@@ -242,10 +242,11 @@ def _running(coverage: CoverageMap, path: str, lines: set[int]) -> list[str]:
 
 
 def _naming_callers(cohort: Cohort, coverage: CoverageMap | None, spans: Mapping[tuple[str, str], set[int]],
-                    cases: int) -> tuple[str, ...]:
+                    cases: int, in_order: bool = False) -> tuple[str, ...]:
     """For each function of ``spans``, the tests that ran its body and name it (the test's name holds the
-    function's, else its file calls it by name), fastest first, up to ``cases`` of the cases of the fastest few
-    such test functions: those call it themselves, with the texts and options a test of that function checks
+    function's, else its file calls it by name), up to ``cases`` of the cases of the fastest few such test
+    functions, fastest first (``in_order``: in the order the tests were collected, the same cases in every run
+    whatever each took): those call it themselves, with the texts and options a test of that function checks
     (``domain('3.cn.', rfc_1034=True)``), and, for a private function, the arguments its public callers are then
     given first; the fastest tests running it often only go through its callers (an email validator calling the
     domain one)."""
@@ -266,6 +267,9 @@ def _naming_callers(cohort: Cohort, coverage: CoverageMap | None, spans: Mapping
                 named.append(key)
         functions = list(dict.fromkeys(nodeids[key].partition("[")[0] for key in named))[:CALLERS_PER_FUNCTION]
         named_cases = [nodeids[key] for key in named if nodeids[key].partition("[")[0] in functions]
+        if in_order:
+            collected = {nodeid: place for place, nodeid in enumerate(coverage.keys)}
+            named_cases.sort(key=collected.__getitem__)
         chosen.update(named_cases[:cases])
     return tuple(sorted(chosen))
 
