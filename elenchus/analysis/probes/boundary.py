@@ -462,11 +462,11 @@ def _boundary_calls(signature: _Signature, samples: Sequence[CallSample], consta
     is unknown), and positional parameters with a literal default are passed it. In
     order: the ``constants`` of the mutated lines and their neighbours ("boundary"), the
     ``designed`` inputs (strings the mutated patterns and tables match, characters at code-point
-    bounds: "designed") each followed by one of the ``variants`` (the tests' texts with a character of the
-    mutated lines put in: "boundary"), neither crowding out the other; before everything, each two words of a ``related`` group in two text
-    arguments of the first base call; each constant and designed input goes into the first few base
-    calls before any goes into the rest; with ``recase``, the base calls' texts in capitals and in lower
-    case), the first base call's empty, zero, negative, huge and None
+    bounds: "designed", each followed by one of the ``variants``, the tests' texts with a character of the
+    mutated lines put in, "boundary", so that neither list crowds out the other; before everything, each two
+    words of a ``related`` group in two text arguments of the first base call; each constant and designed input
+    goes into the first few base calls before any goes into the rest; with ``recase``, the base calls' texts in
+    capitals and in lower case), the first base call's empty, zero, negative, huge and None
     values ("edge-value"), the ``test_literals`` ("test-literal"), then the other base calls' edge values; those of
     the first base call always fit in the budget. A replacement must fit the types seen for that
     argument in the samples, its default and its annotation, except a ``foreign`` value ("foreign": after the

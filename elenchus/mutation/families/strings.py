@@ -86,7 +86,8 @@ class RegexSlip:
                         or edit.kind == "end" and uses == {"fullmatch"}):
                     continue  # the call anchors the match already: the edit changes nothing
                 if edit.kind == "single" and self._found_or_not(view, node) and (
-                        edit.edge == "last" and uses <= {"search", "match"} or edit.edge == "first" and uses == {"search"}):
+                        edit.edge == "last" and uses <= {"search", "match"}
+                        or edit.edge == "first" and uses == {"search"}):
                     continue  # only asked whether it matches: `x+` at an end of the pattern matches where `x` does
                 new = _with_text(node, edit.pattern)
                 if not _compiles_as_regex(new):
