@@ -494,8 +494,8 @@ def _character_variants(source: str, mutant: Mutant, samples: Sequence[CallSampl
     # A pattern of a class of characters on the lines (`[0-9a-z?/:@...]*`, checking a fragment): the tests' texts
     # with a character it refuses put in (`'http://a.com/#top<'`), where a check dropped or skipped lets it through.
     refused = _refused(before)
-    kept = [variant for text in _shapes(strings) for character in refused
-            for variant in (text + character, text[:1] + character + text[1:])]
+    kept = [*(text + character for character in refused for text in _shapes(strings, 16)),
+            *(text[:1] + character + text[1:] for character in refused for text in _shapes(strings))]
     return _unique(swapped + slipped + kept + variants + characters)[:60]
 
 
