@@ -496,7 +496,14 @@ def _character_variants(source: str, mutant: Mutant, samples: Sequence[CallSampl
     refused = _refused(before)
     kept = [*(text + character for character in refused for text in _shapes(strings, 16)),
             *(text[:1] + character + text[1:] for character in refused for text in _shapes(strings))]
-    return _unique(swapped + slipped + kept + variants + characters)[:60]
+    # (a character or two the mutant edited come first: `'o‘r'` where `‘` left a class; a whole pattern dropped
+    # names every character of it, and the refused ones tell)
+    edited = variants if len(characters) <= _EDITED else []
+    return _unique(swapped + slipped + edited + kept + variants + characters)[:60]
+
+
+#: At most this many characters changed by the mutation: an edit of the pattern, whose own characters tell first.
+_EDITED = 3
 
 
 #: Characters a class of a pattern may refuse, tried in this order: those seldom allowed in any text checked.
