@@ -1691,6 +1691,19 @@ def test_a_dropped_check_of_a_class_of_characters_is_shown_by_the_tests_text_wit
     assert "<" in found.call and (found.original, found.mutant) == ("False", "True"), found
 
 
+def test_the_tests_texts_that_ran_the_mutated_line_take_its_character_first(tmp_path):
+    # validators' `url`: `_` dropped from the class a fragment is checked with; the tests' first twenty addresses
+    # have no fragment, so `_` put into them never reaches the check: the one that ran it takes it first
+    source = ("import re\n\n\ndef valid(url):\n    base, _, fragment = url.partition('#')\n"
+              "    if fragment:\n        if not re.fullmatch(r'[a-z_]*', fragment):\n            return False\n"
+              "    return bool(re.fullmatch(r'[a-z0-9:/._]+', base))\n")
+    plain = [(f"'http://site{n}.com/'",) for n in range(25)]
+    found = _searched(tmp_path, "links", source, lambda m: "[a-z]*" in m.mutated_source, "valid",
+                      [*plain, ("'http://z.com/#top'",)])
+    assert isinstance(found, Witness), found.reason
+    assert "#" in found.call and "_" in found.call.partition("#")[2], found
+
+
 def test_a_tuple_of_iterators_is_read_as_what_each_yields(tmp_path):
     # funcy's `split(pred, seq)` hands back what passes and what does not, each an iterator; `bool`, a function the
     # tests named, is passed as they passed it

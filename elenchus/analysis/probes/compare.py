@@ -248,6 +248,7 @@ class _Comparer:
         # command line, standard input): the two may differ where no result shows it, so nothing backs a claim.
         self.unsettled = False
         self._raised: set[str] = set()  # calls where the code raised (a mode no test's call passes, a bad value)
+        self._reaching: set[str] = set()  # calls that ran the mutated code (on any instance)
 
     def _try(self, origin: str) -> None:
         self.tried[origin] = self.tried.get(origin, 0) + 1
@@ -264,8 +265,13 @@ class _Comparer:
         """Whether the code raised on this call (made here, with no command line or standard input)."""
         return _key(args_repr, kwargs_repr, receiver, None, None) in self._raised
 
+    def reaches(self, args_repr: Sequence[str], kwargs_repr: Mapping[str, str]) -> bool:
+        """Whether a call with these arguments, made here, ran the mutated code (where that is watched)."""
+        return _key(args_repr, kwargs_repr, None, None, None) in self._reaching
+
     def check(self, args_repr: Sequence[str], kwargs_repr: Mapping[str, str], origin: str) -> Distinction | None:
         receiver, argv, stdin = self.receiver, self.argv, self.stdin
+        mutant_answer: Mapping[str, Any] = {}
         key = _key(args_repr, kwargs_repr, receiver, argv, stdin)
         if key in self._seen:
             return self._seen[key]
@@ -355,6 +361,8 @@ class _Comparer:
                                          self.reference.setup)
         for kind in opaque - {None}:  # (once per input, whichever side gave it)
             self._opaque_seen(kind)
+        if mutant_answer.get("reached") or reference_answer.get("reached"):
+            self._reaching.add(_key(args_repr, kwargs_repr, None, None, None))
         if result is not None:  # how a test makes the call: lists what it yields, sets its command line, keeps the
             # buffer it closes
             result = dataclasses.replace(result, listed=reference_answer.get("listed") or False, argv=argv,

@@ -335,7 +335,10 @@ def search_input(
         # are up to sixty (`"quies"` is told apart by itself, before `"horsesq"`), and take turns with the
         # designed inputs
         constants = mutated_constants(source, mutant)
-        variants = _character_variants(source, mutant, calls)
+        # (built from the tests' texts that ran the mutated code first: a fragment's check is reached by the URLs
+        # that have one)
+        reaching = [s for s in calls if comparer.reaches(s.args_repr, dict(s.kwargs_repr))]
+        variants = _character_variants(source, mutant, [*reaching, *(s for s in calls if s not in reaching)])
         for receiver in receivers:  # each instance the tests built gets its share of the inputs
             comparer.receiver = receiver
             for sample in calls if receiver is not None else ():  # the tests' arguments on this instance
