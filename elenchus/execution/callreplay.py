@@ -142,7 +142,7 @@ _ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
 
 
 def message_of(exc: BaseException) -> str | None:
-    """What ``str(exc)`` says, as a test reads it (``pytest.raises(ValueError, match=...)``), when every process
+    """What ``str(exc)`` says, as a test reads it (``str(raised.value) == ...``), when every process
     says the same: None when it quotes a memory address or a path under this process's directories, runs long,
     or cannot be had."""
     try:

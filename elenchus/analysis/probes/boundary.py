@@ -448,6 +448,7 @@ def _untyped(annotation: ast.expr | None) -> bool:
     return name in _LOOSE_NAMES
 
 
+#: Stands for the end of the shorter of two lists taken in turn (``_boundary_calls``).
 _NOTHING = object()
 
 

@@ -116,7 +116,7 @@ class Distinction:
     # that outlives that, and reads what it printed there.
     closes: bool = False
     # Both raise the same exception, saying different things (the caller's own error where the mutant raises its
-    # own): (what the code's says, what the mutant's says), asserted as ``pytest.raises(E, match=...)``.
+    # own): (what the code's says, what the mutant's says), asserted as ``str(raised.value) == ...``.
     messages: tuple[str, str] | None = None
 
     @property
