@@ -170,6 +170,15 @@ def _shown(mutation: dict) -> str:
     return "no witness was searched for it"  # (not searched: that says nothing of whether a call shows it)
 
 
+def _finding(mutation: dict) -> str:
+    """The incident and what shows it; an incident the witness's own call already tells (the usual sentence did
+    not fit that call) is not told twice."""
+    call = (mutation.get("witness") or {}).get("call")
+    if call and mutation["incident"].startswith(f"`{call}` "):
+        return mutation["incident"]
+    return f"{mutation['incident']}; {_shown(mutation)}"
+
+
 def _act_on(by_assessment: dict[str, list[dict]], mutations: dict[str, dict]) -> list[str]:
     """One line per finding, first: each protection regression, then each incident no test catches with
     the call that shows it."""
@@ -180,11 +189,11 @@ def _act_on(by_assessment: dict[str, list[dict]], mutations: dict[str, dict]) ->
                      f"old tests caught it ({_kill_text(comparison['existing'])})")
     for comparison in by_assessment.get("unprotected", []):
         mutation = mutations[comparison["mutation_id"]]
-        lines.append(f"- Not caught at {_where(mutation['location'])}: {mutation['incident']}; {_shown(mutation)}")
+        lines.append(f"- Not caught at {_where(mutation['location'])}: {_finding(mutation)}")
     for comparison in [c for name in UNCOMPARED for c in by_assessment.get(name, []) if missed_now(c)]:
         mutation = mutations[comparison["mutation_id"]]
-        lines.append(f"- Not caught by the current tests at {_where(mutation['location'])}: {mutation['incident']}; "
-                     f"{_shown(mutation)} (whether the old tests caught it is unknown: they could not be compared)")
+        lines.append(f"- Not caught by the current tests at {_where(mutation['location'])}: {_finding(mutation)} "
+                     "(whether the old tests caught it is unknown: they could not be compared)")
     if len(lines) == 2:
         lines.append("Nothing: no protection regression, and no challenged incident the tests miss.")
     return lines + [""]

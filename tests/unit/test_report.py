@@ -179,6 +179,13 @@ def test_findings_come_first_one_line_each_and_existing_protection_is_one_line_p
         gap["reason"] = reason
         act = render_markdown(report).split("### What to act on")[1].split("## Existing Protection")[0]
         assert f"- Not caught at src/chunker/chunks.py:6 in `chunks`: {gap['incident']}; {shown}\n" in act
+    # an incident told by the witness's own call (the usual sentence did not fit it) is told once
+    gap.update(incident="`chunks([1], -1)` gives `[]` where the code raises `ValueError`", witness={
+        "call": "chunks([1], -1)", "original": "raise ValueError", "mutant": "[]", "test": "def test_it():\n    pass\n",
+        "origin": "edge-value", "seconds": 0.3, "incident_check": "does not fit: it raises"})
+    act = render_markdown(report).split("### What to act on")[1].split("## Existing Protection")[0]
+    assert "- Not caught at src/chunker/chunks.py:6 in `chunks`: `chunks([1], -1)` gives `[]` where the code raises " \
+           "`ValueError`\n" in act, act
     report["comparisons"] = [c for c in report["comparisons"] if c["assessment"] == "existing-protection"]
     act = render_markdown(report).split("### What to act on")[1].split("## Existing Protection")[0]
     assert act.strip() == "Nothing: no protection regression, and no challenged incident the tests miss."
