@@ -402,6 +402,27 @@ def handmade_mutant(path: str, symbol: str, mutated_source: str) -> mutate.Mutan
         mutated_source=mutated_source)
 
 
+def test_a_witness_of_what_an_error_says_reads_it_from_the_raised_exception_in_either_style(tmp_path):
+    source = "def load(values):\n    return [int(value) for value in values]\n"
+    mutated = "def load(values):\n    raise ValueError('values must be numbers')\n"
+    root = make_project(tmp_path / "loading", "loading", source, "def test_nothing():\n    pass\n")
+    mutant = handmade_mutant("src/shop/loading.py", "load", mutated)
+    said = ("invalid literal for int() with base 10: '?'", "values must be numbers")
+    distinction = probes.Distinction(("['?']",), (), None, "ValueError", None, "ValueError", messages=said)
+    for style, read in (("pytest", "raised.value"), ("unittest", "raised.exception")):
+        probe = probes.write_probe(mutant, distinction, "shop.loading", witness=True, style=style)
+        assert f"    assert str({read}) == \"invalid literal for int() with base 10: '?'\"\n" in probe.source, probe.source
+        assert probe.reference_repr == f"raise ValueError({said[0]!r})", probe
+        (root / "tests" / f"test_{style}.py").write_text(probe.source)
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:hypothesis",
+               "tests/test_pytest.py", "tests/test_unittest.py"]
+    passed = subprocess.run(command, cwd=root, capture_output=True, text=True)
+    assert "2 passed" in passed.stdout, passed.stdout  # (on the code as it is)
+    (root / "src" / "shop" / "loading.py").write_text(mutated)
+    failed = subprocess.run(command, cwd=root, capture_output=True, text=True)
+    assert "2 failed" in failed.stdout, failed.stdout
+
+
 def test_search_gives_no_distinction_for_an_equivalent_mutant(tmp_path):
     source = "def double(n):\n    return n * 2\n"
     root = make_project(tmp_path / "double", "double", source, "def test_nothing():\n    pass\n")
