@@ -156,9 +156,10 @@ def _shortened(found: Distinction, comparer: _Comparer, args: list[str], kwargs:
 
 
 #: A text of more words than this is shortened by ``_plainer``, in at most ``_SHORTENING`` calls.
-_SHORT_LIST = 8  # items of a list argument a witness keeps without trying fewer
 _SHORT_TEXT = 3
 _SHORTENING = 60
+#: Items of a list argument a witness keeps without trying fewer (``shorter_lists``).
+_SHORT_LIST = 8
 
 
 def _literal_nodes(tree: ast.AST) -> list[tuple[ast.expr, Any]]:
