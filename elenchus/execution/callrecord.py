@@ -110,6 +110,8 @@ MATCH_FACTS: str = _replay.MATCH_FACTS
 EACH_STR: str = _replay.EACH_STR
 #: The builtin name a search's copy of a boundary mutant compares through, so that it says where its sides tie.
 TIED: str = _sibling("callwatch").TIED
+#: ... and a broadened handler's catches, so that it says where it caught what the code let through.
+WIDENED: str = _sibling("callwatch").WIDENED
 exception_name = _replay.exception_name
 message_of = _replay.message_of
 raised_here = _replay.raised_here

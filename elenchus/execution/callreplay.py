@@ -537,6 +537,8 @@ def serve(argv: Sequence[str]) -> int:
         reach = _watch.Reach(path, {int(n) for n in numbers.split(",") if n}, ran)
         # (a boundary mutant's copy compares through it: it is reached where its two sides tie)
         setattr(builtins, _watch.TIED, functools.partial(_watch.tied, reach))
+        # (a broadened handler's copy catches through it: it is reached where it catches what the code let through)
+        setattr(builtins, _watch.WIDENED, functools.partial(_watch.widened, reach))
         if reach.lines or reach.ran_lines:
             reach.start()
     answers = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
@@ -567,7 +569,7 @@ def serve(argv: Sequence[str]) -> int:
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
             if reach is not None:
-                reach.at_import, reach.reached = reach.reached, False
+                reach.at_import, reach.reached, reach.caught = reach.reached, False, None
         if not callable(function) and not isinstance(inspect.getattr_static(owner, name, None), property):
             raise TypeError(f"{module_name}:{qualname} is not callable")
     except BaseException as exc:  # noqa: BLE001
@@ -688,4 +690,7 @@ def _answer_call(function: Any, owner: Any, name: str, args: list[Any], kwargs: 
         reach.sides = []
         if sides:  # (a boundary mutant's two sides, each as a test writes it, or None)
             observed["sides"] = sides
+        if reach.caught is not None:  # (what a broadened handler caught: only what the code catches, or more)
+            observed["caught"] = reach.caught
+            reach.caught = None
     return observed

@@ -29,6 +29,9 @@ class Reach:
         self.path, self.lines, self.ran_lines = os.path.realpath(path), lines, ran_lines
         self.reached = self.at_import = self.ran = False
         self.sides: list[tuple[Any, Any]] = []  # what a boundary mutant's comparison compared (``tied``)
+        # what a broadened handler caught in this call (``widened``): None, "same" (only errors the code's own
+        # handler catches too) or "other" (one it lets through)
+        self.caught: str | None = None
         self._mine: dict[str, bool] = {}  # code file name -> is it the watched file
 
     def start(self) -> None:
@@ -69,6 +72,27 @@ def tied(reach: Reach, left: Any, right: Any, mutated: str, original: str) -> An
     except Exception:  # noqa: BLE001 - a comparison that cannot be read as a truth value tells nothing
         pass
     return result
+
+
+#: The builtin name a search's copy of a broadened handler catches through (``widened``).
+WIDENED = "__elenchus_widened__"
+
+
+def widened(reach: Reach, original: Any) -> type[Exception]:
+    """What the mutant catches (``Exception``), asked while the error being matched is the one handled: the call
+    reaches the mutant only when the code's own handler (``original``, its class or tuple) would have let that
+    error through; elsewhere the two run alike."""
+    error = sys.exc_info()[1]
+    try:
+        other = isinstance(error, Exception) and not isinstance(error, original)
+    except TypeError:  # (a handler's classes no `isinstance` reads: the mutant's catch is all that is known)
+        other = True
+    if other:
+        reach.reached = True
+        reach.caught = "other"
+    elif reach.caught is None:
+        reach.caught = "same"
+    return Exception
 
 
 class Argv(list):  # type: ignore[type-arg]

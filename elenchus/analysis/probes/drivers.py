@@ -91,6 +91,10 @@ class _Driver:
         self._import_failed = False
         # calls whose boundary comparison the driver noted, with what its two sides held (``callwatch.tied``)
         self.sides: list[tuple[tuple[str, ...], dict[str, str], callrecord.Receiver | None, list[Any]]] = []
+        # calls whose broadened handler caught only what the code's catches too ("same"), or more ("other"), and
+        # calls that timed out or crashed, of which nothing is known (``callwatch.widened``)
+        self.caught = {"same": 0, "other": 0}
+        self.lost = 0
 
     def __enter__(self) -> _Driver:
         self._start()
@@ -192,9 +196,11 @@ class _Driver:
         text its standard input holds."""
         if self._proc is None:
             if self._import_failed or self._starts > MAX_DRIVER_RESTARTS:
+                self.lost += 1
                 return {"kind": "crashed"}
             self._start()
             if self._proc is None:
+                self.lost += 1
                 return {"kind": "crashed"}
         assert self._proc.stdin is not None
         setup = self.setup
@@ -211,11 +217,17 @@ class _Driver:
             self._proc.stdin.flush()
         except OSError:
             self.close()
+            self.lost += 1
             return {"kind": "crashed"}
         answer = self._read(time.monotonic() + self.per_call + 5.0)
         if answer is None:  # hung beyond its own alarm, or died: start afresh next time
             self.close(graceful=False)
+            self.lost += 1
             return {"kind": "timeout"}
+        if answer.get("kind") in ("timeout", "crashed"):
+            self.lost += 1
+        if answer.get("caught") in self.caught:
+            self.caught[answer["caught"]] += 1
         if isinstance(answer.get("sides"), list) and first is None and not again and len(self.sides) < MAX_SIDED:
             self.sides.append((tuple(args_repr), dict(kwargs_repr), receiver, answer["sides"]))
         return answer

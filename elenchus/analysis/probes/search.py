@@ -58,7 +58,7 @@ from elenchus.analysis.probes.designed import (
     without_options,
 )
 from elenchus.analysis.probes.commands import command_lines, parser_options, with_command_options
-from elenchus.analysis.probes.tied import Tied, tie_calls, tied
+from elenchus.analysis.probes.tied import Tied, Widened, tie_calls, tied, widened
 from elenchus.analysis.probes.writing import call_text
 
 
@@ -104,6 +104,10 @@ class InputSearch:
     # what reaching a boundary mutant took (`made `count` equal to `limit` at line 4, where the mutant differs`),
     # when ``reached`` counts the inputs that did it rather than those that ran the line
     tie: str | None = None
+    # a broadened handler's, when that was watched and it catches Python's errors of values (``Widened.of_values``):
+    # the calls that ran into it and caught only what the code's own handler catches, and those that caught more
+    # (compared or not)
+    caught: tuple[int, int] | None = None
 
     @property
     def inputs(self) -> int:
@@ -181,6 +185,8 @@ def search_input(
 
     watched = False
     boundary: Tied | None = None
+    handler: Widened | None = None
+    mutated: _Driver | None = None
 
     def outcome(distinction: Distinction | None, searched: bool, reason: str | None,
                 comparer: _Comparer | None = None, proof: str | None = None, unsettled: bool = False) -> InputSearch:
@@ -190,9 +196,12 @@ def search_input(
         shown = None if alike is None else (
             f"`{call_text(symbol, alike.args_repr, alike.kwargs_repr, alike.receiver, read=alike.read)}` gives "
             f"`{alike.reference_repr}` with the code and `{alike.mutant_repr}` with the mutant")
+        told = boundary or handler
         return InputSearch(distinction, searched, reason, tried, round(time.monotonic() - started, 3), reached,
                            proof, comparer.alike if comparer is not None else 0, shown, unsettled,
-                           None if boundary is None else boundary.told(mutant.line))
+                           None if told is None else told.told(mutant.line),
+                           (mutated.caught["same"], mutated.caught["other"]) if handler and handler.of_values
+                           and mutated else None)
 
     why = unsupported_reason(reference_dir, mutant, symbol, module, defined_in)
     if why is not None:
@@ -233,9 +242,12 @@ def search_input(
         # a boundary mutant is reached where its two sides tie, not where its line runs: its copy compares through
         # the function the watching driver installs (so only a watched copy is rewritten)
         boundary = tied(mutant) if watch is not None else None
-        if boundary is not None:
+        # ... and a broadened handler where it catches what the code lets through
+        handler = widened(mutant, source) if watch is not None and boundary is None else None
+        rewritten = boundary or handler
+        if rewritten is not None:
             watch = (mutant.path, ())
-        write_mutant(mutant_copy, mutant.path, mutant.mutated_source if boundary is None else boundary.source)
+        write_mutant(mutant_copy, mutant.path, mutant.mutated_source if rewritten is None else rewritten.source)
         watched = bool(watch or read_watch)
         reference, mutated = _Driver.pair(
             _Driver(reference_copy, module, symbol, per_call_timeout, roots, read_watch, setup,
@@ -389,6 +401,11 @@ def search_input(
         found = comparer.read_attribute(attribute) if attribute is not None else None
         if found is not None and comparer.confirm(found):
             return outcome(found, True, None, comparer)
+        if handler is not None and handler.of_values and mutated.caught["same"] and not mutated.caught["other"] and not mutated.lost \
+                and not comparer.expired and not comparer.unsettled and not commands:
+            # the calls ran into the handler, and it caught only what the code's catches too: the mutant ran as the
+            # code on every input, whatever their results (those no test can compare included)
+            return outcome(None, True, None, comparer)
         if comparer.opaque:  # those inputs were called, not compared: nothing says they agree
             kinds = ", ".join(sorted(comparer.opaque))
             count = comparer.opaque_inputs
@@ -413,7 +430,7 @@ def search_input(
                                         f"{', '.join(map(str, reads))})", comparer)
         if (watch or removed) and not comparer.reached:  # agreement on inputs that never ran the change
             what = (f"ran the code the mutant drops (line(s) {', '.join(map(str, removed))})" if removed else
-                    boundary.told(mutant.line) if boundary is not None else
+                    rewritten.told(mutant.line) if rewritten is not None else
                     f"ran the mutated line(s) {', '.join(map(str, mutant.mutated_lines))}")
             return outcome(None, False, f"no call of `{symbol}` {what}", comparer)
         if commands and symbol == mutant.symbol:  # (a few command lines of all its own code takes: `-f -` reads

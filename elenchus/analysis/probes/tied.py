@@ -1,13 +1,21 @@
-"""A boundary mutant made to say where it matters.
+"""A boundary mutant, or a broadened handler, made to say where it matters.
 
 ``count < limit`` made ``count <= limit`` differs from the code only where the two sides are equal: a search whose
 inputs ran the line a thousand times without making them equal saw nothing of the mutant, and its agreement backs no
 claim of equivalence. The search's copy of such a mutant compares through a builtin the call driver installs
 (``callrecord.TIED``): it answers as the mutant does, and counts the call as reaching the mutant only where the
 code's own operator would have answered otherwise.
+
+``except KeyError`` made ``except Exception`` differs only where the guarded code raises something else. Its copy
+catches through ``callrecord.WIDENED``, which notes each error caught: a call reaches the mutant only where the code
+would have let that error through. Where the calls ran into the handler and none did, the mutant ran as the code on
+every input tried, whatever their results were.
 """
 
 from __future__ import annotations
+
+import ast
+import builtins
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -78,6 +86,64 @@ def tied(mutant: Mutant) -> Tied | None:
     except (SyntaxError, ValueError):
         return None
     return Tied(source, module.code_for_node(comparison.left).strip(), module.code_for_node(right).strip())
+
+
+@dataclass(frozen=True, slots=True)
+class Widened:
+    """The mutant's source with its handler catching through ``callrecord.WIDENED``, and what the code caught."""
+
+    source: str
+    caught: str  # the code's own handler's classes, as written: `KeyError`, `(TypeError, KeyError)`
+    # Python's own errors of values (`KeyError`, `ValueError`), none of the system's (`OSError` and its kind): where
+    # a handler catches those, what else the guarded code raises comes of the inputs a search varies, not of a file
+    # missing, a disk full or a network down that no input makes
+    of_values: bool = False
+
+    def told(self, line: int) -> str:
+        return f"made the code the handler of line {line} guards raise an error `except {self.caught}` lets through"
+
+
+def widened(mutant: Mutant, source: str) -> Widened | None:
+    """The copy of a broadened handler a search runs (``except __elenchus_widened__(KeyError):`` where the mutant
+    wrote ``except Exception:``), each line where it was, or None: another kind of mutant, or one it cannot find."""
+    if mutant.family != "broadened-handler" or mutant.line <= 0:
+        return None
+
+    def handler(text: str) -> ast.ExceptHandler | None:
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):
+            return None
+        return next((node for node in ast.walk(tree) if isinstance(node, ast.ExceptHandler) and node.type is not None
+                     and (node.lineno, node.col_offset + 1) == (mutant.line, mutant.col)), None)
+
+    original, mutated = handler(source), handler(mutant.mutated_source)
+    if original is None or original.type is None or mutated is None or mutated.type is None \
+            or not (isinstance(mutated.type, ast.Name) and mutated.type.id == "Exception") \
+            or mutated.type.end_lineno != mutated.type.lineno or mutated.type.end_col_offset is None:
+        return None
+    caught = ast.unparse(original.type)
+    lines = mutant.mutated_source.splitlines(keepends=True)
+    line = lines[mutated.type.lineno - 1].encode()  # (the offsets count bytes)
+    start, end = mutated.type.col_offset, mutated.type.end_col_offset
+    lines[mutated.type.lineno - 1] = (line[:start] + f"{callrecord.WIDENED}({caught})".encode()
+                                      + line[end:]).decode()
+    copy = "".join(lines)
+    try:
+        compile(copy, mutant.path, "exec")
+    except (SyntaxError, ValueError):
+        return None
+    return Widened(copy, caught, _of_values(original.type))
+
+
+def _of_values(caught: ast.expr) -> bool:
+    """Does a handler catch only Python's own errors of values (``KeyError``, ``(TypeError, ValueError)``)?"""
+    names = caught.elts if isinstance(caught, ast.Tuple) else [caught]
+    for name in names:
+        found = getattr(builtins, name.id, None) if isinstance(name, ast.Name) else None
+        if not (isinstance(found, type) and issubclass(found, Exception)) or issubclass(found, (OSError, Warning)):
+            return False
+    return True
 
 
 #: Calls made with one side put in place of the other, at most.

@@ -160,6 +160,8 @@ def _describe(search: probes.InputSearch) -> str:
     tried = ", ".join(f"{count} from {_ORIGINS.get(origin, origin)}" for origin, count in search.tried)
     if search.reached is not None:
         tried += f"; {search.reached} of them {search.tie or 'ran the mutated code'}"
+    if search.caught is not None and search.caught[0]:
+        tried += f"; {search.caught[0]} ran into the handler with an error it catches with or without the mutant"
     if search.alike:  # equal in value, yet a test checking the type or the text would tell them apart
         tried += (f"; {search.alike} of them gave results equal under `==` that print differently "
                   f"({search.first_alike}): only a test checking the type or text sees that")
@@ -181,6 +183,10 @@ class _Progress:
     unkept: bool = False  # some input differed, but its test was not kept
     unfinished: bool = False  # the time ran out before every target was searched
     unreplayed: bool = False  # a set-up call the tests made could not be made here
+    # a broadened handler's: calls that ran into it catching only what the code's own handler catches, and whether
+    # any call made it catch more
+    caught: int = 0
+    caught_more: bool = False
     notes: list[str] = field(default_factory=list)
     described: list[str] = field(default_factory=list)
 
@@ -282,6 +288,9 @@ def search_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Se
                                      defined_in=foreign[1] if foreign is not None else None,
                                      options=(options or {}).get(symbol.rpartition(".")[2], ()))
         progress.inputs += search.inputs
+        if search.caught is not None:
+            progress.caught += search.caught[0]
+            progress.caught_more = progress.caught_more or bool(search.caught[1])
         if search.proof is not None:
             progress.seconds += time.monotonic() - started
             return NoWitness(True, f"equivalent (proven): {search.proof}", progress.inputs,
@@ -336,6 +345,10 @@ def search_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Se
         return NoWitness(False, f"{lead}: " + "; ".join(progress.notes + progress.described), progress.inputs,
                          seconds)
     tried = "; ".join(progress.described + progress.notes)
+    if mutant.family == "broadened-handler" and progress.caught and not progress.caught_more:
+        return NoWitness(True, "likely equivalent: the code the handler guards raised only errors the code's own "
+                               f"handler catches too, in {progress.caught} call(s), so the mutant ran as the code did "
+                               f"on every input tried (tried {tried}; {seconds:.1f} s)", progress.inputs, seconds)
     if mutant.family in _SEARCH_CANNOT_CLEAR:
         return NoWitness(False, f"no witness was found, so it stays a gap: {_SEARCH_CANNOT_CLEAR[mutant.family]} "
                                 f"(tried {tried}; {seconds:.1f} s)", progress.inputs, seconds)
@@ -345,7 +358,9 @@ def search_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Se
 
 #: Mutants an input search that found nothing cannot call equivalent, with why: a handler widened to
 #: `Exception` differs exactly when the guarded code raises something else, which inputs drawn from the
-#: tests rarely make it do (an overflow, a failing file), and no search can rule out; a dropped copy
+#: tests rarely make it do (an overflow, a failing file), and no search can rule out (unless the search
+#: watched it run into the handler, each time with an error of values the code catches too: then the
+#: mutant ran as the code did on every input tried, ``probes.InputSearch.caught``); a dropped copy
 #: differs only once the original or its alias is changed afterwards, which results compared by value
 #: (as every search compares them) never show; a base class built where the instance's own class was
 #: differs only for a subclass, and the empty one the search builds shows it only in what the calls return.
