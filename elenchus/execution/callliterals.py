@@ -306,15 +306,21 @@ def subclass_name(owner: str) -> str:
     return f"{owner}Subclass"
 
 
+#: Special methods a test writes as a statement of their own (``cache[1] = 'a'``, ``del cache[1]``): set-up steps
+#: too, where they change the instance.
+STATEMENTS = frozenset({"__setitem__", "__delitem__"})
+
+
 def receiver_from_json(data: Any) -> Receiver:
     """The receiver a calls file or a request writes (``Receiver.as_json``): a file the tests could write, so
-    every text must be one ``argument_value`` reads and every step a public method's name; ValueError else."""
+    every text must be one ``argument_value`` reads and every step a public method's name (or an item set or
+    deleted); ValueError else."""
     steps = []
     if len(data.get("steps") or ()) > MAX_STEPS:  # (the recorder never writes more: not one of its files)
         raise ValueError(f"more than {MAX_STEPS} set-up calls")
     for step in data.get("steps") or ():
         name, args, kwargs = step
-        if not isinstance(name, str) or not name.isidentifier() or name.startswith("_"):
+        if not isinstance(name, str) or not name.isidentifier() or name.startswith("_") and name not in STATEMENTS:
             raise ValueError(f"not a public method's name: {name!r}")
         steps.append((name, tuple(str(text) for text in args),
                       tuple(sorted((str(k), str(v)) for k, v in dict(kwargs).items()))))

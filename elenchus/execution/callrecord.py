@@ -96,6 +96,7 @@ Step = _replay.Step
 Receiver = _replay.Receiver
 subclass_name = _replay.subclass_name
 OPERATORS = _replay.OPERATORS
+STATEMENTS = _replay.STATEMENTS
 literal_repr = _replay.literal_repr
 is_literal = _replay.is_literal
 constructor_repr = _replay.constructor_repr
@@ -537,6 +538,7 @@ __all__ = [
     "KEPT_SAMPLES",
     "MAX_SAMPLES",
     "OPERATORS",
+    "STATEMENTS",
     "STEP_OPTION",
     "TARGET_OPTION",
     "CallRecorder",

@@ -89,7 +89,8 @@ subclass_name = _literals.subclass_name
 
 
 #: Special methods a test reaches by an operator or a builtin, never by name: how a driver calls each
-#: (``receiver`` first) and how a test writes it (``{0}`` the receiver, ``{1}`` the argument).
+#: (``receiver`` first) and how a test writes it (``{0}`` the receiver, ``{1}`` the argument, ``{2}`` the next);
+#: an item set or deleted is a statement (``STATEMENTS``), what it leaves in the instance its result.
 OPERATORS: dict[str, tuple[Callable[..., Any], str]] = {
     "__add__": (operator.add, "{0} + {1}"), "__sub__": (operator.sub, "{0} - {1}"),
     "__mul__": (operator.mul, "{0} * {1}"), "__truediv__": (operator.truediv, "{0} / {1}"),
@@ -103,7 +104,11 @@ OPERATORS: dict[str, tuple[Callable[..., Any], str]] = {
     "__len__": (len, "len({0})"), "__str__": (str, "str({0})"), "__repr__": (repr, "repr({0})"),
     "__bool__": (bool, "bool({0})"), "__abs__": (abs, "abs({0})"), "__neg__": (operator.neg, "-{0}"),
     "__int__": (int, "int({0})"), "__float__": (float, "float({0})"), "__hash__": (hash, "hash({0})"),
+    "__iter__": (list, "list({0})"),
+    "__setitem__": (operator.setitem, "{0}[{1}] = {2}"), "__delitem__": (operator.delitem, "del {0}[{1}]"),
 }
+#: ... those a test writes as a statement of its own, never inside an expression.
+STATEMENTS = _literals.STATEMENTS
 
 
 # ---------------------------------------------------------------------------

@@ -1791,6 +1791,29 @@ def test_the_set_up_methods_of_a_class_are_those_that_change_its_instances():
     assert witness.instance_setups_for(source, "Book") == ["Book.add", "Book.restart"]
 
 
+def test_an_item_set_on_an_instance_is_a_set_up_step_recorded_replayed_and_written_as_a_statement(tmp_path):
+    # `cache[1] = 'a'` fills the cache a later call reads: it is recorded as a step of the instance's making, read
+    # back from the calls file, and written as the statement the test wrote
+    source = ("class Cache:\n    def __init__(self, size):\n        self.size = size\n        self.items = {}\n\n"
+              "    def __setitem__(self, key, value):\n        self.items[key] = value\n\n"
+              "    def __delitem__(self, key):\n        del self.items[key]\n\n"
+              "    def get(self, key):\n        return self.items.get(key)\n")
+    assert witness.instance_setups_for(source, "Cache") == ["Cache.__setitem__", "Cache.__delitem__"]
+    tests = ("from shop.cache import Cache\n\n\ndef test_get():\n    cache = Cache(2)\n    cache[1] = 'a'\n"
+             "    cache[2] = 'b'\n    del cache[2]\n    assert cache.get(1) == 'a'\n")
+    root = make_project(tmp_path / "cache", "cache", source, tests)
+    samples = probes.record_calls(root, ["tests"], [("shop.cache", "Cache.get")],
+                                  steps=[("shop.cache", "Cache.__setitem__"), ("shop.cache", "Cache.__delitem__")])
+    [sample] = samples["shop.cache:Cache.get"]
+    assert sample.receiver.steps == (("__setitem__", ("1", "'a'"), ()), ("__setitem__", ("2", "'b'"), ()),
+                                     ("__delitem__", ("2",), ())), sample
+    assert callrecord.receiver_from_json(json.loads(json.dumps(sample.receiver.as_json()))) == sample.receiver
+    distinction = probes.Distinction(("1",), (), "'a'", None, "None", None, "recorded", receiver=sample.receiver)
+    mutant = handmade_mutant("src/shop/cache.py", "Cache.get", source)
+    test = probes.write_probe(mutant, distinction, "shop.cache", function="Cache.get", witness=True).source
+    assert "    cache = Cache(2)\n    cache[1] = 'a'\n    cache[2] = 'b'\n    del cache[2]\n" in test, test
+
+
 def test_an_in_place_method_whose_instance_no_test_can_write_down_backs_no_equivalence(tmp_path):
     source = ("class Log:\n    def __init__(self, name):\n        self.name = name\n        self._seen = []\n\n"
               "    def note(self, item):\n        self._seen.append(item)\n")

@@ -1933,3 +1933,87 @@ def test_a_broadened_handler_of_a_system_error_is_never_cleared_by_the_errors_it
     assert isinstance(found, NoWitness) and not found.searched, found
     assert found.reason == ("no witness was found, so it stays a gap: `load`: no call of `load` made the code the "
                             "handler of line 11 guards raise an error `except FileNotFoundError` lets through"), found
+
+
+def test_agreement_on_the_few_inputs_that_ran_a_narrow_branch_backs_no_claim(tmp_path):
+    # only `describe(451)` runs the branch whose `.strip()` the mutant drops: one agreeing call of hundreds says
+    # little of the branch, so the survivor stays a gap that says how few calls ran it
+    source = ("def describe(code):\n    if code == 451:\n"
+              "        return ('unavailable ' + 'for legal reasons').strip()\n    return 'ok'\n")
+    found = _searched(tmp_path, "codes", source, lambda m: m.family == "missing-normalization", "describe",
+                      [("200",), ("451",)])
+    assert isinstance(found, NoWitness) and not found.searched, found
+    assert re.search(r"only [1-4] call\(s\) of `describe` ran the mutated line\(s\) 3, too few for their agreement "
+                     r"to back a claim", found.reason), found.reason
+
+
+_RECENT_ITEMS = '''\
+import collections
+
+
+class Cache:
+    def __init__(self, maxsize):
+        self.maxsize = maxsize
+        self._data = {}
+
+    def __repr__(self):
+        return f"Cache({self._data!r}, maxsize={self.maxsize})"
+
+    def __getitem__(self, key):
+        return self._data[key]
+
+    def __setitem__(self, key, value):
+        self._data[key] = value
+
+
+class Recent(Cache):
+    def __init__(self, maxsize):
+        Cache.__init__(self, maxsize)
+        self.__order = collections.OrderedDict()
+
+    def __setitem__(self, key, value, cache_setitem=Cache.__setitem__):
+        cache_setitem(self, key, value)
+        self.__update(key)
+
+    def __update(self, key):
+        try:
+            self.__order.move_to_end(key)
+        except KeyError:
+            self.__order[key] = None
+'''
+
+
+def test_an_item_set_is_a_call_the_search_makes_and_reaches_a_private_helper_through(tmp_path):
+    # cachetools' `LRUCache.__setitem__` calls `__update(key)`, whose handler the tests' `cache[key] = value`
+    # runs into with each new key: searched through the item set, it caught only what the code catches
+    found = _searched(tmp_path, "recent", _RECENT_ITEMS, lambda m: m.family == "broadened-handler",
+                      "Recent.__setitem__", [("1", "'a'")], callrecord.Receiver(("2",)))
+    assert isinstance(found, NoWitness) and found.searched, found
+    assert found.reason.startswith("likely equivalent: the code the handler guards raised only errors"), found
+    assert "tried `Recent.__setitem__`: " in found.reason, found.reason
+
+
+_BOX_ITEMS = '''\
+class Box:
+    def __init__(self, size):
+        self.size = size
+        self.items = {}
+
+    def __repr__(self):
+        return f"Box({self.size}, {self.items!r})"
+
+    def __setitem__(self, key, value):
+        if len(self.items) > self.size:
+            raise KeyError(key)
+        self.items[key] = value
+'''
+
+
+def test_an_item_set_the_mutant_refuses_is_witnessed_by_the_call_the_operator_module_makes(tmp_path):
+    # `Box(0)[1] = 'a'` is stored by the code and refused by the mutant (`>` made `>=`): a statement has no value
+    # to assert, so the witness asserts `operator.setitem(...)`, which fails at the assertion on the mutant
+    found = _searched(tmp_path, "box", _BOX_ITEMS, lambda m: m.family == "boundary-inclusivity", "Box.__setitem__",
+                      [("1", "'a'")], callrecord.Receiver(("0",)))
+    assert isinstance(found, Witness), found.reason
+    assert found.call == "Box(0)[1] = 'a'" and (found.original, found.mutant) == ("None", "raise KeyError"), found
+    assert "import operator\n" in found.test and "    assert operator.setitem(Box(0), 1, 'a') is None\n" in found.test

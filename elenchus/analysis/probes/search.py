@@ -68,6 +68,10 @@ SEARCH_SECONDS = 60.0  # wall-clock budget of one search
 RECEIVERS_TRIED = 8  # distinct instances the tests built that a method's search calls it on
 ANOTHER_INSTANCE_TRIED = 12  # instances set up first, and calls after them, for a copy the mutant drops
 EMPTIED_TRIED = 8  # calls made again after their first result was emptied, for a copy the mutant drops
+# compared inputs that ran the mutated code, at least, for their agreement to back a claim of equivalence: two or
+# three inputs of hundreds that reached a branch say little of what the others would have shown there (where every
+# input compared ran it, as the one call of a function without parameters, there was no other to try)
+CLAIM_REACHED = 5
 #: Values of kinds a test may never pass, for a handler the mutant broadens (``except TypeError`` made ``except
 #: Exception``): each raises errors of its own where the code indexes, converts or adds what it was given, and
 #: the last where it reads what it was given one item at a time (``except StopIteration`` around ``next(seq)``).
@@ -428,11 +432,15 @@ def search_input(
                 if changed else "the mutated code runs while the module imports, and"
             return outcome(None, False, f"{differs} no call of `{symbol}` read {_names(data)} (line(s) "
                                         f"{', '.join(map(str, reads))})", comparer)
-        if (watch or removed) and not comparer.reached:  # agreement on inputs that never ran the change
+        if (watch or removed) and (not comparer.reached or comparer.compared > comparer.reached < CLAIM_REACHED):
+            # agreement on inputs that never ran the change, or on the few of many that did
             what = (f"ran the code the mutant drops (line(s) {', '.join(map(str, removed))})" if removed else
                     rewritten.told(mutant.line) if rewritten is not None else
                     f"ran the mutated line(s) {', '.join(map(str, mutant.mutated_lines))}")
-            return outcome(None, False, f"no call of `{symbol}` {what}", comparer)
+            if not comparer.reached:
+                return outcome(None, False, f"no call of `{symbol}` {what}", comparer)
+            return outcome(None, False, f"only {comparer.reached} call(s) of `{symbol}` {what}, too few for their "
+                                        "agreement to back a claim", comparer)
         if commands and symbol == mutant.symbol:  # (a few command lines of all its own code takes: `-f -` reads
             # standard input, `--pres` an abbreviation)
             return outcome(None, False, f"`{symbol}` reads the command line, and the {len(commands)} command line(s) "

@@ -35,6 +35,8 @@ def call_text(function: str, args_repr: Sequence[str], kwargs_repr: Sequence[tup
     if name in callrecord.OPERATORS:
         template = callrecord.OPERATORS[name][1]
         text = template.format(built, *arguments)
+        if name in callrecord.STATEMENTS:  # (`cache[1] = 'a'`: a statement, never inside another)
+            return text
         return f"({text})" if " " in template or template.startswith("-") else text
     if read:
         return f"{built}.{name}"
@@ -91,8 +93,9 @@ def _building(function: str, receiver: callrecord.Receiver, instance: str) -> li
     """The lines that build a method's instance as the tests built theirs: its class's call, then the set-up
     calls they made on it (``engine = Engine()``, ``engine.classical(all=True)``)."""
     built = call_text(_maker(receiver, function.rpartition(".")[0]), receiver.args_repr, receiver.kwargs_repr)
-    return [f"{instance} = {built}", *(call_text(f"{instance}.{name}", args, kwargs)
-                                       for name, args, kwargs in receiver.steps)]
+    return [f"{instance} = {built}", *(
+        callrecord.OPERATORS[name][1].format(instance, *args) if name in callrecord.OPERATORS and not kwargs
+        else call_text(f"{instance}.{name}", args, kwargs) for name, args, kwargs in receiver.steps)]
 
 
 def _readable(text: str) -> str:
@@ -258,6 +261,11 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
             expected = f"pytest.approx({expected})"
         line = f"    assert {call} is None\n" if expected == "None" else f"    assert {call} == {expected}\n"
         body = line if len(line) <= 100 else f"    expected = {expected}\n    assert {call} == expected\n"
+        if receiver is not None and function.rpartition(".")[2] in callrecord.STATEMENTS:
+            # (an item set or deleted is a statement: asserted as the call the operator module makes of it)
+            owner, _, name = function.rpartition(".")
+            made = instance or call_text(_maker(receiver, owner), receiver.args_repr, receiver.kwargs_repr)
+            body = f"    assert {call_text(f'operator.{name[2:-2]}', (made, *passed), distinction.kwargs_repr)} is None\n"
         if distinction.nonnull:  # an object no text writes, where the mutant gives None or raises
             needs_pytest = False
             body = f"    assert {call} is not None\n"
@@ -328,10 +336,12 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
         body = "".join(lines)
         needs_pytest = "pytest." in body
     commanded = distinction.argv is not None or distinction.stdin is not None
+    operated = "assert operator." in body
     imports = ("import contextlib\n" if printing else "") \
         + ("import io\n" if printing or distinction.stdin is not None else "") \
+        + ("import operator\n" if operated else "") \
         + ("import sys\nimport unittest.mock\n" if commanded else "") \
-        + ("import unittest\n\n" if style == "unittest" else "\n" if printing or commanded else "") \
+        + ("import unittest\n\n" if style == "unittest" else "\n" if printing or commanded or operated else "") \
         + ("import pytest\n\n" if needs_pytest else "") \
         + "\n".join(dict.fromkeys([*callrecord.argument_imports(_argument_texts(distinction)),
                                     *distinction.imports, *distinction.receiver_imports, *_import_lines(names)]))

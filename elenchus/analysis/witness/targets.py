@@ -314,7 +314,7 @@ def instance_setups_for(source: str, owner: str) -> list[str]:
     """The public methods of class ``owner`` that change what its instances do later: each assigns an
     attribute of ``self`` or an item of one (``self.classical_dict['all'] = True``), fills one in place
     (``self.user_nouns.append(...)``), or calls a method of its own that does, as switching a mode on
-    (``engine.classical(all=True)``) does."""
+    (``engine.classical(all=True)``) does; an item set or deleted (``cache[1] = 'a'``) too."""
     methods = [method for node in _module_statements(source) if isinstance(node, ast.ClassDef) and node.name == owner
                for method in node.body if isinstance(method, ast.FunctionDef)]
     changing = set()
@@ -335,8 +335,8 @@ def instance_setups_for(source: str, owner: str) -> list[str]:
         more = {name for name, called in calls.items() if called & changing} - changing
         changing |= more
         grown = bool(more)
-    return [f"{owner}.{method.name}" for method in methods
-            if method.name in changing and not method.name.startswith("_")]
+    return [f"{owner}.{method.name}" for method in methods if method.name in changing
+            and (not method.name.startswith("_") or method.name in callrecord.STATEMENTS)]  # (`cache[1] = 'a'`)
 
 
 def _rooted_in(target: ast.expr, names: set[str]) -> bool:
