@@ -2017,3 +2017,15 @@ def test_an_item_set_the_mutant_refuses_is_witnessed_by_the_call_the_operator_mo
     assert isinstance(found, Witness), found.reason
     assert found.call == "Box(0)[1] = 'a'" and (found.original, found.mutant) == ("None", "raise KeyError"), found
     assert "import operator\n" in found.test and "    assert operator.setitem(Box(0), 1, 'a') is None\n" in found.test
+
+
+def test_a_broadened_handler_whose_argument_is_typed_takes_no_foreign_value_and_backs_no_claim(tmp_path):
+    # validators' `domain(value: str)`: the texts the search gives it raise only what the code catches, but no
+    # value of another kind was tried (the annotation keeps them out), and `lookup(1)` raises AttributeError in the
+    # code where the mutant returns None: agreement on texts alone claims nothing
+    source = ("TABLE = {'a': 1}\n\n\ndef lookup(key: str):\n    if not key:\n        return None\n    try:\n"
+              "        return TABLE[key.lower()]\n    except KeyError:\n        return None\n")
+    found = _searched(tmp_path, "typed", source, lambda m: m.family == "broadened-handler", "lookup", [("'A'",)])
+    assert isinstance(found, NoWitness) and not found.searched, found
+    assert found.reason.endswith("no call of `lookup` made the code the handler of line 9 guards raise an error "
+                                 "`except KeyError` lets through"), found.reason

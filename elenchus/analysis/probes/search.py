@@ -108,9 +108,9 @@ class InputSearch:
     # what reaching a boundary mutant took (`made `count` equal to `limit` at line 4, where the mutant differs`),
     # when ``reached`` counts the inputs that did it rather than those that ran the line
     tie: str | None = None
-    # a broadened handler's, when that was watched and it catches Python's errors of values (``Widened.of_values``):
-    # the calls that ran into it and caught only what the code's own handler catches, and those that caught more
-    # (compared or not)
+    # a broadened handler's, when that was watched, it catches Python's errors of values (``Widened.of_values``) and
+    # values of kinds the tests never passed were tried: the calls that ran into it and caught only what the code's
+    # own handler catches, and those that caught more (compared or not)
     caught: tuple[int, int] | None = None
 
     @property
@@ -205,7 +205,7 @@ def search_input(
                            proof, comparer.alike if comparer is not None else 0, shown, unsettled,
                            None if told is None else told.told(mutant.line),
                            (mutated.caught["same"], mutated.caught["other"]) if handler and handler.of_values
-                           and mutated else None)
+                           and mutated and tried and dict(tried).get("foreign") else None)
 
     why = unsupported_reason(reference_dir, mutant, symbol, module, defined_in)
     if why is not None:
@@ -405,10 +405,13 @@ def search_input(
         found = comparer.read_attribute(attribute) if attribute is not None else None
         if found is not None and comparer.confirm(found):
             return outcome(found, True, None, comparer)
-        if handler is not None and handler.of_values and mutated.caught["same"] and not mutated.caught["other"] and not mutated.lost \
-                and not comparer.expired and not comparer.unsettled and not commands:
-            # the calls ran into the handler, and it caught only what the code's catches too: the mutant ran as the
-            # code on every input, whatever their results (those no test can compare included)
+        if handler is not None and handler.of_values and mutated.caught["same"] and not mutated.caught["other"] \
+                and comparer.tried.get("foreign") and not mutated.lost and not comparer.expired \
+                and not comparer.unsettled and not commands:
+            # the calls ran into the handler, and it caught only what the code's catches too, values of kinds the
+            # tests never passed among them (an argument typed `str` takes none: `domain(b'a.com')` may still
+            # differ): the mutant ran as the code on every input, whatever their results (those no test can
+            # compare included)
             return outcome(None, True, None, comparer)
         if comparer.opaque:  # those inputs were called, not compared: nothing says they agree
             kinds = ", ".join(sorted(comparer.opaque))

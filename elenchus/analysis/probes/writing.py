@@ -265,7 +265,8 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
             # (an item set or deleted is a statement: asserted as the call the operator module makes of it)
             owner, _, name = function.rpartition(".")
             made = instance or call_text(_maker(receiver, owner), receiver.args_repr, receiver.kwargs_repr)
-            body = f"    assert {call_text(f'operator.{name[2:-2]}', (made, *passed), distinction.kwargs_repr)} is None\n"
+            as_call = call_text(f"operator.{name[2:-2]}", (made, *passed), distinction.kwargs_repr)
+            body = f"    assert {as_call} is None\n"
         if distinction.nonnull:  # an object no text writes, where the mutant gives None or raises
             needs_pytest = False
             body = f"    assert {call} is not None\n"
