@@ -119,6 +119,11 @@ class _CallTimeout(BaseException):
     """Raised inside the driver when one call overruns its time."""
 
 
+class _Unbuilt(Exception):
+    """Raised inside the driver when an instance could not be built as the tests built it (its class's call, or a
+    set-up call, raised): what the call would do is unknown, and a test building it so would fail first."""
+
+
 def _on_alarm(signum: int, frame: Any) -> None:
     raise _CallTimeout()
 
@@ -201,6 +206,8 @@ def observe(function: Callable[..., Any], args: list[Any], kwargs: dict[str, Any
             signal.setitimer(signal.ITIMER_REAL, 0)
     except _CallTimeout:
         return {"kind": "timeout"}
+    except _Unbuilt as exc:
+        return {"kind": "unbuilt", "exception": str(exc)}
     except BaseException as exc:  # SystemExit too: the caller observes it  # noqa: BLE001
         return {"kind": "raise", "exception": exception_name(exc), "message": _limited(message_of, per_call, exc),
                 "own": raised_here(exc), **listed}
@@ -453,12 +460,15 @@ def _on_receiver(owner: type, name: str, receiver: Receiver, held: list[Any], ma
     (``OPERATORS``), an attribute read for a property. Each instance argument is built here too, and kept in
     ``made`` with its position and its state then. With ``cleared``, the call is made twice on the instance, what
     the first returned emptied in between (``_emptied``)."""
-    instance = _Instance(receiver).make(owner)
-    arguments = list(args)
-    for index, arg in enumerate(arguments):
-        if isinstance(arg, _Instance):
-            arguments[index] = arg.make(owner)
-            made.append((index, arguments[index], _state_text(arguments[index])))
+    try:
+        instance = _Instance(receiver).make(owner)
+        arguments = list(args)
+        for index, arg in enumerate(arguments):
+            if isinstance(arg, _Instance):
+                arguments[index] = arg.make(owner)
+                made.append((index, arguments[index], _state_text(arguments[index])))
+    except Exception as exc:  # (not the call's doing: the instance it is made on never came to be)
+        raise _Unbuilt(exception_name(exc)) from exc
     kwargs = {key: arg.make(owner) if isinstance(arg, _Instance) else arg for key, arg in kwargs.items()}
     held.append(instance)
 

@@ -1793,17 +1793,21 @@ def test_the_set_up_methods_of_a_class_are_those_that_change_its_instances():
 
 def test_an_item_set_on_an_instance_is_a_set_up_step_recorded_replayed_and_written_as_a_statement(tmp_path):
     # `cache[1] = 'a'` fills the cache a later call reads: it is recorded as a step of the instance's making, read
-    # back from the calls file, and written as the statement the test wrote
+    # back from the calls file, and written as the statement the test wrote; and as a call of its own, without the
+    # default no test passes (cachetools' `cache_setitem=Cache.__setitem__`, a function no literal writes)
     source = ("class Cache:\n    def __init__(self, size):\n        self.size = size\n        self.items = {}\n\n"
-              "    def __setitem__(self, key, value):\n        self.items[key] = value\n\n"
+              "    def __setitem__(self, key, value, store=dict.__setitem__):\n        store(self.items, key, value)\n"
+              "        self.count = len(self.items)\n\n"
               "    def __delitem__(self, key):\n        del self.items[key]\n\n"
               "    def get(self, key):\n        return self.items.get(key)\n")
     assert witness.instance_setups_for(source, "Cache") == ["Cache.__setitem__", "Cache.__delitem__"]
     tests = ("from shop.cache import Cache\n\n\ndef test_get():\n    cache = Cache(2)\n    cache[1] = 'a'\n"
              "    cache[2] = 'b'\n    del cache[2]\n    assert cache.get(1) == 'a'\n")
     root = make_project(tmp_path / "cache", "cache", source, tests)
-    samples = probes.record_calls(root, ["tests"], [("shop.cache", "Cache.get")],
+    samples = probes.record_calls(root, ["tests"], [("shop.cache", "Cache.get"), ("shop.cache", "Cache.__setitem__")],
                                   steps=[("shop.cache", "Cache.__setitem__"), ("shop.cache", "Cache.__delitem__")])
+    assert [(s.args_repr, s.kwargs_repr, s.receiver.steps) for s in samples["shop.cache:Cache.__setitem__"]] == [
+        (("1", "'a'"), (), ()), (("2", "'b'"), (), (("__setitem__", ("1", "'a'"), ()),))]
     [sample] = samples["shop.cache:Cache.get"]
     assert sample.receiver.steps == (("__setitem__", ("1", "'a'"), ()), ("__setitem__", ("2", "'b'"), ()),
                                      ("__delitem__", ("2",), ())), sample

@@ -489,7 +489,7 @@ def test_calls_are_recorded_from_the_fastest_tests_that_run_the_functions_a_witn
     count = 4 * CALLERS_PER_FUNCTION
     keys = {f"tests/test_m.py::test_{n}": f"tests/test_m.py::test_{n}" for n in range(count)}
     ordered = list(keys.values())
-    durations = {key: float(count - n) for n, key in enumerate(ordered)}  # the later, the faster
+    durations = {key: 0.01 * 2.0 ** (count - n) for n, key in enumerate(ordered)}  # the later, the faster
     lines = {"m.py": {2: tuple(ordered[:3 * CALLERS_PER_FUNCTION]), 6: (ordered[-1],)}}
     coverage = CoverageMap(lines, {}, durations, {k: "tests/test_m.py" for k in ordered}, keys)
     cohort = Cohort("modified", tmp_path, ("tests/test_m.py",), "0" * 64)
@@ -498,6 +498,25 @@ def test_calls_are_recorded_from_the_fastest_tests_that_run_the_functions_a_witn
     assert sorted(fastest) == sorted(ordered[2 * CALLERS_PER_FUNCTION:3 * CALLERS_PER_FUNCTION])
     assert _callers(cohort, coverage, {("m.py", "other"): {9}}) == ()  # no test runs it: nothing to record
     assert _callers(cohort, None, {("m.py", "ratio"): {6}}) == ("tests/test_m.py",)  # no coverage: every test
+
+
+def test_tests_about_as_fast_as_each_other_are_recorded_in_the_order_of_their_keys_in_every_run(tmp_path):
+    # what a test took varies from one run to the next by a few per cent: the tests a recording runs, and so the
+    # calls the search tries first, must not
+    from elenchus.execution.cohorts import Cohort
+    from elenchus.execution.coverage_map import CoverageMap
+    from elenchus.analysis.witness import CALLERS_PER_FUNCTION, _callers
+
+    keys = {f"tests/test_m.py::test_{n:02}": f"tests/test_m.py::test_{n:02}" for n in range(3 * CALLERS_PER_FUNCTION)}
+    ordered = list(keys.values())
+    lines = {"m.py": {2: tuple(ordered)}}
+    cohort = Cohort("modified", tmp_path, ("tests/test_m.py",), "0" * 64)
+    chosen = set()
+    for run in range(3):  # each run's times: 21 to 31 ms, each test's own a little off from the last run's
+        durations = {key: 0.021 + 0.001 * ((n * 7 + run * 5) % 11) for n, key in enumerate(ordered)}
+        coverage = CoverageMap(lines, {}, durations, {k: "tests/test_m.py" for k in ordered}, keys)
+        chosen.add(_callers(cohort, coverage, {("m.py", "total"): {2}}))
+    assert chosen == {tuple(ordered[:CALLERS_PER_FUNCTION])}, chosen
     # a file the coverage did not measure (a target's evaluation measures the target's files only): every test
     assert _callers(cohort, coverage, {("pkg/__init__.py", "format"): {3}}) == ("tests/test_m.py",)
     shared = CoverageMap(lines, {"m.py": frozenset({6})}, durations, coverage.files, keys)
@@ -1249,7 +1268,8 @@ def test_every_case_of_the_tests_named_after_a_public_function_is_recorded_for_i
     spans = {("validators/domain.py", "domain"): {30}}
     # each case, up to a bound: the first collected, whatever each took (the last ones ran fastest here)
     assert set(_naming_callers(cohort, coverage, spans, NAMED_CASES, in_order=True)) == set(cases[:NAMED_CASES])
-    assert set(_naming_callers(cohort, coverage, spans, NAMED_CASES)) == set(cases[-NAMED_CASES:])
+    # else the fastest, those about as fast as each other (all of them, here) in the order of their keys
+    assert set(_naming_callers(cohort, coverage, spans, NAMED_CASES)) == set(sorted(cases)[:NAMED_CASES])
 
 
 COMMAND = """\
@@ -2029,3 +2049,34 @@ def test_a_broadened_handler_whose_argument_is_typed_takes_no_foreign_value_and_
     assert isinstance(found, NoWitness) and not found.searched, found
     assert found.reason.endswith("no call of `lookup` made the code the handler of line 9 guards raise an error "
                                  "`except KeyError` lets through"), found.reason
+
+
+_BAG = '''\
+class Bag:
+    def __init__(self, size, pick=min):
+        self.size = size
+        self.pick = pick
+        self.items = []
+
+    def add(self, item):
+        if len(self.items) >= self.size:
+            self.drop()
+        self.items.append(item)
+
+    def drop(self):
+        try:
+            item = self.pick(self.items)
+        except ValueError:
+            raise KeyError("empty") from None
+        self.items.remove(item)
+        return item
+'''
+
+
+def test_an_instance_whose_set_up_raises_is_no_input_to_compare(tmp_path):
+    # cachetools' `RRCache(2, None)` filled with three items: the third evicts through `None(...)`, so the instance
+    # never comes to be, on the code (TypeError) or the mutant (KeyError); a test building it would fail first
+    receiver = callrecord.Receiver(("1", "None"), steps=(("add", ("1",), ()), ("add", ("2",), ())))
+    found = _searched(tmp_path, "bag", _BAG, lambda m: m.family == "broadened-handler", "Bag.drop", [()], receiver)
+    assert isinstance(found, NoWitness) and not found.searched, found
+    assert "not kept" not in found.reason and "no call of `Bag.drop` could be compared" in found.reason, found.reason

@@ -281,6 +281,9 @@ class _Comparer:
         self._try(origin)
         result = None
         reference_answer = self.reference.call(args_repr, kwargs_repr, receiver, argv=argv, stdin=stdin)
+        if reference_answer.get("kind") == "unbuilt":  # (the code cannot build the instance so: nothing to compare)
+            self._seen[key] = None
+            return None
         if reference_answer.get("kind") == "setup-failed":
             failed = (reference_answer.get("setup") or {})
             self.setup_failed = str(failed.get("exception") or failed.get("kind") or "it failed")
@@ -521,6 +524,8 @@ class _Comparer:
             return f"`{answer.get('type') or 'object'}`"
         if None in _after(answer):
             return "an argument changed in place into a non-literal"
+        if answer.get("kind") == "unbuilt":  # (the code built it: the mutant differs before the call is made)
+            return "instances the mutant cannot build as the tests built them"
         return None
 
     def confirm(self, found: Distinction) -> bool:
