@@ -498,6 +498,10 @@ def test_calls_are_recorded_from_the_fastest_tests_that_run_the_functions_a_witn
     assert sorted(fastest) == sorted(ordered[2 * CALLERS_PER_FUNCTION:3 * CALLERS_PER_FUNCTION])
     assert _callers(cohort, coverage, {("m.py", "other"): {9}}) == ()  # no test runs it: nothing to record
     assert _callers(cohort, None, {("m.py", "ratio"): {6}}) == ("tests/test_m.py",)  # no coverage: every test
+    # a file the coverage did not measure (a target's evaluation measures the target's files only): every test
+    assert _callers(cohort, coverage, {("pkg/__init__.py", "format"): {3}}) == ("tests/test_m.py",)
+    shared = CoverageMap(lines, {"m.py": frozenset({6})}, durations, coverage.files, keys)
+    assert _callers(cohort, shared, {("m.py", "ratio"): {6}}) == ("tests/test_m.py",)  # run at import: a whole run
 
 
 def test_tests_about_as_fast_as_each_other_are_recorded_in_the_order_of_their_keys_in_every_run(tmp_path):
@@ -517,10 +521,24 @@ def test_tests_about_as_fast_as_each_other_are_recorded_in_the_order_of_their_ke
         coverage = CoverageMap(lines, {}, durations, {k: "tests/test_m.py" for k in ordered}, keys)
         chosen.add(_callers(cohort, coverage, {("m.py", "total"): {2}}))
     assert chosen == {tuple(ordered[:CALLERS_PER_FUNCTION])}, chosen
-    # a file the coverage did not measure (a target's evaluation measures the target's files only): every test
-    assert _callers(cohort, coverage, {("pkg/__init__.py", "format"): {3}}) == ("tests/test_m.py",)
-    shared = CoverageMap(lines, {"m.py": frozenset({6})}, durations, coverage.files, keys)
-    assert _callers(cohort, shared, {("m.py", "ratio"): {6}}) == ("tests/test_m.py",)  # run at import: a whole run
+
+
+def test_the_cases_of_each_test_function_about_as_fast_take_turns_in_a_recording(tmp_path):
+    # validators' `url`: the invalid texts' test sorts before the valid ones', and a recording of the first cases by
+    # name alone held no valid address, so no scheme dropped from the table was told apart
+    from elenchus.execution.cohorts import Cohort
+    from elenchus.execution.coverage_map import CoverageMap
+    from elenchus.analysis.witness import CALLERS_PER_FUNCTION, _callers
+
+    invalid = [f"tests/test_url.py::test_returns_failed_validation_on_invalid_url[case{n:02}]" for n in range(40)]
+    valid = [f"tests/test_url.py::test_returns_true_on_valid_url[case{n:02}]" for n in range(40)]
+    keys = {key: key for key in [*invalid, *valid]}
+    coverage = CoverageMap({"url.py": {2: tuple(keys)}}, {}, {key: 0.002 for key in keys},
+                           {k: "tests/test_url.py" for k in keys}, keys)
+    chosen = _callers(Cohort("modified", tmp_path, ("tests/test_url.py",), "0" * 64), coverage,
+                      {("url.py", "url"): {2}})
+    half = CALLERS_PER_FUNCTION // 2
+    assert set(chosen) == {*invalid[:half], *valid[:half]}, chosen
 
 
 def test_search_processes_fork_from_a_server_that_imported_the_search_code_once():

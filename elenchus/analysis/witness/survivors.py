@@ -238,9 +238,18 @@ def _callers(cohort: Cohort, coverage: CoverageMap | None,
 
 def _running(coverage: CoverageMap, path: str, lines: set[int]) -> list[str]:
     """The tests (coverage keys) that ran any of ``lines`` of ``path``, fastest first: those within about a
-    factor of two of each other count as equally fast, in the order of their keys (``_speed``)."""
+    factor of two of each other count as equally fast (``_speed``), and among them the cases of each test function
+    take turns, in the order of their keys (the first case of each function, then the second of each, ...): the
+    valid texts of one test beside the invalid ones of the next, in every run."""
     running = {key for line in lines for key in coverage.lines.get(path, {}).get(line, ())}
-    return sorted(running, key=lambda k: (_speed(coverage.durations.get(k, 0.0)), k))
+    ordered = sorted(running, key=lambda k: (_speed(coverage.durations.get(k, 0.0)), k))
+    turn: dict[str, int] = {}
+    cases: dict[tuple[int, str], int] = {}
+    for key in ordered:
+        function = (_speed(coverage.durations.get(key, 0.0)), key.partition("[")[0])
+        turn[key] = cases.get(function, 0)
+        cases[function] = turn[key] + 1
+    return sorted(ordered, key=lambda k: (_speed(coverage.durations.get(k, 0.0)), turn[k], k))
 
 
 #: Tests faster than this are all equally fast.
