@@ -1888,6 +1888,15 @@ def test_a_boundary_mutant_the_import_runs_is_told_apart_through_the_functions_r
     assert (found.call, found.original, found.mutant) == ("describe()", "'large'", "'small'"), found
 
 
+#: cachetools' `__update`: the order of the keys, kept beside the cache's own data.
+_UPDATE = '''\
+    def __update(self, key):
+        try:
+            self.__order.move_to_end(key)
+        except KeyError:
+            self.__order[key] = None
+'''
+
 _RECENT = '''\
 import collections
 
@@ -1905,12 +1914,7 @@ class Recent:
         self.__data[key] = value
         self.__update(key)
 
-    def __update(self, key):
-        try:
-            self.__order.move_to_end(key)
-        except KeyError:
-            self.__order[key] = None
-'''
+''' + _UPDATE
 
 
 def test_a_broadened_handler_that_only_ever_caught_what_the_code_catches_is_likely_equivalent(tmp_path):
@@ -2013,12 +2017,7 @@ class Recent(Cache):
         cache_setitem(self, key, value)
         self.__update(key)
 
-    def __update(self, key):
-        try:
-            self.__order.move_to_end(key)
-        except KeyError:
-            self.__order[key] = None
-'''
+''' + _UPDATE
 
 
 def test_an_item_set_is_a_call_the_search_makes_and_reaches_a_private_helper_through(tmp_path):
