@@ -2097,3 +2097,25 @@ def test_an_instance_whose_set_up_raises_is_no_input_to_compare(tmp_path):
     found = _searched(tmp_path, "bag", _BAG, lambda m: m.family == "broadened-handler", "Bag.drop", [()], receiver)
     assert isinstance(found, NoWitness) and not found.searched, found
     assert "not kept" not in found.reason and "no call of `Bag.drop` could be compared" in found.reason, found.reason
+
+
+def test_a_broadened_handler_one_public_caller_makes_catch_more_stays_a_gap_whatever_another_saw(tmp_path):
+    # `find` hands `_find` texts only, and its calls catch only KeyError; `find_text(key: str)` takes no foreign
+    # value, yet `find_text(None)` makes the widened handler catch an AttributeError, which `find_text` itself then
+    # swallows as the code does: the two agree, but the mutant did run otherwise, so no caller's agreement clears it
+    source = ("TABLE = {'a': 1}\n\n\ndef _find(key):\n    try:\n        return TABLE[key.lower()]\n"
+              "    except KeyError:\n        return None\n\n\ndef find(key):\n"
+              "    return _find(key) if isinstance(key, str) else None\n\n\ndef find_text(key: str):\n    try:\n"
+              "        return _find(key)\n    except AttributeError:\n        return None\n")
+    from elenchus.repo.layout import SourceLayout
+    from elenchus.analysis.witness import find_witness
+
+    project, scratch = _shop_project(tmp_path, "finds", source)
+    mutants, _ = generate("shop/finds.py", source)
+    [mutant] = [m for m in mutants if m.family == "broadened-handler" and m.symbol == "_find"]
+    samples = {f"shop.finds:{name}": [probes.CallSample(f"shop.finds:{name}", ("'A'",))]
+               for name in ("find", "find_text")}
+    found = find_witness(project, mutant, samples, (), SourceLayout((".",), ("shop",)), 30.0, scratch)
+    assert isinstance(found, NoWitness) and not found.searched, found
+    assert found.reason.startswith("no witness was found, so it stays a gap: a call made the guarded code raise an "
+                                   "error the handler did not catch before, and its result agreed"), found.reason

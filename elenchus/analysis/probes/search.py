@@ -108,10 +108,12 @@ class InputSearch:
     # what reaching a boundary mutant took (`made `count` equal to `limit` at line 4, where the mutant differs`),
     # when ``reached`` counts the inputs that did it rather than those that ran the line
     tie: str | None = None
-    # a broadened handler's, when that was watched, it catches Python's errors of values (``Widened.of_values``) and
-    # values of kinds the tests never passed were tried: the calls that ran into it and caught only what the code's
-    # own handler catches, and those that caught more (compared or not)
+    # a broadened handler's, when that was watched: the calls that ran into it and caught only what the code's own
+    # handler catches, and those that caught more (compared or not)
     caught: tuple[int, int] | None = None
+    # ... and whether calls that caught only that can clear it: it catches Python's errors of values
+    # (``Widened.of_values``), and values of kinds the tests never passed were among the inputs
+    clears: bool = False
 
     @property
     def inputs(self) -> int:
@@ -204,8 +206,8 @@ def search_input(
         return InputSearch(distinction, searched, reason, tried, round(time.monotonic() - started, 3), reached,
                            proof, comparer.alike if comparer is not None else 0, shown, unsettled,
                            None if told is None else told.told(mutant.line),
-                           (mutated.caught["same"], mutated.caught["other"]) if handler and handler.of_values
-                           and mutated and tried and dict(tried).get("foreign") else None)
+                           (mutated.caught["same"], mutated.caught["other"]) if handler and mutated else None,
+                           bool(handler and handler.of_values and dict(tried).get("foreign")))
 
     why = unsupported_reason(reference_dir, mutant, symbol, module, defined_in)
     if why is not None:

@@ -288,8 +288,8 @@ def search_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Se
                                      defined_in=foreign[1] if foreign is not None else None,
                                      options=(options or {}).get(symbol.rpartition(".")[2], ()))
         progress.inputs += search.inputs
-        if search.caught is not None:
-            progress.caught += search.caught[0]
+        if search.caught is not None:  # (what caught more through any target keeps it a gap)
+            progress.caught += search.caught[0] if search.clears else 0
             progress.caught_more = progress.caught_more or bool(search.caught[1])
         if search.proof is not None:
             progress.seconds += time.monotonic() - started
@@ -349,6 +349,11 @@ def search_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Se
         return NoWitness(True, "likely equivalent: the code the handler guards raised only errors the code's own "
                                f"handler catches too, in {progress.caught} call(s), so the mutant ran as the code did "
                                f"on every input tried (tried {tried}; {seconds:.1f} s)", progress.inputs, seconds)
+    if mutant.family == "broadened-handler" and progress.caught_more:
+        return NoWitness(False, "no witness was found, so it stays a gap: a call made the guarded code raise an "
+                                "error the handler did not catch before, and its result agreed with the code's all "
+                                "the same; the mutant ran otherwise there, which backs no claim "
+                                f"(tried {tried}; {seconds:.1f} s)", progress.inputs, seconds)
     if mutant.family in _SEARCH_CANNOT_CLEAR:
         return NoWitness(False, f"no witness was found, so it stays a gap: {_SEARCH_CANNOT_CLEAR[mutant.family]} "
                                 f"(tried {tried}; {seconds:.1f} s)", progress.inputs, seconds)
