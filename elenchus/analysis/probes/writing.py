@@ -92,10 +92,11 @@ def _instance_name(function: str) -> str:
 def _building(function: str, receiver: callrecord.Receiver, instance: str) -> list[str]:
     """The lines that build a method's instance as the tests built theirs: its class's call, then the set-up
     calls they made on it (``engine = Engine()``, ``engine.classical(all=True)``)."""
-    built = call_text(_maker(receiver, function.rpartition(".")[0]), receiver.args_repr, receiver.kwargs_repr)
-    return [f"{instance} = {built}", *(
-        callrecord.OPERATORS[name][1].format(instance, *args) if name in callrecord.OPERATORS and not kwargs
-        else call_text(f"{instance}.{name}", args, kwargs) for name, args, kwargs in receiver.steps)]
+    owner = function.rpartition(".")[0]
+    built = call_text(_maker(receiver, owner), receiver.args_repr, receiver.kwargs_repr)
+    # (each step made on the instance as a test makes a call of that method: `cache[1] = 'a'` for an item set)
+    return [f"{instance} = {built}", *(call_text(f"{owner}.{name}", args, kwargs, receiver, instance)
+                                       for name, args, kwargs in receiver.steps)]
 
 
 def _readable(text: str) -> str:
