@@ -58,7 +58,7 @@ from elenchus.analysis.probes.designed import (
     without_options,
 )
 from elenchus.analysis.probes.commands import command_lines, parser_options, with_command_options
-from elenchus.analysis.probes.tied import Tied, Widened, tie_calls, tied, widened
+from elenchus.analysis.probes.watched import Tied, Widened, tie_calls, tied, widened
 from elenchus.analysis.probes.writing import call_text
 
 
