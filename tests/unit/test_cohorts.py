@@ -83,7 +83,7 @@ def test_cohorts_skip_the_hypothesis_plugin_only_for_suites_that_never_mention_i
     {"pytest.ini": "[pytest]\naddopts = -n 1\n", "tests/test_w.py": "def test_w():\n    assert True\n"},
     {"pytest.ini": "[pytest]\naddopts = -nauto\n", "tests/test_w.py": "def test_w():\n    assert True\n"},
 ])
-def test_a_suite_that_uses_xdist_keeps_it_and_runs_green(tmp_path, files):
+def test_a_suite_that_uses_xdist_keeps_it_and_runs_green(tmp_path, files, installed_plugins):
     write_tree(tmp_path, files)
     disabled = unneeded_plugins(tmp_path, ("tests/test_w.py",))
     assert "xdist" not in disabled and "xdist.looponfail" not in disabled
