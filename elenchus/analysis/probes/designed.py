@@ -499,7 +499,26 @@ def _character_variants(source: str, mutant: Mutant, samples: Sequence[CallSampl
     # (a character or two the mutant edited come first: `'o‘r'` where `‘` left a class; a whole pattern dropped
     # names every character of it, and the refused ones tell)
     edited = variants if len(characters) <= _EDITED else []
-    return _unique(swapped + slipped + edited + kept + variants + characters)[:60]
+    return _unique(swapped + slipped + edited + kept + _one_more(singles, strings) + variants + characters)[:60]
+
+
+#: Texts of the tests that take one more of a separator the mutated lines name, at most.
+_SEPARATED = 4
+
+
+def _one_more(singles: Sequence[str], strings: Sequence[str]) -> list[str]:
+    """The tests' texts that hold a character the mutated lines name (a separator the code counts, splits at or
+    looks for: `"@"` of `value.count("@") > 1`), with one more of it put in: beside the one there, and a quarter,
+    half and three quarters of the way in. How many there may be, and what may stand around one, shows only on
+    a text with one too many (`'http://@user:pw@example.com'`), which no test wrote and no edit of the line
+    names."""
+    found: list[str] = []
+    for separator in singles:
+        holding = _shapes([text for text in strings if separator in text], _SEPARATED)
+        for text in holding:
+            places = (text.index(separator), len(text) // 4, len(text) // 2, 3 * len(text) // 4)
+            found += [text[:place] + separator + text[place:] for place in places]
+    return found
 
 
 #: At most this many characters changed by the mutation: an edit of the pattern, whose own characters tell first.
