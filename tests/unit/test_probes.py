@@ -535,24 +535,35 @@ def test_a_character_check_is_reached_through_the_recorded_text_of_its_shape_not
     assert found.distinction.args_repr[0].startswith("'#") and found.distinction.reference_exception == "ValueError"
 
 
-ADDRESS = textwrap.dedent("""
+MAIL = textwrap.dedent("""
     def valid(address):
-        if not address or address.count("@") > 1:
+        scheme, _, rest = address.partition(":")
+        if scheme != "mailto":
             return False
-        user, _, host = address.rpartition("@")
+        if not rest or rest.count("@") > 1:
+            return False
+        user, _, host = rest.rpartition("@")
         return bool(user) and "." in host
 """)
 
 
-def test_a_check_of_how_many_separators_a_text_holds_is_told_apart_by_a_test_text_with_one_more(tmp_path):
-    # As validators' `url`: `not value or value.count("@") > 1` made `and` lets a second `@` through, and the tests
-    # wrote addresses with one; no edit of the line names a character to put in
-    root = make_project(tmp_path / "mail", "mail", ADDRESS, "def test_nothing():\n    pass\n")
-    line = next(number for number, text in enumerate(ADDRESS.splitlines(), 1) if "count" in text)
-    mutant = dataclasses.replace(handmade_mutant("src/shop/mail.py", "valid", ADDRESS.replace(" or ", " and ")),
-                                 line=line, end_line=line, mutated_lines=(line,))
-    samples = [probes.CallSample("shop.mail:valid", (repr(text),)) for text in ["ann@example.com", "bob@example.org"]]
-    found = probes.search_input(root, mutant, samples, search_budget=0)
+@pytest.mark.parametrize(("old", "new", "lines", "budget"), [
+    (" or ", " and ", 1, 200),
+    ('    if not rest or rest.count("@") > 1:\n        return False\n', "", 2, 8),
+], ids=["either-made-both", "early-return-dropped"])
+def test_a_check_of_how_many_separators_a_text_holds_is_told_apart_by_a_test_text_with_one_more(tmp_path, old, new,
+                                                                                              lines, budget):
+    # As validators' `url`: `not value or value.count("@") > 1` made `and`, or its early return dropped, lets a
+    # second `@` through, and the tests wrote addresses with one. No edit of the first names a character to put
+    # in; the second names `@` as removed, and the texts with it put in first or last (`'@mailto:...'`) tell
+    # nothing: with few inputs to spend, the one more `@` takes turns with those.
+    root = make_project(tmp_path / "mail", "mail", MAIL, "def test_nothing():\n    pass\n")
+    line = next(number for number, text in enumerate(MAIL.splitlines(), 1) if "count" in text)
+    mutant = dataclasses.replace(handmade_mutant("src/shop/mail.py", "valid", MAIL.replace(old, new)),
+                                 line=line, end_line=line + lines - 1, mutated_lines=(line,) if lines == 1 else ())
+    samples = [probes.CallSample("shop.mail:valid", (repr(text),))
+               for text in ["mailto:ann@example.com", "mailto:bob@example.org"]]
+    found = probes.search_input(root, mutant, samples, search_budget=0, boundary_budget=budget)
     assert found.distinction is not None, found.reason
     assert found.distinction.args_repr[0].count("@") == 2, found.distinction
     assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("False", "True"), found.distinction

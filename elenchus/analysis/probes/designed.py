@@ -499,7 +499,11 @@ def _character_variants(source: str, mutant: Mutant, samples: Sequence[CallSampl
     # (a character or two the mutant edited come first: `'o‘r'` where `‘` left a class; a whole pattern dropped
     # names every character of it, and the refused ones tell)
     edited = variants if len(characters) <= _EDITED else []
-    return _unique(swapped + slipped + edited + kept + _one_more(singles, strings) + variants + characters)[:60]
+    # (and in turn with them, a separator the line names once more: a dropped `if ...count("@") > 1: return`
+    # names `@` as removed, and `'@http://a@b.com'` tells nothing that `'http://@a@b.com'` does)
+    more = _one_more(singles, strings)
+    taken = [text for pair in itertools.zip_longest(edited, more) for text in pair if text is not None]
+    return _unique(swapped + slipped + taken + kept + variants + characters)[:60]
 
 
 #: Texts of the tests that take one more of a separator the mutated lines name, at most.
