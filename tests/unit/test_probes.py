@@ -7,6 +7,7 @@ are shared by the tests that read them.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import json
 import re
@@ -567,6 +568,38 @@ def test_a_check_of_how_many_separators_a_text_holds_is_told_apart_by_a_test_tex
     assert found.distinction is not None, found.reason
     assert found.distinction.args_repr[0].count("@") == 2, found.distinction
     assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("False", "True"), found.distinction
+
+
+LOGIN = textwrap.dedent("""
+    import re
+
+
+    def _name_pattern():
+        return re.compile(r"^[a-z][a-z0-9:." + r"_-]*$")
+
+
+    def login(value):
+        if value.count(":") > 1:
+            return bool(_name_pattern().match(value))
+        name, _, secret = value.partition(":")
+        return bool(_name_pattern().match(name)) and "/" not in secret
+""")
+
+
+def test_a_part_of_a_text_checked_another_way_is_told_apart_by_what_the_pattern_the_code_calls_refuses(tmp_path):
+    # As validators' `_validate_auth_segment`: `> 1` made `>= 1` checks `name:secret` whole with the name's pattern,
+    # which refuses a secret the code takes (`'ann:h<unter2'`). The mutated line holds no pattern: the one its
+    # function calls does, written in two parts neither of which compiles alone.
+    root = make_project(tmp_path / "login", "login", LOGIN, "def test_nothing():\n    pass\n")
+    line = next(number for number, text in enumerate(LOGIN.splitlines(), 1) if "count" in text)
+    mutant = dataclasses.replace(handmade_mutant("src/shop/login.py", "login", LOGIN.replace("> 1", ">= 1")),
+                                 line=line, end_line=line, mutated_lines=(line,))
+    samples = [probes.CallSample("shop.login:login", (repr(text),)) for text in ["ann:hunter2", "bob:pass.word"]]
+    found = probes.search_input(root, mutant, samples, search_budget=0)
+    assert found.distinction is not None, found.reason  # (never "likely equivalent")
+    text = ast.literal_eval(found.distinction.args_repr[0])
+    assert text.count(":") == 1 and text.partition(":")[0] in ("ann", "bob"), found.distinction
+    assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("True", "False"), found.distinction
 
 
 SINGULAR = textwrap.dedent("""\

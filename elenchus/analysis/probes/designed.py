@@ -496,6 +496,13 @@ def _character_variants(source: str, mutant: Mutant, samples: Sequence[CallSampl
     refused = _refused(before)
     kept = [*(text + character for character in refused for text in _shapes(strings, 16)),
             *(text[:1] + character + text[1:] for character in refused for text in _shapes(strings))]
+    # Lines that hold no such pattern, in code that checks its text with one (`_username_regex().match(user)`):
+    # what that pattern refuses, put inside the tests' texts, where a part of them the mutant now checks another
+    # way begins or ends (`'http://user:pa"ss@example.com'`, a password the code takes and a whole `user:pass`
+    # checked by the username's pattern refuses).
+    read = [] if refused else _refused(_patterns_read(source, mutant.line))
+    kept += [text[:place] + character + text[place:] for character in read for text in _shapes(strings)
+             for place in (len(text) // 4, len(text) // 2, 3 * len(text) // 4)]
     # (a character or two the mutant edited come first: `'o‘r'` where `‘` left a class; a whole pattern dropped
     # names every character of it, and the refused ones tell)
     edited = variants if len(characters) <= _EDITED else []
@@ -527,6 +534,47 @@ def _one_more(singles: Sequence[str], strings: Sequence[str]) -> list[str]:
 
 #: At most this many characters changed by the mutation: an edit of the pattern, whose own characters tell first.
 _EDITED = 3
+
+
+def _patterns_read(source: str, line: int) -> list[str]:
+    """The texts written in the function holding ``line`` and in the module's functions it calls by name, each
+    concatenation of them joined (``r"(^[a-z]" + r"|[0-9])"``, a pattern no part of which compiles alone): the
+    patterns the mutated code checks its text with, beyond its own lines."""
+    tree = _module_tree(source)
+    if tree is None:
+        return []
+    defined = (ast.FunctionDef, ast.AsyncFunctionDef)
+    holding = [node for node in _module_nodes(source) if isinstance(node, defined)
+               and node.lineno <= line <= (node.end_lineno or node.lineno)]
+    if not holding:
+        return []
+    inner = min(holding, key=lambda node: (node.end_lineno or node.lineno) - node.lineno)
+    top = {node.name: node for node in tree.body if isinstance(node, defined)}
+    called = [top[node.func.id] for node in ast.walk(inner) if isinstance(node, ast.Call)
+              and isinstance(node.func, ast.Name) and node.func.id in top and top[node.func.id] is not inner]
+    texts: list[str] = []
+    for function in dict.fromkeys([inner, *called]):
+        inside: set[int] = set()  # (the parts of a concatenation already joined)
+        for node in ast.walk(function):
+            if id(node) in inside:
+                continue
+            joined = _joined(node) if isinstance(node, ast.BinOp) else None
+            if joined is not None:
+                texts.append(joined)
+                inside.update(id(part) for part in ast.walk(node))
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                texts.append(node.value)
+    return _unique(texts)
+
+
+def _joined(node: ast.expr) -> str | None:
+    """The text a concatenation of string literals makes (``"a" + "b"``), or None."""
+    if isinstance(node, ast.Constant):
+        return node.value if isinstance(node.value, str) else None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _joined(node.left), _joined(node.right)
+        return None if left is None or right is None else left + right
+    return None
 
 
 #: Characters a class of a pattern may refuse, tried in this order: those seldom allowed in any text checked.
