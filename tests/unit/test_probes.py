@@ -602,6 +602,39 @@ def test_a_part_of_a_text_checked_another_way_is_told_apart_by_what_the_pattern_
     assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("True", "False"), found.distinction
 
 
+LINK = textwrap.dedent("""
+    import re
+
+
+    def _fragment_pattern():
+        return re.compile(r"[0-9a-z/:@._~-]*")
+
+
+    def link(text):
+        fragment = text.partition("#")[2]
+        if fragment:
+            return bool(_fragment_pattern().fullmatch(fragment))
+        return True
+""")
+
+
+def test_a_check_of_a_texts_last_part_skipped_is_told_apart_by_a_test_text_ending_in_what_its_pattern_refuses(tmp_path):
+    # As validators' `_validate_optionals`: `if fragment:` negated skips the fragment's check, and only a character
+    # the pattern refuses at the end of a test's text (`'www.example.com/a/long/path#top<'`) shows it
+    root = make_project(tmp_path / "link", "link", LINK, "def test_nothing():\n    pass\n")
+    line = next(number for number, text in enumerate(LINK.splitlines(), 1) if "if fragment" in text)
+    mutant = dataclasses.replace(handmade_mutant("src/shop/link.py", "link", LINK.replace("if fragment:",
+                                                                                           "if not fragment:")),
+                                 line=line, end_line=line, mutated_lines=(line,))
+    samples = [probes.CallSample("shop.link:link", (repr(text),)) for text in ["www.example.com/a/long/path#top",
+                                                                          "docs.example.org/guide/intro#x"]]
+    found = probes.search_input(root, mutant, samples, search_budget=0)
+    assert found.distinction is not None, found.reason  # (never "likely equivalent")
+    text = ast.literal_eval(found.distinction.args_repr[0])
+    assert text.partition("#")[0] in ("www.example.com/a/long/path", "docs.example.org/guide/intro"), found.distinction
+    assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("False", "True"), found.distinction
+
+
 SINGULAR = textwrap.dedent("""\
     def singular(word, count=None):
         if count == 1:

@@ -456,7 +456,8 @@ _NOTHING = object()
 def _boundary_calls(signature: _Signature, samples: Sequence[CallSample], constants: Sequence[Any],
                     test_literals: Sequence[Any], budget: int, designed: Sequence[Any] = (),
                     related: Sequence[Sequence[str]] = (), recase: bool = False, foreign: Sequence[Any] = (),
-                    variants: Sequence[Any] = ()) -> Iterator[tuple[list[str], dict[str, str], str]]:
+                    variants: Sequence[Any] = (), later: Sequence[Any] = ()
+                    ) -> Iterator[tuple[list[str], dict[str, str], str]]:
     """Up to ``budget`` distinct calls, each a base call with one argument replaced.
 
     The base calls are the recorded ``samples``; with none, one default call: each
@@ -465,7 +466,8 @@ def _boundary_calls(signature: _Signature, samples: Sequence[CallSample], consta
     order: the ``constants`` of the mutated lines and their neighbours ("boundary"), the
     ``designed`` inputs (strings the mutated patterns and tables match, characters at code-point
     bounds: "designed", each followed by one of the ``variants``, the tests' texts with a character of the
-    mutated lines put in, "boundary", so that neither list crowds out the other; before everything, each two
+    mutated lines put in, "boundary", so that neither list crowds out the other; the ``later`` texts, made from
+    code beyond the mutated lines, after the recased ones, "boundary"; before everything, each two
     words of a ``related`` group in two text arguments of the first base call; each constant and designed input
     goes into the first few base calls before any goes into the rest; with ``recase``, the base calls' texts in
     capitals and in lower case), the first base call's empty, zero, negative, huge and None
@@ -599,6 +601,8 @@ def _boundary_calls(signature: _Signature, samples: Sequence[CallSample], consta
                    for value in _unique([held.upper(), held.lower()]) if value != held)
         for value, slot, base in itertools.islice(recased, _RECASED):
             yield value, slot, base, "designed"
+        # what a pattern the mutated code calls refuses, inside the tests' texts (`'http://user:p"ass@a.com'`)
+        yield from spread(_unique(later), "boundary", [*first, *shaped])
         yield from spread(near, "boundary", rest)
         yield from spread(_unique(designed), "designed", rest)
         yield from spread(put_in, "boundary", rest)

@@ -496,13 +496,6 @@ def _character_variants(source: str, mutant: Mutant, samples: Sequence[CallSampl
     refused = _refused(before)
     kept = [*(text + character for character in refused for text in _shapes(strings, 16)),
             *(text[:1] + character + text[1:] for character in refused for text in _shapes(strings))]
-    # Lines that hold no such pattern, in code that checks its text with one (`_username_regex().match(user)`):
-    # what that pattern refuses, put inside the tests' texts, where a part of them the mutant now checks another
-    # way begins or ends (`'http://user:pa"ss@example.com'`, a password the code takes and a whole `user:pass`
-    # checked by the username's pattern refuses).
-    read = [] if refused else _refused(_patterns_read(source, mutant.line))
-    kept += [text[:place] + character + text[place:] for character in read for text in _shapes(strings)
-             for place in (len(text) // 4, len(text) // 2, 3 * len(text) // 4)]
     # (a character or two the mutant edited come first: `'o‘r'` where `‘` left a class; a whole pattern dropped
     # names every character of it, and the refused ones tell)
     edited = variants if len(characters) <= _EDITED else []
@@ -534,6 +527,26 @@ def _one_more(singles: Sequence[str], strings: Sequence[str]) -> list[str]:
 
 #: At most this many characters changed by the mutation: an edit of the pattern, whose own characters tell first.
 _EDITED = 3
+
+
+def refused_inside(source: str, mutant: Mutant, samples: Sequence[CallSample]) -> list[str]:
+    """For lines that hold no pattern of a class of characters, in code that checks its text with one
+    (``_username_regex().match(user)``): the tests' texts with what that pattern refuses put a quarter, half and
+    three quarters of the way in, where a part of them the mutant now checks another way may begin or end
+    (``'http://user:pa"ss@example.com'``, a password the code takes and a whole ``user:pass`` checked by the
+    username's pattern refuses), and after them (``'http://a.com/#top<'``, where the mutant skips the check of a
+    fragment). A guess from code beyond the mutated lines: tried after what those lines and the tests name."""
+    if _refused([v for v in _constants_on(source, mutant.line, mutant.end_line) if isinstance(v, str)]):
+        return []  # (the lines' own pattern: ``_character_variants`` puts in what it refuses)
+    strings = [value for sample in samples for value in (*sample.args, *sample.kwargs.values())
+               if isinstance(value, str)]
+    texts, refused = _shapes(strings, _READ_TEXTS), _refused(_patterns_read(source, mutant.line))
+    return _unique(text[:place] + character + text[place:] for character in refused for text in texts
+                   for place in (len(text) // 4, len(text) // 2, 3 * len(text) // 4, len(text)))
+
+
+#: The tests' texts that take what a pattern beyond the mutated lines refuses, at most.
+_READ_TEXTS = 4
 
 
 def _patterns_read(source: str, line: int) -> list[str]:

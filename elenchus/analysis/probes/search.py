@@ -52,6 +52,7 @@ from elenchus.analysis.probes.designed import (
     _sized_texts,
     _tested_tables,
     changed_defaults,
+    refused_inside,
     swapped_calls,
     table_swaps,
     with_options,
@@ -357,6 +358,7 @@ def search_input(
         # that have one)
         reaching = [s for s in calls if comparer.reaches(s.args_repr, dict(s.kwargs_repr))]
         variants = _character_variants(source, mutant, [*reaching, *(s for s in calls if s not in reaching)])
+        inside = refused_inside(source, mutant, [*reaching, *(s for s in calls if s not in reaching)])
         for receiver in receivers:  # each instance the tests built gets its share of the inputs
             comparer.receiver = receiver
             for sample in calls if receiver is not None else ():  # the tests' arguments on this instance
@@ -371,7 +373,7 @@ def search_input(
             share = max(boundary_budget // shares, boundary_budget // 4)
             for args_repr, kwargs_repr, origin in _boundary_calls(signature, calls, constants, test_literals,
                                                                    share, designed, related, recase, foreign,
-                                                                   variants):
+                                                                   variants, inside):
                 if time.monotonic() > comparer.deadline:
                     comparer.expired = True
                     break
