@@ -635,6 +635,25 @@ def test_a_check_of_a_texts_last_part_skipped_is_told_apart_by_a_test_text_endin
     assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("False", "True"), found.distinction
 
 
+def test_a_check_of_a_texts_last_part_skipped_is_told_apart_through_the_test_text_with_the_most_parts(tmp_path):
+    # As validators' `url`: the tests' texts recorded first are plain addresses of every length, and the one with a
+    # fragment comes late. The texts split into the most kinds of part take the refused character first.
+    root = make_project(tmp_path / "link", "link", LINK, "def test_nothing():\n    pass\n")
+    line = next(number for number, text in enumerate(LINK.splitlines(), 1) if "if fragment" in text)
+    mutant = dataclasses.replace(handmade_mutant("src/shop/link.py", "link", LINK.replace("if fragment:",
+                                                                                           "if not fragment:")),
+                                 line=line, end_line=line, mutated_lines=(line,))
+    plain = ["www.example.com", "example.org/a", "x.io", "docs.example.org/guide/intro", "a.b/c/d", "www.a.bc/d.e",
+             "example.com/", "shop.example.com/cart/items"]
+    samples = [probes.CallSample("shop.link:link", (repr(text),))
+               for text in [*plain, "www.example.com/a/long/path?page=2#top"]]
+    found = probes.search_input(root, mutant, samples, search_budget=0, boundary_budget=24)
+    assert found.distinction is not None, found.reason  # (never "likely equivalent")
+    text = ast.literal_eval(found.distinction.args_repr[0])
+    assert text.startswith("www.example.com/a/long/path?page=2#"), found.distinction
+    assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("False", "True"), found.distinction
+
+
 SINGULAR = textwrap.dedent("""\
     def singular(word, count=None):
         if count == 1:

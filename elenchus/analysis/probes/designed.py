@@ -15,6 +15,7 @@ import functools
 import itertools
 import re
 import sys
+import unicodedata
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -540,7 +541,7 @@ def refused_inside(source: str, mutant: Mutant, samples: Sequence[CallSample]) -
         return []  # (the lines' own pattern: ``_character_variants`` puts in what it refuses)
     strings = [value for sample in samples for value in (*sample.args, *sample.kwargs.values())
                if isinstance(value, str)]
-    texts, refused = _shapes(strings, _READ_TEXTS), _refused(_patterns_read(source, mutant.line))
+    texts, refused = _most_parts(strings, _READ_TEXTS), _refused(_patterns_read(source, mutant.line))
     return _unique(text[:place] + character + text[place:] for character in refused for text in texts
                    for place in (len(text) // 4, len(text) // 2, 3 * len(text) // 4, len(text)))
 
@@ -609,6 +610,30 @@ def _refused(constants: Sequence[str]) -> list[str]:
             continue
         refused += [character for character in _REFUSABLE if not compiled.fullmatch(character)]
     return _unique(refused)[:2]
+
+
+def _most_parts(strings: Sequence[str], kept: int) -> list[str]:
+    """The tests' texts that hold the most separators no text taken before held, then texts of other shapes.
+
+    A character put a quarter, half and three quarters of the way into a text lands in one of its parts, and
+    what the mutant checks another way is one part (a URL's fragment, after `#`): the texts split into the most
+    kinds of part first (`'https://a.com/x?q#!b'` before `'http://foobar.dk'`), each bringing a separator the
+    ones before it lacked."""
+    taken: list[str] = []
+    seen: set[str] = set()
+    for _ in range(kept):
+        gains = [(len(_separators(text) - seen), -index) for index, text in enumerate(strings) if text not in taken]
+        if not gains or max(gains)[0] == 0:
+            break
+        text = strings[-max(gains)[1]]
+        taken.append(text)
+        seen |= _separators(text)
+    return _unique([*taken, *_shapes(strings, kept)])[:kept]
+
+
+def _separators(text: str) -> set[str]:
+    """The punctuation and symbols of a text (not its letters, marks, digits or spaces)."""
+    return {character for character in text if unicodedata.category(character)[0] in "PS"}
 
 
 def _shapes(strings: Sequence[str], kept: int = 6) -> list[str]:
