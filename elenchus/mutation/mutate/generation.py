@@ -25,7 +25,7 @@ from elenchus.mutation.mutate.applying import _Splicer
 from elenchus.mutation.mutate.lines import _CONTEXT, _HUNK, _diff, _range, _runnable_by_scope, _watched_lines
 from elenchus.mutation.mutate.records import MODULE_SYMBOL, Draft, FunctionSpan, Mutant, Positions, Rejected
 from elenchus.mutation.mutate.guarded import _arid_handler
-from elenchus.mutation.mutate.rejection import _arid_reason, _boundary_equivalent, _compile, _fingerprint
+from elenchus.mutation.mutate.rejection import _arid_reason, _boundary_equivalent, _compile, _fingerprint, _idle_update
 
 
 def generate(
@@ -393,7 +393,8 @@ def _build(
                             family=candidate.site.family,
                             changed_intent=candidate.site.changed_intent, reason=reason)
 
-        reason = _arid_reason(view, site, faked) or _arid_handler(view, site) or _boundary_equivalent(view, site)
+        reason = _arid_reason(view, site, faked) or _arid_handler(view, site) or _boundary_equivalent(view, site) \
+            or _idle_update(view, site)
         if reason is not None:
             outcomes.append(reject(reason))
             continue

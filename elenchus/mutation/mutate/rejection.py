@@ -355,6 +355,107 @@ def _boundary_equivalent(view: SourceView, site: Site) -> str | None:
             "value, so no input can tell the bounds apart")
 
 
+#: An update by the identity of its operator: ``flag &= True`` leaves a bool as it was.
+_IDENTITIES = {cst.BitAndAssign: "True", cst.BitOrAssign: "False", cst.BitXorAssign: "False"}
+#: Where a name is bound other than by ``name = <a bool>`` or ``name &= <a bool>``: it may hold anything.
+_OTHER_BINDINGS = (cst.Param, cst.AsName, cst.NameItem, cst.CompFor, cst.For, cst.NamedExpr, cst.Del, cst.Element,
+                   cst.StarredElement, cst.ExceptHandler)
+
+
+def _idle_update(view: SourceView, site: Site) -> str | None:
+    """Why the mutant only touches what changes nothing, or None: ``flag &= True`` dropped, where ``flag`` only
+    ever holds a bool in its function (validators' ``optional_segments &= True``, kept to show a query was looked
+    at), or the condition of an ``if`` with no ``else`` that runs nothing else, negated (its calls run as
+    before) or edited where it calls nothing."""
+    dropped = site.replacement is REMOVE or isinstance(site.replacement, cst.Pass) or isinstance(
+        site.replacement, cst.SimpleStatementLine) and isinstance(_only_statement(site.replacement), cst.Pass)
+    if dropped:
+        statement = _only_statement(site.target) if not isinstance(site.target, cst.AugAssign) else site.target
+        if _does_nothing(view, statement):
+            return (f"equivalent: `{_text(view, statement)}` changes nothing (`{statement.target.value}` only ever "
+                    "holds True or False), so dropping it cannot be seen")
+        return None
+    holder, inside = None, site.target
+    for node in view.ancestors(site.target):  # (the `if` whose condition holds the site: `==` of `a == b`)
+        if isinstance(node, (cst.If, cst.BaseSmallStatement, cst.BaseCompoundStatement, cst.Lambda)):
+            holder = node if isinstance(node, cst.If) and node.test is inside else None
+            break
+        inside = node
+    if holder is None or holder.orelse is not None:
+        return None
+    body = holder.body.body if isinstance(holder.body, cst.IndentedBlock) else (holder.body,)
+    steps = [_only_statement(line) for line in body]
+    if not steps or not all(_does_nothing(view, step) for step in steps):
+        return None
+    negated = site.target is holder.test and isinstance(site.replacement, cst.UnaryOperation) and isinstance(
+        site.replacement.operator, cst.Not) and _bare(site.replacement.expression).deep_equals(_bare(site.target))
+    if not negated and not (_calls_nothing(holder.test) and _calls_nothing(site.replacement)):
+        return None
+    return (f"equivalent: the `if` only runs `{_text(view, steps[0])}`, which changes nothing, so which way its "
+            "condition goes cannot be seen")
+
+
+def _bare(node: cst.CSTNode) -> cst.CSTNode:
+    """``node`` without the parentheses around it."""
+    return node.with_changes(lpar=[], rpar=[]) if getattr(node, "lpar", None) else node
+
+
+def _does_nothing(view: SourceView, node: cst.CSTNode | None) -> bool:
+    """Is ``node`` an update by its operator's identity (``flag &= True``) of a name its function only binds to
+    a bool?"""
+    if not isinstance(node, cst.AugAssign) or not isinstance(node.target, cst.Name) \
+            or not isinstance(node.value, cst.Name) or _IDENTITIES.get(type(node.operator)) != node.value.value:
+        return False
+    function = view.function(node)
+    if function is None:
+        return False
+    name = node.target.value
+    for other in (n for n in view.all_nodes() if isinstance(n, cst.Name) and n.value == name):
+        if function not in view.ancestors(other):
+            continue
+        parent = view.parent(other)
+        if isinstance(parent, cst.AssignTarget):
+            assign = view.parent(parent)
+            if not isinstance(assign, cst.Assign) or len(assign.targets) != 1 or not _boolean(assign.value):
+                return False
+        elif isinstance(parent, (cst.AnnAssign, cst.AugAssign)) and parent.target is other:
+            if parent.value is None or not _boolean(parent.value) or isinstance(parent, cst.AugAssign) \
+                    and type(parent.operator) not in _IDENTITIES:
+                return False
+        elif isinstance(parent, _OTHER_BINDINGS):
+            return False
+    return True
+
+
+def _boolean(node: cst.BaseExpression) -> bool:
+    """Does ``node`` always give a bool: ``True``, ``bool(...)``, ``not ...``, a comparison, ``and``/``or`` of
+    those?"""
+    if isinstance(node, cst.Name):
+        return node.value in ("True", "False")
+    if isinstance(node, cst.Call):
+        return isinstance(node.func, cst.Name) and node.func.value == "bool"
+    if isinstance(node, cst.UnaryOperation):
+        return isinstance(node.operator, cst.Not)
+    if isinstance(node, cst.BooleanOperation):
+        return _boolean(node.left) and _boolean(node.right)
+    return isinstance(node, cst.Comparison)
+
+
+def _calls_nothing(node: cst.CSTNode) -> bool:
+    """Does evaluating ``node`` run no code of anyone's (no call, subscript or attribute: a property or
+    ``__getitem__`` may)?"""
+    found: list[cst.CSTNode] = []
+
+    class _Seen(cst.CSTVisitor):
+        def on_visit(self, visited: cst.CSTNode) -> bool:
+            if isinstance(visited, (cst.Call, cst.Subscript, cst.Attribute, cst.Await, cst.Yield)):
+                found.append(visited)
+            return not found
+
+    node.visit(_Seen())
+    return not found
+
+
 def _text(view: SourceView, node: cst.CSTNode) -> str:
     return " ".join(view.module.code_for_node(node).split())
 
