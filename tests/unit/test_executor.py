@@ -89,6 +89,23 @@ def test_warm_runs_give_the_fresh_verdicts_and_say_where_they_ran(cohort, tmp_pa
     assert not list((tmp_path / "scratch").glob("warm-*")), "a worker's slot was left behind"
 
 
+def test_a_warm_runs_garbage_collections_leave_out_what_the_worker_preloaded(cohort, tmp_path):
+    # pytest collects garbage five times as its session ends; walking every object of the preloaded modules each
+    # time cost a child more than a small suite's tests. Those objects are held apart (frozen), the run's are not.
+    (cohort.template / "tests" / "test_gc.py").write_text(
+        "import gc\n\n\ndef test_preloaded_objects_are_held_apart():\n"
+        "    assert gc.get_freeze_count() > 10000, gc.get_freeze_count()\n")
+    checked = Cohort(cohort.name, cohort.template, ("tests/test_gc.py",), tree_digest(cohort.template))
+    warm = WarmRunner(tmp_path / "scratch", 1, ["json"], ["pkg"])
+    try:
+        hot = warm.run(RunRequest(checked, checked.tests, 60))
+        assert hot.executor == "warm" and hot.execution is Execution.COMPLETED, hot.stderr_tail
+        assert _outcomes(hot) == {"tests/test_gc.py::test_preloaded_objects_are_held_apart": TestOutcome.PASSED}, \
+            hot.stdout_tail
+    finally:
+        warm.close()
+
+
 def test_installed_pytest_plugins_are_left_for_pytest_to_import_under_filterwarnings_error(cohort, tmp_path):
     # pytest marks installed plugins for assertion rewriting and warns if one is already imported;
     # a project that turns warnings into errors would then fail every warm run before its tests.
