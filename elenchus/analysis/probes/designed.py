@@ -541,7 +541,11 @@ def refused_inside(source: str, mutant: Mutant, samples: Sequence[CallSample]) -
         return []  # (the lines' own pattern: ``_character_variants`` puts in what it refuses)
     strings = [value for sample in samples for value in (*sample.args, *sample.kwargs.values())
                if isinstance(value, str)]
-    texts, refused = _most_parts(strings, _READ_TEXTS), _refused(_patterns_read(source, mutant.line))
+    # (texts of each first character and length, in turn with those split into the most kinds of part: a text
+    # with every part is often one the code refuses for another reason)
+    turns = itertools.zip_longest(_shapes(strings, _READ_TEXTS), _most_parts(strings, _READ_TEXTS))
+    texts = _unique(text for pair in turns for text in pair if text is not None)
+    refused = _refused(_patterns_read(source, mutant.line))
     return _unique(text[:place] + character + text[place:] for character in refused for text in texts
                    for place in (len(text) // 4, len(text) // 2, 3 * len(text) // 4, len(text)))
 
@@ -613,7 +617,7 @@ def _refused(constants: Sequence[str]) -> list[str]:
 
 
 def _most_parts(strings: Sequence[str], kept: int) -> list[str]:
-    """The tests' texts that hold the most separators no text taken before held, then texts of other shapes.
+    """The tests' texts that hold the most separators no text taken before held.
 
     A character put a quarter, half and three quarters of the way into a text lands in one of its parts, and
     what the mutant checks another way is one part (a URL's fragment, after `#`): the texts split into the most
@@ -628,7 +632,7 @@ def _most_parts(strings: Sequence[str], kept: int) -> list[str]:
         text = strings[-max(gains)[1]]
         taken.append(text)
         seen |= _separators(text)
-    return _unique([*taken, *_shapes(strings, kept)])[:kept]
+    return taken
 
 
 def _separators(text: str) -> set[str]:
