@@ -368,9 +368,18 @@ _IDLE = src('''
             ok &= bool(path.isascii())
         if query and parse_qs(query, strict_parsing=strict):
             ok &= True
+        if strict and path:
+            ok &= True
         if path == "/":
             ok &= True
         return ok
+
+
+    def unbound(items, given):
+        if items:
+            found = True
+        found &= True
+        return given
 
 
     def counted(items):
@@ -397,19 +406,24 @@ def test_mutate_rejects_an_update_that_changes_nothing_and_the_condition_of_a_br
     idle = {(r.line, r.family): r.reason for r in rejected if "changes nothing" in r.reason}
     kept = {(m.line, m.family) for m in mutants}
     lines = {text.strip(): number for number, text in enumerate(_IDLE.splitlines(), 1)}
-    query, root = lines["if query and parse_qs(query, strict_parsing=strict):"], lines['if path == "/":']
+    query, both = lines["if query and parse_qs(query, strict_parsing=strict):"], lines["if strict and path:"]
+    root = lines['if path == "/":']
     # the update dropped, where it follows a query's check and a comparison
     assert (query + 1, "lost-side-effect") in idle and (root + 1, "lost-side-effect") in idle, (idle, kept)
     assert "only ever holds True or False" in idle[query + 1, "lost-side-effect"]
-    # the branch's condition negated (its calls run as before), or edited where it calls nothing
+    # the branch's condition negated (its calls run as before), or edited where it only reads names
     assert (query, "negated-condition") in idle and (root, "negated-condition") in idle, (idle, kept)
-    assert (root, "equality-inversion") in idle, (idle, kept)
-    # kept: `and` made `or` skips `parse_qs`, which can raise on a bad query; `True` made `False` is a real change
+    assert (both, "and-or-confusion") in idle, (idle, kept)
+    # kept: `and` made `or` skips `parse_qs`, which can raise on a bad query; `True` made `False` is a real change;
+    # `==` made `!=` calls another method of the caller's object, which may raise
     assert (query, "and-or-confusion") in kept and (query + 1, "constant-drift") in kept, (idle, kept)
-    # kept: a number (`total += 0` gives 0.0 for -0.0), an item of the caller's, a caller's flag, a pair unpacked
+    assert (root, "equality-inversion") in kept, (idle, kept)
+    # kept: a number (`total += 0` gives 0.0 for -0.0), an item of the caller's, a caller's flag, a pair unpacked, a
+    # flag bound only in a branch (the update raises UnboundLocalError where the branch was not taken)
     assert not [line for line, _ in idle if line > root + 1], idle
     assert (lines["seen &= True"], "lost-side-effect") in kept and (lines["flag &= True"], "lost-side-effect") in kept
     assert (lines["other &= True"], "lost-side-effect") in kept, kept
+    assert (lines["found &= True"], "lost-side-effect") in kept, kept
 
 
 def test_mutate_rejects_a_handler_widened_around_a_probe_of_what_the_interpreter_has():

@@ -389,7 +389,7 @@ def _idle_update(view: SourceView, site: Site) -> str | None:
         return None
     negated = site.target is holder.test and isinstance(site.replacement, cst.UnaryOperation) and isinstance(
         site.replacement.operator, cst.Not) and _bare(site.replacement.expression).deep_equals(_bare(site.target))
-    if not negated and not (_calls_nothing(holder.test) and _calls_nothing(site.replacement)):
+    if not negated and not (_plain(holder.test) and _plain(site.replacement)):
         return None
     return (f"equivalent: the `if` only runs `{_text(view, steps[0])}`, which changes nothing, so which way its "
             "condition goes cannot be seen")
@@ -407,9 +407,19 @@ def _does_nothing(view: SourceView, node: cst.CSTNode | None) -> bool:
             or not isinstance(node.value, cst.Name) or _IDENTITIES.get(type(node.operator)) != node.value.value:
         return False
     function = view.function(node)
-    if function is None:
+    if function is None or not isinstance(function.body, cst.IndentedBlock):
         return False
     name = node.target.value
+    # bound to a bool by a statement of the function's own block before the one holding the update: never unbound
+    # there (dropping an update of an unbound name would drop its UnboundLocalError)
+    top = list(function.body.body)
+    holding = next((i for i, statement in enumerate(top)
+                    if statement is node or any(a is statement for a in view.ancestors(node))), None)
+    first = next((i for i, statement in enumerate(top) if isinstance(_only_statement(statement), cst.Assign)
+                  and any(isinstance(t.target, cst.Name) and t.target.value == name
+                          for t in _only_statement(statement).targets)), None)
+    if holding is None or first is None or first >= holding:
+        return False
     for other in (n for n in view.all_nodes() if isinstance(n, cst.Name) and n.value == name):
         if function not in view.ancestors(other):
             continue
@@ -428,8 +438,8 @@ def _does_nothing(view: SourceView, node: cst.CSTNode | None) -> bool:
 
 
 def _boolean(node: cst.BaseExpression) -> bool:
-    """Does ``node`` always give a bool: ``True``, ``bool(...)``, ``not ...``, a comparison, ``and``/``or`` of
-    those?"""
+    """Does ``node`` always give a bool: ``True``, ``bool(...)``, ``not ...``, ``and``/``or`` of those? (Not a
+    comparison: ``a < b`` gives whatever ``__lt__`` returns.)"""
     if isinstance(node, cst.Name):
         return node.value in ("True", "False")
     if isinstance(node, cst.Call):
@@ -438,22 +448,22 @@ def _boolean(node: cst.BaseExpression) -> bool:
         return isinstance(node.operator, cst.Not)
     if isinstance(node, cst.BooleanOperation):
         return _boolean(node.left) and _boolean(node.right)
-    return isinstance(node, cst.Comparison)
+    return False
 
 
-def _calls_nothing(node: cst.CSTNode) -> bool:
-    """Does evaluating ``node`` run no code of anyone's (no call, subscript or attribute: a property or
-    ``__getitem__`` may)?"""
-    found: list[cst.CSTNode] = []
-
-    class _Seen(cst.CSTVisitor):
-        def on_visit(self, visited: cst.CSTNode) -> bool:
-            if isinstance(visited, (cst.Call, cst.Subscript, cst.Attribute, cst.Await, cst.Yield)):
-                found.append(visited)
-            return not found
-
-    node.visit(_Seen())
-    return not found
+def _plain(node: cst.CSTNode) -> bool:
+    """Does evaluating ``node`` run nobody's code and raise nothing: names, literals, ``not``, ``and``, ``or``,
+    ``is`` (a comparison calls ``__eq__`` or ``__lt__``, which may raise; a call or an attribute runs code)?"""
+    if isinstance(node, (cst.Name, cst.Integer, cst.Float, cst.SimpleString, cst.And, cst.Or, cst.Is, cst.IsNot)):
+        return True  # (an operator is what the mutant puts in place of one: `and` made `or`)
+    if isinstance(node, cst.UnaryOperation):
+        return isinstance(node.operator, cst.Not) and _plain(node.expression)
+    if isinstance(node, cst.BooleanOperation):
+        return _plain(node.left) and _plain(node.right)
+    if isinstance(node, cst.Comparison):
+        return _plain(node.left) and all(isinstance(part.operator, (cst.Is, cst.IsNot)) and _plain(part.comparator)
+                                         for part in node.comparisons)
+    return False
 
 
 def _text(view: SourceView, node: cst.CSTNode) -> str:
