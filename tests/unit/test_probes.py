@@ -654,6 +654,41 @@ def test_a_check_of_a_texts_last_part_skipped_is_told_apart_through_the_test_tex
     assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("False", "True"), found.distinction
 
 
+ADDRESS = textwrap.dedent("""
+    from urllib.parse import urlsplit
+
+
+    def _known(scheme):
+        return (
+            scheme in {"http", "https"}
+            if scheme
+            else False
+        )
+
+
+    def address(text):
+        scheme, host, path, _, _ = urlsplit(text)
+        return bool(_known(scheme) and host)
+""")
+
+
+def test_a_value_asked_whether_it_is_empty_is_told_apart_by_a_test_text_with_that_part_left_out(tmp_path):
+    # As validators' `_validate_scheme`: `else False` made `else True` shows only for an address without a scheme,
+    # which no test wrote: `'//example.com/a'`, the tests' `'http://example.com/a'` with its first part left out
+    root = make_project(tmp_path / "address", "address", ADDRESS, "def test_nothing():\n    pass\n")
+    line = next(number for number, text in enumerate(ADDRESS.splitlines(), 1) if "else False" in text)
+    mutant = dataclasses.replace(handmade_mutant("src/shop/address.py", "_known",
+                                                 ADDRESS.replace("else False", "else True")),
+                                 line=line, end_line=line, mutated_lines=(line,))
+    samples = [probes.CallSample("shop.address:address", (repr(text),))
+               for text in ["http://example.com/a", "https://shop.example.org/cart", "http://a.io"]]
+    found = probes.search_input(root, mutant, samples, search_budget=0, symbol="address")
+    assert found.distinction is not None, found.reason  # (never "likely equivalent")
+    text = ast.literal_eval(found.distinction.args_repr[0])
+    assert text.startswith("//") or text.startswith("://"), found.distinction
+    assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("False", "True"), found.distinction
+
+
 SINGULAR = textwrap.dedent("""\
     def singular(word, count=None):
         if count == 1:

@@ -554,6 +554,44 @@ def refused_inside(source: str, mutant: Mutant, samples: Sequence[CallSample]) -
 _READ_TEXTS = 4
 
 
+def parts_emptied(source: str, mutant: Mutant, samples: Sequence[CallSample]) -> list[str]:
+    """For mutated lines under a question whether a value is empty (``scheme in SCHEMES if scheme else False``,
+    ``if not user: return True``): the tests' texts with one part left out, alone and with the separator after it
+    (``'//example.com'`` for ``'http://example.com'``: an address without a scheme). The tests rarely leave a part
+    of their texts empty, and a value taken from a part of the caller's text is empty only then."""
+    if not _asks_if_empty(source, mutant):
+        return []
+    strings = [value for sample in samples for value in (*sample.args, *sample.kwargs.values())
+               if isinstance(value, str)]
+    turns = itertools.zip_longest(_shapes(strings, _READ_TEXTS), _most_parts(strings, _READ_TEXTS))
+    texts = [text for pair in turns for text in pair if text is not None]
+    found: list[str] = []
+    for text in _unique(texts)[:_READ_TEXTS]:
+        for part in re.finditer(r"[^\W_]+", text):
+            start, end = part.span()
+            after = end + 1 if end < len(text) and _separators(text[end]) else end
+            found += [text[:start] + text[after:], text[:start] + text[end:]]
+    return [text for text in _unique(found) if text]
+
+
+def _asks_if_empty(source: str, mutant: Mutant) -> bool:
+    """Is a mutated line in a conditional expression, or in the test or first statement of either branch of an
+    ``if`` or ``while``, whose test asks only whether a name is empty (``value``, ``not value``)?"""
+    lines = set(range(mutant.line, mutant.end_line + 1))
+
+    def span(*nodes: ast.AST) -> set[int]:
+        return {line for node in nodes for line in range(node.lineno, (node.end_lineno or node.lineno) + 1)}
+
+    for node in _module_nodes(source):
+        if isinstance(node, ast.IfExp) and lines & span(node) or isinstance(node, (ast.If, ast.While)) \
+                and lines & span(node.test, *node.body[:1], *node.orelse[:1]):
+            test = node.test.operand if isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not) \
+                else node.test
+            if isinstance(test, ast.Name):
+                return True
+    return False
+
+
 def _patterns_read(source: str, line: int) -> list[str]:
     """The texts written in the function holding ``line`` and in the module's functions it calls by name, each
     concatenation of them joined (``r"(^[a-z]" + r"|[0-9])"``, a pattern no part of which compiles alone): the

@@ -52,6 +52,7 @@ from elenchus.analysis.probes.designed import (
     _sized_texts,
     _tested_tables,
     changed_defaults,
+    parts_emptied,
     refused_inside,
     swapped_calls,
     table_swaps,
@@ -358,7 +359,9 @@ def search_input(
         # that have one)
         reaching = [s for s in calls if comparer.reaches(s.args_repr, dict(s.kwargs_repr))]
         variants = _character_variants(source, mutant, [*reaching, *(s for s in calls if s not in reaching)])
-        inside = refused_inside(source, mutant, [*reaching, *(s for s in calls if s not in reaching)])
+        # (and, under a question whether a value is empty, the tests' texts with a part left out)
+        inside = [*parts_emptied(source, mutant, [*reaching, *(s for s in calls if s not in reaching)]),
+                  *refused_inside(source, mutant, [*reaching, *(s for s in calls if s not in reaching)])]
         for receiver in receivers:  # each instance the tests built gets its share of the inputs
             comparer.receiver = receiver
             for sample in calls if receiver is not None else ():  # the tests' arguments on this instance
