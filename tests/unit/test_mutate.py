@@ -368,6 +368,8 @@ _IDLE = src('''
             ok &= bool(path.isascii())
         if query and parse_qs(query, strict_parsing=strict):
             ok &= True
+        if strict is None:
+            ok &= True
         if strict and path:
             ok &= True
         if path == "/":
@@ -407,17 +409,17 @@ def test_mutate_rejects_an_update_that_changes_nothing_and_the_condition_of_a_br
     kept = {(m.line, m.family) for m in mutants}
     lines = {text.strip(): number for number, text in enumerate(_IDLE.splitlines(), 1)}
     query, both = lines["if query and parse_qs(query, strict_parsing=strict):"], lines["if strict and path:"]
-    root = lines['if path == "/":']
+    root, unset = lines['if path == "/":'], lines["if strict is None:"]
     # the update dropped, where it follows a query's check and a comparison
     assert (query + 1, "lost-side-effect") in idle and (root + 1, "lost-side-effect") in idle, (idle, kept)
     assert "only ever holds True or False" in idle[query + 1, "lost-side-effect"]
-    # the branch's condition negated (its calls run as before), or edited where it only reads names
+    # the branch's condition negated (its calls run as before), or edited where it only compares names by identity
     assert (query, "negated-condition") in idle and (root, "negated-condition") in idle, (idle, kept)
-    assert (both, "and-or-confusion") in idle, (idle, kept)
-    # kept: `and` made `or` skips `parse_qs`, which can raise on a bad query; `True` made `False` is a real change;
-    # `==` made `!=` calls another method of the caller's object, which may raise
+    assert (unset, "none-check-inversion") in idle, (idle, kept)
+    # kept: `and` made `or` skips `parse_qs`, which can raise on a bad query, or a truth value (a NumPy array's
+    # raises); `True` made `False` is a real change; `==` made `!=` calls another method of the caller's object
     assert (query, "and-or-confusion") in kept and (query + 1, "constant-drift") in kept, (idle, kept)
-    assert (root, "equality-inversion") in kept, (idle, kept)
+    assert (both, "and-or-confusion") in kept and (root, "equality-inversion") in kept, (idle, kept)
     # kept: a number (`total += 0` gives 0.0 for -0.0), an item of the caller's, a caller's flag, a pair unpacked, a
     # flag bound only in a branch (the update raises UnboundLocalError where the branch was not taken)
     assert not [line for line, _ in idle if line > root + 1], idle

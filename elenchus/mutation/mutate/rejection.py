@@ -366,7 +366,7 @@ def _idle_update(view: SourceView, site: Site) -> str | None:
     """Why the mutant only touches what changes nothing, or None: ``flag &= True`` dropped, where ``flag`` only
     ever holds a bool in its function (validators' ``optional_segments &= True``, kept to show a query was looked
     at), or the condition of an ``if`` with no ``else`` that runs nothing else, negated (its calls run as
-    before) or edited where it calls nothing."""
+    before) or, where it only compares names by identity (``if value is None:``), edited."""
     dropped = site.replacement is REMOVE or isinstance(site.replacement, cst.Pass) or isinstance(
         site.replacement, cst.SimpleStatementLine) and isinstance(_only_statement(site.replacement), cst.Pass)
     if dropped:
@@ -452,14 +452,12 @@ def _boolean(node: cst.BaseExpression) -> bool:
 
 
 def _plain(node: cst.CSTNode) -> bool:
-    """Does evaluating ``node`` run nobody's code and raise nothing: names, literals, ``not``, ``and``, ``or``,
-    ``is`` (a comparison calls ``__eq__`` or ``__lt__``, which may raise; a call or an attribute runs code)?"""
-    if isinstance(node, (cst.Name, cst.Integer, cst.Float, cst.SimpleString, cst.And, cst.Or, cst.Is, cst.IsNot)):
-        return True  # (an operator is what the mutant puts in place of one: `and` made `or`)
-    if isinstance(node, cst.UnaryOperation):
-        return isinstance(node.operator, cst.Not) and _plain(node.expression)
-    if isinstance(node, cst.BooleanOperation):
-        return _plain(node.left) and _plain(node.right)
+    """Is ``node`` a name, a literal, an identity comparison of those or one of its operators: something whose
+    evaluation runs nobody's code, so that an edit of it changes no call and no exception? (Truth values are not:
+    ``if items and flag:`` made ``or`` skips ``items.__bool__``, which a NumPy array raises from; nor are ``==`` and
+    ``<``, which call the operands' methods.)"""
+    if isinstance(node, (cst.Name, cst.Integer, cst.Float, cst.SimpleString, cst.Is, cst.IsNot)):
+        return True  # (an operator is what the mutant puts in place of one: `is` made `is not`)
     if isinstance(node, cst.Comparison):
         return _plain(node.left) and all(isinstance(part.operator, (cst.Is, cst.IsNot)) and _plain(part.comparator)
                                          for part in node.comparisons)
