@@ -647,7 +647,7 @@ def test_a_check_of_a_texts_last_part_skipped_is_told_apart_through_the_test_tex
              "example.com/", "shop.example.com/cart/items"]
     samples = [probes.CallSample("shop.link:link", (repr(text),))
                for text in [*plain, "www.example.com/a/long/path?page=2#top"]]
-    found = probes.search_input(root, mutant, samples, search_budget=0, boundary_budget=24)
+    found = probes.search_input(root, mutant, samples, search_budget=0, boundary_budget=64)
     assert found.distinction is not None, found.reason  # (never "likely equivalent")
     text = ast.literal_eval(found.distinction.args_repr[0])
     assert text.startswith("www.example.com/a/long/path?page=2#"), found.distinction

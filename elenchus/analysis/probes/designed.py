@@ -541,17 +541,21 @@ def refused_inside(source: str, mutant: Mutant, samples: Sequence[CallSample]) -
         return []  # (the lines' own pattern: ``_character_variants`` puts in what it refuses)
     strings = [value for sample in samples for value in (*sample.args, *sample.kwargs.values())
                if isinstance(value, str)]
-    # (texts of each first character and length, in turn with those split into the most kinds of part: a text
-    # with every part is often one the code refuses for another reason)
-    turns = itertools.zip_longest(_shapes(strings, _READ_TEXTS), _most_parts(strings, _READ_TEXTS))
-    texts = _unique(text for pair in turns for text in pair if text is not None)
-    refused = _refused(_patterns_read(source, mutant.line))
+    texts, refused = _read_texts(strings), _refused(_patterns_read(source, mutant.line))
     return _unique(text[:place] + character + text[place:] for character in refused for text in texts
                    for place in (len(text) // 4, len(text) // 2, 3 * len(text) // 4, len(text)))
 
 
 #: The tests' texts that take what a pattern beyond the mutated lines refuses, at most.
 _READ_TEXTS = 4
+
+
+def _read_texts(strings: Sequence[str]) -> list[str]:
+    """The tests' texts of each first character and length in turn with those split into the most kinds of part,
+    ``_READ_TEXTS`` in all (a text with every part is often one the code refuses for another reason, and more
+    texts would take the budget of the calls that follow)."""
+    turns = itertools.zip_longest(_shapes(strings, _READ_TEXTS), _most_parts(strings, _READ_TEXTS))
+    return _unique(text for pair in turns for text in pair if text is not None)[:_READ_TEXTS]
 
 
 def parts_emptied(source: str, mutant: Mutant, samples: Sequence[CallSample]) -> list[str]:
@@ -563,10 +567,8 @@ def parts_emptied(source: str, mutant: Mutant, samples: Sequence[CallSample]) ->
         return []
     strings = [value for sample in samples for value in (*sample.args, *sample.kwargs.values())
                if isinstance(value, str)]
-    turns = itertools.zip_longest(_shapes(strings, _READ_TEXTS), _most_parts(strings, _READ_TEXTS))
-    texts = [text for pair in turns for text in pair if text is not None]
     found: list[str] = []
-    for text in _unique(texts)[:_READ_TEXTS]:
+    for text in _read_texts(strings):
         for part in re.finditer(r"[^\W_]+", text):
             start, end = part.span()
             after = end + 1 if end < len(text) and _separators(text[end]) else end

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import itertools
 import json
 import re
 import time
@@ -359,9 +360,11 @@ def search_input(
         # that have one)
         reaching = [s for s in calls if comparer.reaches(s.args_repr, dict(s.kwargs_repr))]
         variants = _character_variants(source, mutant, [*reaching, *(s for s in calls if s not in reaching)])
-        # (and, under a question whether a value is empty, the tests' texts with a part left out)
-        inside = [*parts_emptied(source, mutant, [*reaching, *(s for s in calls if s not in reaching)]),
-                  *refused_inside(source, mutant, [*reaching, *(s for s in calls if s not in reaching)])]
+        # (in turn with, under a question whether a value is empty, the tests' texts with a part left out)
+        inside = [text for pair in itertools.zip_longest(
+            refused_inside(source, mutant, [*reaching, *(s for s in calls if s not in reaching)]),
+            parts_emptied(source, mutant, [*reaching, *(s for s in calls if s not in reaching)]))
+            for text in pair if text is not None]
         for receiver in receivers:  # each instance the tests built gets its share of the inputs
             comparer.receiver = receiver
             for sample in calls if receiver is not None else ():  # the tests' arguments on this instance
