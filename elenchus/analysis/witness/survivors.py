@@ -19,7 +19,7 @@ import multiprocessing
 import re
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from elenchus.analysis import probes
 from elenchus.execution import callrecord
@@ -119,7 +119,7 @@ def witness_survivors(survivors: Sequence[Mutant], cohort: Cohort, head: Snapsho
                                    steps=sorted(steps), disabled_plugins=cohort.disabled_plugins, tests_only=True)
         for target, calls in more.items():
             bucket = samples.setdefault(target, [])
-            bucket += [call for call in calls if call not in bucket][:max(0, callrecord.KEPT_SAMPLES - len(bucket))]
+            bucket += _spread([call for call in calls if call not in bucket], callrecord.KEPT_SAMPLES - len(bucket))
     sources = [read_python(cohort.template / t) for t in cohort.tests]
     literals, options = probes.literals_in(sources), probes.keywords_in(sources)
     placements = {mutant.id: placement_for(mutant, layout.module_name(mutant.path) or "", cohort.tests, head.read)
@@ -292,8 +292,24 @@ def _naming_callers(cohort: Cohort, coverage: CoverageMap | None, spans: Mapping
         if in_order:
             collected = {nodeid: place for place, nodeid in enumerate(coverage.keys)}
             named_cases.sort(key=collected.__getitem__)
-        chosen.update(named_cases[:cases])
+            chosen.update(_spread(named_cases, cases))
+        else:
+            chosen.update(named_cases[:cases])
     return tuple(sorted(chosen))
+
+
+_T = TypeVar("_T")
+
+
+def _spread(items: Sequence[_T], count: int) -> list[_T]:
+    """``count`` of ``items`` taken evenly from first to last, in their order: a parametrized test lists its cases
+    by kind (plain addresses, then those with a password, then with a fragment), and its first cases alone would
+    all be of the first kinds."""
+    if count >= len(items):
+        return list(items)
+    if count < 2:
+        return list(items[:max(0, count)])
+    return [items[round(place * (len(items) - 1) / (count - 1))] for place in range(count)]
 
 
 def _outcome(future: Future) -> Witness | NoWitness | Candidate | _Progress:
