@@ -8,8 +8,9 @@ instead whenever the mutated lines are not plainly inside a function body (modul
 class code, signatures, decorators, default values: they run at import, and a lazily
 imported module runs them inside whichever test imported it first), or ran at import or
 in a fixture's setup or teardown (a shared fixture hands its result to tests that never
-execute those lines themselves), or when the baseline could not be measured per test
-(tests run by xdist workers). The same map says where the import took one branch of module-level
+execute those lines themselves), or sit in a function that keeps what it does for later calls (results
+cached by `@lru_cache` and the like, a module global it sets: its body runs in the first test that calls it
+only), or when the baseline could not be measured per test (tests run by xdist workers). The same map says where the import took one branch of module-level
 code and not the other (``untaken_branch``): no test run here executes the other.
 """
 
@@ -104,6 +105,11 @@ class CoverageMap:
         if lines & self.shared.get(mutant.path, frozenset()):
             return Selection(None, (), "the mutated lines run at import or in a fixture shared by tests", True,
                              first=ordered)
+        remembered = _remembered(source, frozenset(lines))
+        if remembered is not None:
+            return Selection(None, (), f"the mutated lines are in a function {remembered}: they run inside "
+                             "whichever test called it first, and later tests get what that run left", True,
+                             first=ordered)
         if not tests:
             return Selection((), (), "no test executes the mutated lines")
         if not any(key in self.durations for key in tests):  # (the tests that passed in the baseline)
@@ -167,6 +173,30 @@ def _function_nodes(source: str) -> Iterator[ast.FunctionDef | ast.AsyncFunction
 def _bodies_behind(source: str, lines: frozenset[int]) -> range:
     """The body lines of the function whose header holds one of ``lines`` (headers never overlap); empty: none."""
     return next((body for start, end, body in _headers(source) if any(start <= n <= end for n in lines)), range(0))
+
+
+#: Decorators that keep a function's results, by their last name: `@lru_cache`, `@functools.cache(...)`, `@cachedmethod`,
+#: `@memoize` (a name that only looks like one costs time: every relevant test runs).
+_KEEPING = re.compile(r"cache|memo", re.IGNORECASE)
+
+
+def _remembered(source: str, lines: frozenset[int]) -> str | None:
+    """How the function holding ``lines`` in its body keeps what it does for later calls (its results cached by a
+    decorator, or a module global it sets), or None. Such a body runs in the first test that calls it only: the
+    baseline's coverage names that one test, and validators' `_path_regex` (`@lru_cache`) mutated was run against
+    it alone, while another test's call, served the mutant's pattern, fails on it."""
+    for node in _function_nodes(source):
+        body = range(node.body[0].lineno, (node.end_lineno or node.body[0].lineno) + 1)
+        if not any(line in body for line in lines):
+            continue
+        for decorator in node.decorator_list:
+            called = decorator.func if isinstance(decorator, ast.Call) else decorator
+            name = called.attr if isinstance(called, ast.Attribute) else getattr(called, "id", "")
+            if _KEEPING.search(name):
+                return f"whose results `@{name}` keeps"
+        if any(isinstance(inner, ast.Global) for inner in ast.walk(node)):
+            return "that sets a module global"
+    return None
 
 
 @functools.lru_cache(maxsize=64)

@@ -31,11 +31,30 @@ def helper_for_fixture(x):
 
 def half(x):
     return x // 2
+
+
+import functools
+import re
+
+
+@functools.lru_cache
+def digits():
+    return re.compile("[0-9]+")
+
+
+_SEEN = None
+
+
+def seen():
+    global _SEEN
+    if _SEEN is None:
+        _SEEN = ["first"]
+    return _SEEN
 '''
 
 TESTS = '''import pytest
 
-from pkg.calc import clamp, double, half, helper_for_fixture
+from pkg.calc import clamp, digits, double, half, helper_for_fixture, seen
 
 
 @pytest.fixture(scope="module")
@@ -68,6 +87,22 @@ class TestDouble:
 @pytest.mark.xfail(reason="flaky on CI")
 def test_half():
     assert half(9) == 4
+
+
+def test_digits_of_a_number():
+    assert digits().fullmatch("12")
+
+
+def test_digits_of_a_word():
+    assert not digits().fullmatch("twelve")
+
+
+def test_seen_first():
+    assert seen() == ["first"]
+
+
+def test_seen_again():
+    assert seen()[0] == "first"
 '''
 
 
@@ -133,6 +168,18 @@ def test_module_level_code_and_lines_run_by_a_shared_fixture_run_every_relevant_
     fixture = coverage.select(_mutant(_line("return x + 100")), SOURCE)
     assert fixture.tests is None and "fixture" in fixture.reason
     assert fixture.first == ("tests/test_calc.py::test_shared[1]",)  # the fixture ran in its setup
+
+
+@pytest.mark.parametrize("text, how", [('return re.compile("[0-9]+")', "`@lru_cache`"),
+                                       ('_SEEN = ["first"]', "module global")])
+def test_a_function_that_keeps_what_it_does_for_later_calls_runs_every_relevant_test(coverage, text, how):
+    # validators' `_path_regex` (`@lru_cache`): its body ran in the first test that called it, and the coverage names
+    # that test alone; a mutant run against it alone passed, while another test, served the mutant's pattern, fails
+    line = _line(text)
+    assert len(coverage.lines["pkg/calc.py"][line]) == 1  # (only the first caller ran it)
+    selection = coverage.select(_mutant(line), SOURCE)
+    assert selection.tests is None and how in selection.reason, selection
+    assert selection.first == coverage.lines["pkg/calc.py"][line]  # (that one first)
 
 
 def test_a_run_with_tests_to_try_first_runs_them_first_and_leaves_none_out(workspace):
