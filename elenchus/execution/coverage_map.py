@@ -105,7 +105,7 @@ class CoverageMap:
         if lines & self.shared.get(mutant.path, frozenset()):
             return Selection(None, (), "the mutated lines run at import or in a fixture shared by tests", True,
                              first=ordered)
-        remembered = _remembered(source, frozenset(lines))
+        remembered = _remembered(source, frozenset(lines)) if tests else None  # (never called: not covered)
         if remembered is not None:
             return Selection(None, (), f"the mutated lines are in a function {remembered}: they run inside "
                              "whichever test called it first, and later tests get what that run left", True,

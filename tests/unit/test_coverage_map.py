@@ -42,6 +42,11 @@ def digits():
     return re.compile("[0-9]+")
 
 
+@functools.lru_cache
+def letters():
+    return re.compile("[a-z]+")
+
+
 _SEEN = None
 
 
@@ -180,6 +185,8 @@ def test_a_function_that_keeps_what_it_does_for_later_calls_runs_every_relevant_
     selection = coverage.select(_mutant(line), SOURCE)
     assert selection.tests is None and how in selection.reason, selection
     assert selection.first == coverage.lines["pkg/calc.py"][line]  # (that one first)
+    # (one no test calls is not covered, as before: no run)
+    assert coverage.select(_mutant(_line('return re.compile("[a-z]+")')), SOURCE).tests == ()
 
 
 def test_a_run_with_tests_to_try_first_runs_them_first_and_leaves_none_out(workspace):
