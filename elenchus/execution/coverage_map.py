@@ -10,8 +10,9 @@ imported module runs them inside whichever test imported it first), or ran at im
 in a fixture's setup or teardown (a shared fixture hands its result to tests that never
 execute those lines themselves), or sit in a function that keeps what it does for later calls (results
 cached by `@lru_cache` and the like, a module global it sets: its body runs in the first test that calls it
-only), or when the baseline could not be measured per test (tests run by xdist workers). The same map says where the import took one branch of module-level
-code and not the other (``untaken_branch``): no test run here executes the other.
+only), or when the baseline could not be measured per test (tests run by xdist workers). The same map says
+where the import took one branch of module-level code and not the other (``untaken_branch``): no test run
+here executes the other.
 """
 
 from __future__ import annotations
@@ -175,8 +176,8 @@ def _bodies_behind(source: str, lines: frozenset[int]) -> range:
     return next((body for start, end, body in _headers(source) if any(start <= n <= end for n in lines)), range(0))
 
 
-#: Decorators that keep a function's results, by their last name: `@lru_cache`, `@functools.cache(...)`, `@cachedmethod`,
-#: `@memoize` (a name that only looks like one costs time: every relevant test runs).
+#: Decorators that keep a function's results, by their last name: `@lru_cache`, `@functools.cache(...)`,
+#: `@cachedmethod`, `@memoize` (a name that only looks like one costs time: every relevant test runs).
 _KEEPING = re.compile(r"cache|memo", re.IGNORECASE)
 
 
