@@ -1324,6 +1324,7 @@ def test_results_that_cannot_be_written_are_not_compared_so_nothing_is_claimed_e
     found = probes.search_input(root, mutant, recorded, search_budget=20)
     assert found.distinction is None and not found.searched and found.inputs > 0
     assert found.reason.startswith("`boxed` gave results a test cannot write down or compare (`Box`) for ")
+    assert found.reason.endswith("proves nothing, so the mutant is not called equivalent"), found.reason
     # with a public attribute, a test can assert it: `vars(boxed(1)) == {'n': 2}` tells the two apart
     public = make_project(tmp_path / "public", "box", source.replace("_n", "n"), "def test_nothing():\n    pass\n")
     mutant = handmade_mutant("src/shop/box.py", "boxed", source.replace("_n", "n").replace("n + 1", "n + 2"))

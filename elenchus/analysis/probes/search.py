@@ -427,8 +427,9 @@ def search_input(
             kinds = ", ".join(sorted(comparer.opaque))
             count = comparer.opaque_inputs
             return outcome(None, False, f"`{symbol}` gave results a test cannot write down or compare ({kinds}) "
-                                        f"for {count} of {sum(comparer.tried.values())} inputs, so those could "
-                                        "not be compared", comparer, unsettled=comparer.unsettled)
+                                        f"for {count} of {sum(comparer.tried.values())} inputs; whatever those "
+                                        "showed proves nothing, so the mutant is not called equivalent", comparer,
+                           unsettled=comparer.unsettled)
         if not comparer.compared and comparer.setup_failed and setup is not None:
             made = call_text(setup.target.partition(":")[2], setup.args_repr, setup.kwargs_repr)
             return outcome(None, False, f"the set-up call `{made}` the tests made fails here "
