@@ -477,8 +477,7 @@ def _character_variants(source: str, mutant: Mutant, samples: Sequence[CallSampl
              if isinstance(v, str)]
     changed = (set("".join(v for v in before if v not in after)) ^ set("".join(v for v in after if v not in before)))
     characters = sorted(changed - _PATTERN_SYNTAX)
-    strings = [value for sample in samples for value in (*sample.args, *sample.kwargs.values())
-               if isinstance(value, str)]
+    strings = _texts_of(samples)
     # One character the line names put in place of another it names: `.replace(',', '.')` dropped is told
     # apart by "P1,5Y" where the tests wrote "P1.5Y".
     singles = sorted({v for v in (*before, *after) if len(v) == 1})
@@ -539,11 +538,15 @@ def refused_inside(source: str, mutant: Mutant, samples: Sequence[CallSample]) -
     fragment). A guess from code beyond the mutated lines: tried after what those lines and the tests name."""
     if _refused([v for v in _constants_on(source, mutant.line, mutant.end_line) if isinstance(v, str)]):
         return []  # (the lines' own pattern: ``_character_variants`` puts in what it refuses)
-    strings = [value for sample in samples for value in (*sample.args, *sample.kwargs.values())
-               if isinstance(value, str)]
+    strings = _texts_of(samples)
     texts, refused = _read_texts(strings), _refused(_patterns_read(source, mutant.line))
     return _unique(text[:place] + character + text[place:] for character in refused for text in texts
                    for place in (len(text) // 4, len(text) // 2, 3 * len(text) // 4, len(text)))
+
+
+def _texts_of(samples: Sequence[CallSample]) -> list[str]:
+    """The text arguments of the tests' calls, in the order recorded."""
+    return [value for sample in samples for value in (*sample.args, *sample.kwargs.values()) if isinstance(value, str)]
 
 
 #: The tests' texts that take what a pattern beyond the mutated lines refuses, at most.
@@ -565,8 +568,7 @@ def parts_emptied(source: str, mutant: Mutant, samples: Sequence[CallSample]) ->
     of their texts empty, and a value taken from a part of the caller's text is empty only then."""
     if not _asks_if_empty(source, mutant):
         return []
-    strings = [value for sample in samples for value in (*sample.args, *sample.kwargs.values())
-               if isinstance(value, str)]
+    strings = _texts_of(samples)
     found: list[str] = []
     for text in _read_texts(strings):
         for part in re.finditer(r"[^\W_]+", text):

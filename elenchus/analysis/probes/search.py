@@ -359,12 +359,12 @@ def search_input(
         # (built from the tests' texts that ran the mutated code first: a fragment's check is reached by the URLs
         # that have one)
         reaching = [s for s in calls if comparer.reaches(s.args_repr, dict(s.kwargs_repr))]
-        variants = _character_variants(source, mutant, [*reaching, *(s for s in calls if s not in reaching)])
+        by_reach = [*reaching, *(s for s in calls if s not in reaching)]
+        variants = _character_variants(source, mutant, by_reach)
         # (in turn with, under a question whether a value is empty, the tests' texts with a part left out)
-        inside = [text for pair in itertools.zip_longest(
-            refused_inside(source, mutant, [*reaching, *(s for s in calls if s not in reaching)]),
-            parts_emptied(source, mutant, [*reaching, *(s for s in calls if s not in reaching)]))
-            for text in pair if text is not None]
+        inside = [text for pair in itertools.zip_longest(refused_inside(source, mutant, by_reach),
+                                                         parts_emptied(source, mutant, by_reach))
+                  for text in pair if text is not None]
         for receiver in receivers:  # each instance the tests built gets its share of the inputs
             comparer.receiver = receiver
             for sample in calls if receiver is not None else ():  # the tests' arguments on this instance
