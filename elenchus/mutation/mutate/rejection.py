@@ -1,8 +1,9 @@
 """Why a candidate is rejected before it runs: arid code, equivalence at a bound, and the compiled program.
 
 Arid sites (docstrings, annotations, display-only dunders, logging and output calls, exception
-messages, a command's help text, module metadata, debug- and log-only branches, script blocks) and
-strict/inclusive bound swaps that no input can tell apart are refused from the syntax tree; ``_compile``
+messages, a command's help text, module metadata, debug- and log-only branches, script blocks),
+strict/inclusive bound swaps that no input can tell apart, and updates that change nothing (``flag &= True``)
+are refused from the syntax tree; ``_compile``
 and ``_fingerprint`` let the builder refuse mutants that do not compile or compile to the original's (or
 an earlier mutant's) code.
 """
