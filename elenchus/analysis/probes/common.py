@@ -54,7 +54,8 @@ class Distinction:
     the mutant side. Exceptions are named as a probe writes them (``ValueError``,
     ``pkg.mod.CartError``). ``origin`` tells where the input came from: "recorded" (a
     call the tests made), "defaults" (one of them without the keyword argument whose default the mutant
-    changes), "options" (one of them with keyword arguments other tests pass the same
+    changes), "flags" (one of them with a flag the mutated code reads turned the other way), "options" (one of
+    them with keyword arguments other tests pass the same
     function), "command-options" (a command line the tests passed, with an option its parser declares),
     "emptied-result" (a call made again after a caller emptied what it returned),
     "boundary" (a constant of the mutated lines, or a neighbour),

@@ -164,6 +164,40 @@ def with_options(samples: Sequence[CallSample], options: Sequence[tuple[tuple[st
     return list(made.values())
 
 
+def flags_flipped(samples: Sequence[CallSample], node: ast.FunctionDef, source: str, mutant: Mutant,
+                  bound: bool = False) -> list[CallSample]:
+    """The tests' calls with a flag the mutated code reads turned the other way: ``url(text,
+    skip_ipv6_addr=True)`` where every test left it out. A flag the caller sets is often handed down by name to the
+    helper the mutant edits (``skip_ipv6_addr or value.count(":") < 2``), and the edit shows only with the flag
+    given; no test may give it, and the edge values go into a few calls only, seldom the text the flag is about.
+    A flag: a parameter of the searched function, by keyword, whose default is ``True`` or ``False``, named on the
+    mutated lines as a variable or an attribute. Every call with the flag, up to ``_FLIPPED``."""
+    read = {n.id if isinstance(n, ast.Name) else n.attr for n in _module_nodes(source)
+            if isinstance(n, (ast.Name, ast.Attribute)) and mutant.line <= n.lineno <= mutant.end_line}
+    ordered = [*node.args.posonlyargs, *node.args.args]
+    pairs = [*zip(ordered[len(ordered) - len(node.args.defaults):], node.args.defaults),
+             *zip(node.args.kwonlyargs, node.args.kw_defaults)]
+    positional = [a.arg for a in ordered][1 if bound else 0:]
+    flags = [(arg.arg, repr(not default.value)) for arg, default in pairs
+             if arg not in node.args.posonlyargs and arg.arg in read
+             and isinstance(default, ast.Constant) and isinstance(default.value, bool)]
+    made: dict[tuple[Any, ...], CallSample] = {}
+    for sample in samples:
+        for name, text in flags:
+            if name in positional[:len(sample.args_repr)] or dict(sample.kwargs_repr).get(name) == text:
+                continue
+            kwargs = (*((given, value) for given, value in sample.kwargs_repr if given != name), (name, text))
+            call = CallSample(sample.target, sample.args_repr, kwargs, sample.receiver)
+            made.setdefault((call.args_repr, call.kwargs_repr, call.receiver), call)
+            if len(made) >= _FLIPPED:
+                return list(made.values())
+    return list(made.values())
+
+
+#: Calls the tests made with a flag the mutated code reads turned the other way, at most.
+_FLIPPED = 80
+
+
 def changed_defaults(node: ast.FunctionDef, mutated: ast.FunctionDef | None) -> set[str]:
     """The parameters whose default the mutated copy of ``node`` gives another value (``rfc_1034=False`` made
     ``True``)."""

@@ -53,6 +53,7 @@ from elenchus.analysis.probes.designed import (
     _sized_texts,
     _tested_tables,
     changed_defaults,
+    flags_flipped,
     parts_emptied,
     refused_inside,
     swapped_calls,
@@ -312,6 +313,16 @@ def search_input(
             found = _plainer(found, comparer) if found is not None else None
             if found is not None and comparer.confirm(found):
                 return outcome(found, True, None, comparer)
+        # then with a flag the mutated code reads turned the other way (`url(text, skip_ipv6_addr=True)`), the calls
+        # that ran the mutated code first
+        if not on_instance:
+            ran = [s for s in mine if comparer.reaches(s.args_repr, dict(s.kwargs_repr))]
+            for sample in flags_flipped([*ran, *(s for s in mine if s not in ran)], node, source, mutant,
+                                        bound=kind == "class" or node.name == "__init__"):
+                found = comparer.check(sample.args_repr, dict(sample.kwargs_repr), "flags")
+                found = _plainer(found, comparer) if found is not None else None
+                if found is not None and comparer.confirm(found):
+                    return outcome(found, True, None, comparer)
         # the tests' calls with a word of the table the mutant edits in place of another they wrote (each on its
         # own instance: the format a text is parsed with comes with the text)
         swaps = table_swaps(source, mutant)

@@ -43,6 +43,7 @@ from elenchus.analysis.witness.targets import (
 _ORIGINS = {"recorded": "calls the tests made",
             "options": "calls the tests made, with keyword arguments other tests pass the same function",
             "defaults": "calls the tests made, without the argument whose default the mutant changes",
+            "flags": "calls the tests made, with a flag the mutated code reads turned the other way",
             "command-options": "command lines the tests passed, with options the command's parser declares",
             "emptied-result": "calls made again after a caller emptied what the first returned",
             "boundary": "the mutated constants and their neighbours",
