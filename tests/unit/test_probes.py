@@ -679,6 +679,36 @@ def test_a_value_asked_whether_it_is_empty_is_told_apart_by_a_test_text_with_tha
     assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("False", "True"), found.distinction
 
 
+HOST = textwrap.dedent("""
+    def _named(value, skip_ipv6):
+        return skip_ipv6 or value.count(":") < 2 or not value.startswith("[")
+
+
+    def host(value, skip_ipv6=False):
+        if _named(value, skip_ipv6):
+            return "[" not in value and value.replace(".", "").isalnum()
+        return value.count(":") > 1 and value.strip("[]").replace(":", "").isalnum()
+""")
+
+
+def test_a_flag_the_mutated_code_reads_is_turned_the_other_way_in_the_tests_calls(tmp_path):
+    # As validators' `_confirm_ipv6_skip`: `url` hands `skip_ipv6_addr` down, and `or` made `and` shows only for a
+    # bracketed address with the flag given, which no test gave; the edge values went into the first calls only
+    root = make_project(tmp_path / "host", "host", HOST, "def test_nothing():\n    pass\n")
+    line = next(number for number, text in enumerate(HOST.splitlines(), 1) if "skip_ipv6 or" in text)
+    mutant = dataclasses.replace(handmade_mutant("src/shop/host.py", "_named",
+                                                 HOST.replace("skip_ipv6 or value", "skip_ipv6 and value")),
+                                 line=line, end_line=line, mutated_lines=(line,))
+    texts = [f"shop{n}.example.com" for n in range(30)] + ["[1080::8:800:200C:417A]", "[::1]"]
+    samples = [probes.CallSample("shop.host:host", (repr(text),)) for text in texts]
+    found = probes.search_input(root, mutant, samples, search_budget=0, symbol="host")
+    assert found.distinction is not None, found.reason  # (never "likely equivalent")
+    assert found.distinction.origin == "flags", found.distinction
+    assert found.distinction.kwargs_repr == (("skip_ipv6", "True"),), found.distinction
+    assert ast.literal_eval(found.distinction.args_repr[0]).startswith("["), found.distinction
+    assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("False", "True"), found.distinction
+
+
 SINGULAR = textwrap.dedent("""\
     def singular(word, count=None):
         if count == 1:
