@@ -15,7 +15,8 @@ literal ``repr``, or a constructor ``repr`` with the imports it needs such as
 ``datetime.date(2000, 1, 2)`` after ``import datetime``; an exception type with its message
 (``message_of``), "unrepresentable" or a per-call timeout). A method's request names its receiver
 (``"receiver"``, as recorded); a value answered names its type too (``"type"``, ``type_name``: text
-equal under ``==`` to another type is told apart by it); the driver builds it, calls the method as a test would
+equal under ``==`` to another type is told apart by it) and whether it is true (``"truthy"``: a validator's
+refusal is often a false value); the driver builds it, calls the method as a test would
 (``OPERATORS`` for special methods) and answers the receiver's state after the call too
 (``receiver_after``). A request may name a set-up call of another function of the module,
 made first (``"setup": {"name": ..., "args_repr": [...], "kwargs_repr": {...}}``: activating a
@@ -212,9 +213,11 @@ def observe(function: Callable[..., Any], args: list[Any], kwargs: dict[str, Any
         return {"kind": "raise", "exception": exception_name(exc), "message": _limited(message_of, per_call, exc),
                 "own": raised_here(exc), **listed}
     after = [argument_repr(arg) for arg in args]  # (dates and numbers are written by their constructors)
+    truthy = _limited(_truthy, per_call, value)  # (a false result: often the code refusing its input)
     text = literal_repr(value)
     if text is not None:
-        return {"kind": "value", "repr": text, "args_after": after, "type": type_name(value), **listed}
+        return {"kind": "value", "repr": text, "args_after": after, "type": type_name(value), "truthy": truthy,
+                **listed}
     built = _limited(constructor_repr, per_call, value)  # the value's own __repr__ and __eq__ run here
     if built is None:
         # Builtin literal types all the way down: only too long (or not finite) to write down.
@@ -222,10 +225,10 @@ def observe(function: Callable[..., Any], args: list[Any], kwargs: dict[str, Any
         seen = None if too_long else _limited(view_of, per_call, value)
         if seen is not None:
             return {"kind": "value", "repr": seen[1], "imports": list(seen[2]), "view": seen[0],
-                    "args_after": after, "type": type_name(value), **listed}
+                    "args_after": after, "type": type_name(value), "truthy": truthy, **listed}
         return {"kind": "unrepresentable", "type": type(value).__qualname__, "too_long": too_long}
     return {"kind": "value", "repr": built[0], "imports": list(built[1]), "args_after": after,
-            "type": type_name(value), **listed}
+            "type": type_name(value), "truthy": truthy, **listed}
 
 
 #: Iterators a returned tuple may hold, each listed as a test lists it (``tuple(map(list, split(f, seq)))``).
@@ -296,6 +299,14 @@ EACH_STR = "each-str"
 
 #: How a test asserts the facts ``view_of`` gives of a match held in ``found``.
 MATCH_FACTS = "(found.group(0), found.span(), found.groups(), found.groupdict())"
+
+
+def _truthy(value: Any) -> bool | None:
+    """``bool(value)``; None where asking raises (a NumPy array of several items)."""
+    try:
+        return bool(value)
+    except Exception:  # noqa: BLE001
+        return None
 
 
 def _limited(work: Callable[..., Any], seconds: float, *args: Any) -> Any:

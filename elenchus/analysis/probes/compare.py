@@ -249,6 +249,7 @@ class _Comparer:
         self.unsettled = False
         self._raised: set[str] = set()  # calls where the code raised (a mode no test's call passes, a bad value)
         self._reaching: set[str] = set()  # calls that ran the mutated code (on any instance)
+        self._accepted: set[str] = set()  # calls (of a function) the code answered with a true value
 
     def _try(self, origin: str) -> None:
         self.tried[origin] = self.tried.get(origin, 0) + 1
@@ -264,6 +265,11 @@ class _Comparer:
                receiver: callrecord.Receiver | None = None) -> bool:
         """Whether the code raised on this call (made here, with no command line or standard input)."""
         return _key(args_repr, kwargs_repr, receiver, None, None) in self._raised
+
+    def accepted(self, args_repr: Sequence[str], kwargs_repr: Mapping[str, str]) -> bool:
+        """Whether the code answered this call of a function (made here) with a true value: a validator's
+        ``True``, a parse's result, where a false one is often a refusal."""
+        return _key(args_repr, kwargs_repr, None, None, None) in self._accepted
 
     def reaches(self, args_repr: Sequence[str], kwargs_repr: Mapping[str, str]) -> bool:
         """Whether a call with these arguments, made here, ran the mutated code (where that is watched)."""
@@ -290,6 +296,8 @@ class _Comparer:
         reference = _observed(reference_answer)
         if reference is not None and reference[1] is not None:
             self._raised.add(key)
+        if reference_answer.get("truthy") and receiver is None and argv is None:
+            self._accepted.add(key)
         opaque = {self._opaque(reference_answer)}
         made = tuple(args_repr), tuple(sorted(kwargs_repr.items()))
         if receiver is not None and receiver.subclass:  # a subclass's instance: does it get its own class back?

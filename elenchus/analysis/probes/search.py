@@ -373,7 +373,9 @@ def search_input(
         by_reach = [*reaching, *(s for s in calls if s not in reaching)]
         variants = _character_variants(source, mutant, by_reach)
         # (in turn with, under a question whether a value is empty, the tests' texts with a part left out)
-        inside = [text for pair in itertools.zip_longest(refused_inside(source, mutant, by_reach),
+        # (what a pattern refuses goes into texts the code took, where a part refused for another reason hides it)
+        taken = [s for s in by_reach if comparer.accepted(s.args_repr, dict(s.kwargs_repr))]
+        inside = [text for pair in itertools.zip_longest(refused_inside(source, mutant, taken or by_reach),
                                                          parts_emptied(source, mutant, by_reach))
                   for text in pair if text is not None]
         for receiver in receivers:  # each instance the tests built gets its share of the inputs
