@@ -709,6 +709,39 @@ def test_a_flag_the_mutated_code_reads_is_turned_the_other_way_in_the_tests_call
     assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("False", "True"), found.distinction
 
 
+TAGGED = textwrap.dedent("""
+    import re
+
+
+    def _known_tag(tag):
+        return re.fullmatch(r"[a-z0-9-]*", tag) is not None
+
+
+    def address(text):
+        host, _, tag = text.partition("#")
+        fine = True
+        if tag:
+            fine = _known_tag(tag)
+        return fine and re.fullmatch(r"[a-z.]+", host) is not None
+""")
+
+
+def test_what_a_pattern_refuses_goes_into_texts_the_code_took(tmp_path):
+    # As validators' `if fragment:` negated: only a valid address with a refused character in its fragment shows
+    # it. The tests' texts of the most kinds and parts were ones the code refuses for their host, which hid it.
+    root = make_project(tmp_path / "tagged", "tagged", TAGGED, "def test_nothing():\n    pass\n")
+    line = next(number for number, text in enumerate(TAGGED.splitlines(), 1) if "if tag:" in text)
+    mutant = dataclasses.replace(handmade_mutant("src/shop/tagged.py", "address",
+                                                 TAGGED.replace("if tag:", "if not tag:")),
+                                 line=line, end_line=line, mutated_lines=(line,))
+    texts = ["a!b@c$d%e^f&g*h(i)j#x", "1+2=3;4:5", "-x-y_z|w", "~home/~x", "shop.example#top"]
+    samples = [probes.CallSample("shop.tagged:address", (repr(text),)) for text in texts]
+    found = probes.search_input(root, mutant, samples, search_budget=0, symbol="address")
+    assert found.distinction is not None, found.reason  # (never "likely equivalent")
+    assert ast.literal_eval(found.distinction.args_repr[0]).startswith("shop.example#"), found.distinction
+    assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("False", "True"), found.distinction
+
+
 SINGULAR = textwrap.dedent("""\
     def singular(word, count=None):
         if count == 1:
