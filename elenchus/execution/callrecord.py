@@ -113,6 +113,8 @@ EACH_STR: str = _replay.EACH_STR
 TIED: str = _sibling("callwatch").TIED
 #: ... and a broadened handler's catches, so that it says where it caught what the code let through.
 WIDENED: str = _sibling("callwatch").WIDENED
+#: ... and an edit in a part of its line that runs only sometimes, so that it says where that part ran.
+EVALUATED: str = _sibling("callwatch").EVALUATED
 exception_name = _replay.exception_name
 message_of = _replay.message_of
 raised_here = _replay.raised_here

@@ -553,7 +553,8 @@ def serve(argv: Sequence[str]) -> int:
     ``PATH:LINES`` every answer to a call says whether those lines ran (``reached``); with ``RAN`` after it
     (lines of the same file), only when one of those ran while the module imported, and the first answer
     says whether one did (``ran_at_import``). With ``PATH:`` and no lines, a call reaches the code only where a
-    boundary mutant's comparison, rewritten to go through ``callwatch.TIED``, ties.
+    boundary mutant's comparison, rewritten to go through ``callwatch.TIED``, ties (or a handler rewritten to go
+    through ``WIDENED`` catches what the code let through, or a part rewritten to go through ``EVALUATED`` runs).
     """
     module_name, qualname, per_call = argv[0], argv[1], float(argv[2])
     reach = None
@@ -565,6 +566,8 @@ def serve(argv: Sequence[str]) -> int:
         setattr(builtins, _watch.TIED, functools.partial(_watch.tied, reach))
         # (a broadened handler's copy catches through it: it is reached where it catches what the code let through)
         setattr(builtins, _watch.WIDENED, functools.partial(_watch.widened, reach))
+        # (an edit in a part of a line that runs only sometimes: it is reached where that part ran)
+        setattr(builtins, _watch.EVALUATED, functools.partial(_watch.evaluated, reach))
         if reach.lines or reach.ran_lines:
             reach.start()
     answers = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")

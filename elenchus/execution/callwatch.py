@@ -95,6 +95,17 @@ def widened(reach: Reach, original: Any) -> type[Exception]:
     return Exception
 
 
+#: The builtin name a search's copy of a mutant evaluates its edited part through, where its line may run without
+#: evaluating that part (``evaluated``).
+EVALUATED = "__elenchus_evaluated__"
+
+
+def evaluated(reach: Reach, value: Any) -> Any:
+    """``value``, the edited part of a line just evaluated: the call reaches the mutant."""
+    reach.reached = True
+    return value
+
+
 class Argv(list):  # type: ignore[type-arg]
     """The command line the code under test sees (the module's name alone), noting whether it was read: a
     call that parses it (``argparse``'s ``parse_args()``) does what the search never varies."""

@@ -969,6 +969,37 @@ def test_a_repeat_made_optional_is_told_apart_by_the_shortest_word_the_mutated_p
     assert probes._matching(r"a(b)?c\d+") == ["abc1", "ac1"]
 
 
+SIGNED = textwrap.dedent('''\
+    import re
+
+    SIGNED = re.compile(r"\\s*" + r"(?P<sign>[+-])?" + r"\\s*(?P<rest>.*)$")
+
+
+    def minutes(text):
+        found = SIGNED.match(text)
+        sign = -1 if found.group("sign") == "-" else 1
+        rest = found.group("rest")
+        return sign * int(rest[:-1]) if rest.endswith("m") and rest[:-1].isdigit() else None
+''')
+
+
+def test_a_class_of_characters_dropped_from_a_pattern_is_told_apart_by_the_tests_texts_with_one_of_them_put_in(
+        tmp_path):
+    # pytimeparse's `COMPILED_SIGN` with its leading `\s*` made `r''`: `' -32m'` is -32 with the code and None with
+    # the mutant (the space is taken for the sign's place, the sign for the rest). The tests wrote `'-32m'`; the
+    # characters the edit removed were read as `s`, never as the space `\s` stands for.
+    root = make_project(tmp_path / "signed", "signed", SIGNED, "def test_nothing():\n    pass\n")
+    mutant = dataclasses.replace(handmade_mutant("src/shop/signed.py", "minutes",
+                                                 SIGNED.replace('(r"\\s*" + r"(?P', '(r"" + r"(?P')),
+                                 line=3, end_line=3, mutated_lines=(3,))
+    assert mutant.mutated_source != SIGNED
+    samples = [probes.CallSample("shop.signed:minutes", (repr(text),)) for text in ["-32m", "+5m", "7m", "- 2m"]]
+    found = probes.search_input(root, mutant, samples, search_budget=0)
+    assert found.distinction is not None, found  # (never "likely equivalent")
+    assert ast.literal_eval(found.distinction.args_repr[0])[:1].isspace(), found.distinction
+    assert found.distinction.mutant_repr == "None", found.distinction
+
+
 TITLE = textwrap.dedent("""\
     import re
 
@@ -1281,6 +1312,33 @@ def test_a_search_cut_short_by_its_time_claims_no_equivalence(tmp_path):
     assert found.reason.startswith(f"the search through `double` ran out of its 1.5 s after {found.inputs} input(s)")
     # with the time to finish, the same search is complete, and backs the claim
     assert probes.search_input(root, mutant, samples, search_budget=3, boundary_budget=3, time_budget=60).searched
+
+
+SECONDS = textwrap.dedent("""
+    def seconds(text):
+        whole, _, extra = text.partition("+")
+        return int(float(whole)) + (int(extra, 10) if extra else 0)
+""")
+
+
+def test_an_edit_in_a_branch_its_line_did_not_take_backs_no_claim(tmp_path):
+    # As pytimeparse's `(int(mdict['secs'], 10) if mdict['secs'] else 0)` made `(mdict['secs'] if ... else 0)`:
+    # every call ran the line, none with seconds, so none evaluated the edited branch (`'1.5+30'` raises
+    # `TypeError` with the mutant). Their agreement once made it "likely equivalent".
+    root = make_project(tmp_path / "clock", "clock", SECONDS, "def test_nothing():\n    pass\n")
+    line = next(number for number, text in enumerate(SECONDS.splitlines(), 1) if "int(extra, 10)" in text)
+    mutant = dataclasses.replace(handmade_mutant("src/shop/clock.py", "seconds",
+                                                 SECONDS.replace("int(extra, 10) if", "extra if")),
+                                 line=line, end_line=line, mutated_lines=(line,))
+    samples = [probes.CallSample("shop.clock:seconds", (repr(text),)) for text in ["1.5", "2", "3.25", "10", "0.5"]]
+    found = probes.search_input(root, mutant, samples, search_budget=0, boundary_budget=0, symbol="seconds")
+    assert found.distinction is None and not found.searched, found  # (a gap, never "likely equivalent")
+    assert found.reason == "no call of `seconds` evaluated `extra` at line 4, the part of the line the mutant changes"
+    # a call with seconds evaluates it, and tells the two apart
+    found = probes.search_input(root, mutant, [*samples, probes.CallSample("shop.clock:seconds", ("'1.5+30'",))],
+                                search_budget=0, boundary_budget=0, symbol="seconds")
+    assert found.distinction is not None and found.distinction.args_repr == ("'1.5+30'",), found
+    assert (found.distinction.reference_repr, found.distinction.mutant_exception) == ("31", "TypeError"), found
 
 
 def test_a_code_point_bound_is_told_apart_by_the_character_at_it(tmp_path):

@@ -374,8 +374,8 @@ def test_a_search_that_never_tried_the_kind_of_input_the_tests_use_claims_no_equ
     from elenchus.mutation.mutate import Mutant
     from elenchus.analysis.witness import NoWitness, find_witness
 
-    source = "def describe(x):\n    kind = 'aware' if getattr(x, 'tzinfo', None) is not None else 'plain'\n" \
-             "    return kind\n"
+    source = "def describe(x):\n    zone = getattr(x, 'tzinfo', None)\n" \
+             "    return 'aware' if zone is not None else 'plain'\n"
     project, scratch = tmp_path / "project", tmp_path / "scratch"
     (project / "src" / "shop").mkdir(parents=True)
     scratch.mkdir()
@@ -383,7 +383,7 @@ def test_a_search_that_never_tried_the_kind_of_input_the_tests_use_claims_no_equ
     (project / "src" / "shop" / "tz.py").write_text(source)
     mutant = Mutant(id="0" * 12, path="src/shop/tz.py", symbol="describe", line=2, end_line=2, col=5,
                     family="handmade", changed_intent="handmade", incident="handmade", expected_detection="none",
-                    diff="", mutated_source=source.replace("'aware'", "'Aware'"), mutated_lines=(2,))
+                    diff="", mutated_source=source.replace("'tzinfo'", "'tzname'"), mutated_lines=(2,))
     layout = SourceLayout(("src",), ("shop",))
     samples = {"shop.tz:describe": [probes.CallSample("shop.tz:describe", ("1",))]}
     # (time enough to finish on a loaded host: a search cut short by its time claims nothing)

@@ -498,6 +498,13 @@ def _class_text(op: Any, value: Any) -> str:
     return ""
 
 
+def _spelled(text: str) -> str:
+    """A pattern's classes of characters as one character each: ``\\s`` a space, ``\\d`` a digit, ``\\w`` a
+    letter. A leading ``\\s*`` dropped from a pattern is told apart by a text that begins with a space, never one
+    with an ``s`` put in."""
+    return re.sub(r"\\([sdw])", lambda found: {"s": " ", "d": "0", "w": "a"}[found.group(1)], text)
+
+
 def _character_variants(source: str, mutant: Mutant, samples: Sequence[CallSample]) -> list[str]:
     """Recorded string arguments with a character the mutation added or removed put in, or with one
     character the mutated lines name put in place of another.
@@ -509,7 +516,8 @@ def _character_variants(source: str, mutant: Mutant, samples: Sequence[CallSampl
     before = [v for v in _constants_on(source, mutant.line, mutant.end_line) if isinstance(v, str)]
     after = [v for v in _constants_on(mutant.mutated_source, mutant.line, mutant.end_line + shift)
              if isinstance(v, str)]
-    changed = (set("".join(v for v in before if v not in after)) ^ set("".join(v for v in after if v not in before)))
+    changed = (set(_spelled("".join(v for v in before if v not in after)))
+               ^ set(_spelled("".join(v for v in after if v not in before))))
     characters = sorted(changed - _PATTERN_SYNTAX)
     strings = _texts_of(samples)
     # One character the line names put in place of another it names: `.replace(',', '.')` dropped is told

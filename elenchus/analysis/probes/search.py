@@ -62,7 +62,7 @@ from elenchus.analysis.probes.designed import (
     without_options,
 )
 from elenchus.analysis.probes.commands import command_lines, parser_options, with_command_options
-from elenchus.analysis.probes.watched import Tied, Widened, tie_calls, tied, widened
+from elenchus.analysis.probes.watched import Evaluated, Tied, Widened, evaluated, tie_calls, tied, widened
 from elenchus.analysis.probes.writing import call_text
 
 
@@ -196,6 +196,7 @@ def search_input(
     watched = False
     boundary: Tied | None = None
     handler: Widened | None = None
+    guarded: Evaluated | None = None
     mutated: _Driver | None = None
 
     def outcome(distinction: Distinction | None, searched: bool, reason: str | None,
@@ -206,7 +207,7 @@ def search_input(
         shown = None if alike is None else (
             f"`{call_text(symbol, alike.args_repr, alike.kwargs_repr, alike.receiver, read=alike.read)}` gives "
             f"`{alike.reference_repr}` with the code and `{alike.mutant_repr}` with the mutant")
-        told = boundary or handler
+        told = boundary or handler or guarded
         return InputSearch(distinction, searched, reason, tried, round(time.monotonic() - started, 3), reached,
                            proof, comparer.alike if comparer is not None else 0, shown, unsettled,
                            None if told is None else told.told(mutant.line),
@@ -254,7 +255,9 @@ def search_input(
         boundary = tied(mutant) if watch is not None else None
         # ... and a broadened handler where it catches what the code lets through
         handler = widened(mutant, source) if watch is not None and boundary is None else None
-        rewritten = boundary or handler
+        # ... and an edit in a part of its line that runs only sometimes (a branch of `x if c else y`) where that ran
+        guarded = evaluated(mutant, source) if watch is not None and boundary is None and handler is None else None
+        rewritten = boundary or handler or guarded
         if rewritten is not None:
             watch = (mutant.path, ())
         write_mutant(mutant_copy, mutant.path, mutant.mutated_source if rewritten is None else rewritten.source)

@@ -1,4 +1,5 @@
-"""A boundary mutant, or a broadened handler, made to say where it matters.
+"""A boundary mutant, a broadened handler, or an edit in a part of a line that runs only sometimes, made to say
+where it matters.
 
 ``count < limit`` made ``count <= limit`` differs from the code only where the two sides are equal: a search whose
 inputs ran the line a thousand times without making them equal saw nothing of the mutant, and its agreement backs no
@@ -10,6 +11,9 @@ code's own operator would have answered otherwise.
 catches through ``callrecord.WIDENED``, which notes each error caught: a call reaches the mutant only where the code
 would have let that error through. Where the calls ran into the handler and none did, the mutant ran as the code on
 every input tried, whatever their results were.
+
+``(int(secs, 10) if secs else 0)`` made ``(secs if secs else 0)`` differs only where ``secs`` is true: its copy
+evaluates that branch through ``callrecord.EVALUATED``, and a call reaches the mutant only where it did.
 """
 
 from __future__ import annotations
@@ -144,6 +148,76 @@ def _of_values(caught: ast.expr) -> bool:
         if not (isinstance(found, type) and issubclass(found, Exception)) or issubclass(found, (OSError, Warning)):
             return False
     return True
+
+
+@dataclass(frozen=True, slots=True)
+class Evaluated:
+    """The mutant's source with the part of its line that runs only sometimes going through
+    ``callrecord.EVALUATED``, and that part as written."""
+
+    source: str
+    part: str
+
+    def told(self, line: int) -> str:
+        return f"evaluated `{self.part}` at line {line}, the part of the line the mutant changes"
+
+
+#: Where an expression's part runs only sometimes when the expression runs: (the node's class, its field), and for
+#: the fields that hold a list, the place from which on (``a and b``: ``b`` only when ``a`` is true).
+_SOMETIMES: dict[tuple[type[ast.AST], str], int] = {
+    (ast.IfExp, "body"): 0, (ast.IfExp, "orelse"): 0, (ast.BoolOp, "values"): 1, (ast.Lambda, "body"): 0,
+    (ast.ListComp, "elt"): 0, (ast.SetComp, "elt"): 0, (ast.GeneratorExp, "elt"): 0,
+    (ast.DictComp, "key"): 0, (ast.DictComp, "value"): 0, (ast.comprehension, "ifs"): 0}
+
+
+def evaluated(mutant: Mutant, source: str) -> Evaluated | None:
+    """The copy of a mutant whose edit sits in a part of its line that may not run when the line does (a branch of
+    ``x if c else y``, ``b`` of ``a and b``, a comprehension's item or condition, a lambda's body), or None.
+
+    ``(int(secs, 10) if secs else 0)`` made ``(secs if secs else 0)`` differs only for a true ``secs``: calls that
+    ran the line with no seconds never ran the mutant, and their agreement backs no claim of equivalence. The copy
+    goes through ``callrecord.EVALUATED`` around the innermost such part holding the edit: a call reaches the
+    mutant only where that part was evaluated."""
+    if mutant.line <= 0:
+        return None
+    mutated = mutant.mutated_source
+    start = 0
+    while start < min(len(source), len(mutated)) and source[start] == mutated[start]:
+        start += 1
+    end = 0  # (characters the two share at their ends, the changed part left out)
+    while end < min(len(source), len(mutated)) - start and source[-1 - end] == mutated[-1 - end]:
+        end += 1
+    try:
+        tree = ast.parse(mutated)
+    except (SyntaxError, ValueError):
+        return None
+    lines = mutated.splitlines(keepends=True)
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line))
+
+    def offset(lineno: int, column: int) -> int:  # (ast counts columns in bytes)
+        return offsets[lineno - 1] + len(lines[lineno - 1].encode()[:column].decode(errors="replace"))
+
+    found: list[tuple[int, int]] = []
+    for node in ast.walk(tree):
+        for (kind, field), first in _SOMETIMES.items():
+            if not isinstance(node, kind):
+                continue
+            parts = getattr(node, field)
+            for part in (parts[first:] if isinstance(parts, list) else [parts]):
+                span = offset(part.lineno, part.col_offset), offset(part.end_lineno, part.end_col_offset)
+                if span[0] <= start and len(mutated) - end <= span[1]:
+                    found.append(span)
+    if not found:
+        return None
+    begin, stop = min(found, key=lambda span: span[1] - span[0])
+    copy = f"{mutated[:begin]}{callrecord.EVALUATED}({mutated[begin:stop]}){mutated[stop:]}"
+    try:
+        compile(copy, mutant.path, "exec")
+    except (SyntaxError, ValueError):
+        return None
+    return Evaluated(copy, " ".join(mutated[begin:stop].split()))
 
 
 #: Calls made with one side put in place of the other, at most.
