@@ -199,7 +199,7 @@ def evaluated(mutant: Mutant, source: str) -> Evaluated | None:
     def offset(lineno: int, column: int) -> int:  # (ast counts columns in bytes)
         return offsets[lineno - 1] + len(lines[lineno - 1].encode()[:column].decode(errors="replace"))
 
-    found: list[tuple[int, int]] = []
+    found: list[tuple[int, int, ast.expr]] = []
     for node in ast.walk(tree):
         for (kind, field), first in _SOMETIMES.items():
             if not isinstance(node, kind):
@@ -208,10 +208,15 @@ def evaluated(mutant: Mutant, source: str) -> Evaluated | None:
             for part in (parts[first:] if isinstance(parts, list) else [parts]):
                 span = offset(part.lineno, part.col_offset), offset(part.end_lineno, part.end_col_offset)
                 if span[0] <= start and len(mutated) - end <= span[1]:
-                    found.append(span)
+                    found.append((*span, part))
     if not found:
         return None
-    begin, stop = min(found, key=lambda span: span[1] - span[0])
+    begin, stop, part = min(found, key=lambda span: span[1] - span[0])
+    try:  # (the text spliced is that part, whatever the offsets of its line say: an f-string's inside, say)
+        if ast.dump(ast.parse(f"({mutated[begin:stop]})", mode="eval").body) != ast.dump(part):
+            return None
+    except (SyntaxError, ValueError):
+        return None
     copy = f"{mutated[:begin]}{callrecord.EVALUATED}({mutated[begin:stop]}){mutated[stop:]}"
     try:
         compile(copy, mutant.path, "exec")
