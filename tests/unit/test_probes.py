@@ -2461,3 +2461,36 @@ def test_a_long_text_that_tells_the_two_apart_is_cut_to_the_words_it_needs(tmp_p
     assert found.distinction is not None, found.reason
     assert (found.distinction.args_repr, found.distinction.kwargs_repr) == (("'ABORT'",), (("case", "'lower'"),))
     assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("'abort'", "'ABORT'")
+
+
+@pytest.mark.parametrize(("source", "old", "new", "part"), [
+    ("def f(a, b):\n    return a and g(b)\n", "g(b)", "g(a)", "g(a)"),
+    ("def f(a, b):\n    return 0 < a < b + 1\n", "b + 1", "b - 1", "b - 1"),
+    ("def f(xs):\n    return [x * 2 for x in xs if x]\n", "x * 2", "x * 3", "x * 3"),
+    ("def f(xs):\n    return [x for x in xs if x > 1]\n", "x > 1", "x >= 1", "x >= 1"),
+    ("def f(a):\n    return sorted(a, key=lambda x: -x)\n", "-x", "x", "x"),
+    ("def f(a, c):\n    return f'{a if c else 2}'\n", "else 2", "else 3", "3"),
+    ("def f(a, c):\n    return (a if c else None) or (g(a) if a else 0)\n", "g(a) if", "g(c) if", "g(c)"),
+])
+def test_an_edit_in_a_part_of_its_line_that_runs_only_sometimes_is_watched_where_that_part_runs(source, old, new,
+                                                                                                 part):
+    from elenchus.analysis.probes.watched import evaluated
+
+    mutant = dataclasses.replace(handmade_mutant("m.py", "f", source.replace(old, new)), line=2, end_line=2)
+    found = evaluated(mutant, source)
+    assert found is not None and found.part == part, found
+    assert f"__elenchus_evaluated__({part})" in found.source
+    assert found.source.replace(f"__elenchus_evaluated__({part})", part) == mutant.mutated_source
+
+
+@pytest.mark.parametrize(("source", "old", "new"), [
+    ("def f(a, b):\n    return a + b\n", "a + b", "a - b"),  # (the line runs it whenever it runs)
+    ("def f(a, b):\n    return a and b\n", "a and b", "a or b"),  # (the operator: both run the first part)
+    ("def f(xs):\n    return [x for x in xs[1:] if x]\n", "xs[1:]", "xs[2:]"),  # (the first iterable runs always)
+    ("def f(a, c):\n    return 1 if c else 2\n", "if c", "if not c"),  # (the condition runs always)
+])
+def test_an_edit_in_a_part_of_its_line_that_always_runs_is_watched_by_its_line(source, old, new):
+    from elenchus.analysis.probes.watched import evaluated
+
+    mutant = dataclasses.replace(handmade_mutant("m.py", "f", source.replace(old, new)), line=2, end_line=2)
+    assert evaluated(mutant, source) is None

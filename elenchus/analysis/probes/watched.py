@@ -167,12 +167,14 @@ class Evaluated:
 _SOMETIMES: dict[tuple[type[ast.AST], str], int] = {
     (ast.IfExp, "body"): 0, (ast.IfExp, "orelse"): 0, (ast.BoolOp, "values"): 1, (ast.Lambda, "body"): 0,
     (ast.ListComp, "elt"): 0, (ast.SetComp, "elt"): 0, (ast.GeneratorExp, "elt"): 0,
-    (ast.DictComp, "key"): 0, (ast.DictComp, "value"): 0, (ast.comprehension, "ifs"): 0}
+    (ast.DictComp, "key"): 0, (ast.DictComp, "value"): 0, (ast.comprehension, "ifs"): 0,
+    (ast.Compare, "comparators"): 1, (ast.Assert, "msg"): 0}
 
 
 def evaluated(mutant: Mutant, source: str) -> Evaluated | None:
     """The copy of a mutant whose edit sits in a part of its line that may not run when the line does (a branch of
-    ``x if c else y``, ``b`` of ``a and b``, a comprehension's item or condition, a lambda's body), or None.
+    ``x if c else y``, ``b`` of ``a and b``, ``c`` of ``a < b < c``, a comprehension's item or condition, a lambda's
+    body, an assertion's message), or None.
 
     ``(int(secs, 10) if secs else 0)`` made ``(secs if secs else 0)`` differs only for a true ``secs``: calls that
     ran the line with no seconds never ran the mutant, and their agreement backs no claim of equivalence. The copy
