@@ -403,6 +403,13 @@ def handmade_mutant(path: str, symbol: str, mutated_source: str) -> mutate.Mutan
         mutated_source=mutated_source)
 
 
+def mutant_at(path: str, symbol: str, source: str, old: str, new: str) -> mutate.Mutant:
+    """A handmade mutant of ``source`` with ``old`` made ``new``, on the line that holds ``old``."""
+    line = next(number for number, text in enumerate(source.splitlines(), 1) if old in text)
+    return dataclasses.replace(handmade_mutant(path, symbol, source.replace(old, new)), line=line, end_line=line,
+                               mutated_lines=(line,))
+
+
 def test_a_witness_of_what_an_error_says_reads_it_from_the_raised_exception_in_either_style(tmp_path):
     source = "def load(values):\n    return [int(value) for value in values]\n"
     mutated = "def load(values):\n    raise ValueError('values must be numbers')\n"
@@ -666,10 +673,7 @@ def test_a_value_asked_whether_it_is_empty_is_told_apart_by_a_test_text_with_tha
     # As validators' `_validate_scheme`: `else False` made `else True` shows only for an address without a scheme,
     # which no test wrote: `'//example.com/a'`, the tests' `'http://example.com/a'` with its first part left out
     root = make_project(tmp_path / "address", "address", ADDRESS, "def test_nothing():\n    pass\n")
-    line = next(number for number, text in enumerate(ADDRESS.splitlines(), 1) if "else False" in text)
-    mutant = dataclasses.replace(handmade_mutant("src/shop/address.py", "_known",
-                                                 ADDRESS.replace("else False", "else True")),
-                                 line=line, end_line=line, mutated_lines=(line,))
+    mutant = mutant_at("src/shop/address.py", "_known", ADDRESS, "else False", "else True")
     samples = [probes.CallSample("shop.address:address", (repr(text),))
                for text in ["http://example.com/a", "https://shop.example.org/cart", "http://a.io"]]
     found = probes.search_input(root, mutant, samples, search_budget=0, symbol="address")
@@ -695,10 +699,7 @@ def test_a_flag_the_mutated_code_reads_is_turned_the_other_way_in_the_tests_call
     # As validators' `_confirm_ipv6_skip`: `url` hands `skip_ipv6_addr` down, and `or` made `and` shows only for a
     # bracketed address with the flag given, which no test gave; the edge values went into the first calls only
     root = make_project(tmp_path / "host", "host", HOST, "def test_nothing():\n    pass\n")
-    line = next(number for number, text in enumerate(HOST.splitlines(), 1) if "skip_ipv6 or" in text)
-    mutant = dataclasses.replace(handmade_mutant("src/shop/host.py", "_named",
-                                                 HOST.replace("skip_ipv6 or value", "skip_ipv6 and value")),
-                                 line=line, end_line=line, mutated_lines=(line,))
+    mutant = mutant_at("src/shop/host.py", "_named", HOST, "skip_ipv6 or value", "skip_ipv6 and value")
     texts = [f"shop{n}.example.com" for n in range(30)] + ["[1080::8:800:200C:417A]", "[::1]"]
     samples = [probes.CallSample("shop.host:host", (repr(text),)) for text in texts]
     found = probes.search_input(root, mutant, samples, search_budget=0, symbol="host")
@@ -730,10 +731,7 @@ def test_what_a_pattern_refuses_goes_into_texts_the_code_took(tmp_path):
     # As validators' `if fragment:` negated: only a valid address with a refused character in its fragment shows
     # it. The tests' texts of the most kinds and parts were ones the code refuses for their host, which hid it.
     root = make_project(tmp_path / "tagged", "tagged", TAGGED, "def test_nothing():\n    pass\n")
-    line = next(number for number, text in enumerate(TAGGED.splitlines(), 1) if "if tag:" in text)
-    mutant = dataclasses.replace(handmade_mutant("src/shop/tagged.py", "address",
-                                                 TAGGED.replace("if tag:", "if not tag:")),
-                                 line=line, end_line=line, mutated_lines=(line,))
+    mutant = mutant_at("src/shop/tagged.py", "address", TAGGED, "if tag:", "if not tag:")
     texts = ["a!b@c$d%e^f&g*h(i)j#x", "1+2=3;4:5", "-x-y_z|w", "~home/~x", "shop.example#top"]
     samples = [probes.CallSample("shop.tagged:address", (repr(text),)) for text in texts]
     found = probes.search_input(root, mutant, samples, search_budget=0, symbol="address")
@@ -1326,10 +1324,7 @@ def test_an_edit_in_a_branch_its_line_did_not_take_backs_no_claim(tmp_path):
     # every call ran the line, none with seconds, so none evaluated the edited branch (`'1.5+30'` raises
     # `TypeError` with the mutant). Their agreement once made it "likely equivalent".
     root = make_project(tmp_path / "clock", "clock", SECONDS, "def test_nothing():\n    pass\n")
-    line = next(number for number, text in enumerate(SECONDS.splitlines(), 1) if "int(extra, 10)" in text)
-    mutant = dataclasses.replace(handmade_mutant("src/shop/clock.py", "seconds",
-                                                 SECONDS.replace("int(extra, 10) if", "extra if")),
-                                 line=line, end_line=line, mutated_lines=(line,))
+    mutant = mutant_at("src/shop/clock.py", "seconds", SECONDS, "int(extra, 10) if", "extra if")
     samples = [probes.CallSample("shop.clock:seconds", (repr(text),)) for text in ["1.5", "2", "3.25", "10", "0.5"]]
     found = probes.search_input(root, mutant, samples, search_budget=0, boundary_budget=0, symbol="seconds")
     assert found.distinction is None and not found.searched, found  # (a gap, never "likely equivalent")
