@@ -1,6 +1,6 @@
 """The literal rule that the recorder (``callrecord.py``) and the driver (``callreplay.py``) share: what
-counts as an argument a test writes (``is_literal``; a date, time, duration, Decimal or Fraction written by its
-constructor, ``argument_repr``), how it is read back (``argument_value``, nothing else), and ``Receiver``, how a
+counts as an argument a test writes (``is_literal``; a date, time, duration, Decimal, Fraction or in-memory stream
+written by its constructor, ``argument_repr``), how it is read back (``argument_value``, nothing else), and ``Receiver``, how a
 test built the instance a method was called on.
 
 Loaded by ``callreplay.py`` from its file under a private name, as that one is loaded: keep it self-contained,
@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import builtins
 import importlib
+import io
 import math
 import operator
 import sys
@@ -130,10 +131,11 @@ def constructor_repr(value: Any) -> tuple[str, tuple[str, ...]] | None:
 #: and fractions, written as a test writes them (``datetime.date(2000, 1, 2)`` after ``import datetime``).
 #: Each name such a text may use, with the import it needs.
 _BUILT_NAMES = {"datetime": "import datetime", "decimal": "import decimal", "fractions": "import fractions",
-                "Decimal": "from decimal import Decimal", "Fraction": "from fractions import Fraction"}
+                "Decimal": "from decimal import Decimal", "Fraction": "from fractions import Fraction",
+                "io": "import io"}
 #: The attributes it may read of them (``datetime.timezone.utc``): constructors and constants, nothing else.
 _BUILT_ATTRIBUTES = frozenset({"date", "datetime", "time", "timedelta", "timezone", "utc", "min", "max",
-                               "Decimal", "Fraction"})
+                               "Decimal", "Fraction", "StringIO", "BytesIO"})
 _BUILT_NODES = (ast.Expression, ast.Call, ast.Attribute, ast.Name, ast.Constant, ast.Tuple, ast.List, ast.Dict,
                 ast.Set, ast.keyword, ast.UnaryOp, ast.USub, ast.UAdd, ast.Load)
 
@@ -215,13 +217,29 @@ class Written:
         return self.text
 
 
+def _stream_repr(value: Any) -> str | None:
+    """An in-memory stream at its start, as a test makes one (``io.StringIO('')``, ``io.BytesIO(b'1,2')``), else
+    None. A class that wraps a stream (a terminal's colour filter, a CSV writer) is built around one by its tests; one
+    written to or read from already is not rebuilt by its text."""
+    if type(value) not in (io.StringIO, io.BytesIO):
+        return None
+    try:
+        text = None if value.closed or value.tell() != 0 else literal_repr(value.getvalue())
+    except Exception:  # noqa: BLE001 - a stream that cannot say where it stands is not written
+        return None
+    return None if text is None else f"io.{type(value).__name__}({text})"
+
+
 def argument_repr(value: Any) -> str | None:
     """How a call's argument is written: its literal (``literal_repr``), else, for a date, time, duration,
-    Decimal or Fraction (or a literal container of them), the constructor a test writes; a function a test names
-    (``len``, ``operator.add``, ``str.upper``); else None."""
+    Decimal or Fraction (or a literal container of them), the constructor a test writes; an in-memory stream at its
+    start (``io.StringIO('')``); a function a test names (``len``, ``operator.add``, ``str.upper``); else None."""
     text = literal_repr(value)
     if text is not None:
         return text
+    stream = _stream_repr(value)
+    if stream is not None:
+        return stream
     if isinstance(value, Written):
         return value.text if _built_tree(value.text) is not None else None
     named = _named_function(value)

@@ -2489,3 +2489,48 @@ def test_an_edit_in_a_part_of_its_line_that_always_runs_is_watched_by_its_line(s
 
     mutant = dataclasses.replace(handmade_mutant("m.py", "f", source.replace(old, new)), line=2, end_line=2)
     assert evaluated(mutant, source) is None
+
+
+WRAPPER = textwrap.dedent("""
+    class Wrapper:
+        def __init__(self, stream, strip=None, autoreset=False):
+            self.stream = stream
+            self.strip = bool(strip)
+            self.autoreset = autoreset
+
+        def should_wrap(self):
+            return self.strip or self.autoreset
+""")
+
+
+def test_an_instance_its_tests_built_around_an_in_memory_stream_is_built_again_and_called():
+    # As colorama's `AnsiToWin32(StringIO(), strip=True).should_wrap()`: the stream was no argument a test writes,
+    # so no method of the class was ever called ("no test built a `AnsiToWin32` the search can build again")
+    import io
+
+    assert callrecord.argument_repr(io.StringIO()) == "io.StringIO('')"
+    assert callrecord.argument_repr(io.BytesIO(b"1,2")) == "io.BytesIO(b'1,2')"
+    assert callrecord.argument_imports(["io.StringIO('')", "1"]) == ("import io",)
+    read = io.StringIO("ab")
+    read.read(1)
+    assert callrecord.argument_repr(read) is None  # (read from already: its text does not rebuild it)
+    rebuilt = callrecord.argument_value("io.StringIO('ab')")
+    assert isinstance(rebuilt, io.StringIO) and rebuilt.read() == "ab"
+    for text in ("io.open('x')", "io.TextIOWrapper(1)", "io.StringIO.__init__"):
+        with pytest.raises(ValueError):
+            callrecord.argument_value(text)
+
+
+def test_a_method_of_an_instance_built_around_a_stream_gets_a_witness(tmp_path):
+    tests = ("import io\n\nfrom shop.wrapper import Wrapper\n\n\ndef test_wrap():\n"
+             "    assert Wrapper(io.StringIO(), strip=True).should_wrap()\n")
+    root = make_project(tmp_path / "wrapper", "wrapper", WRAPPER, tests)
+    samples = probes.record_calls(root, ["tests"], [("shop.wrapper", "Wrapper.should_wrap")])
+    recorded = samples["shop.wrapper:Wrapper.should_wrap"]
+    assert [(s.receiver.args_repr, s.receiver.kwargs_repr) for s in recorded] == \
+        [(("io.StringIO('')", "True"), ())]
+    mutant = mutant_at("src/shop/wrapper.py", "Wrapper.should_wrap", WRAPPER, "self.strip or self.autoreset",
+                       "self.strip and self.autoreset")
+    found = probes.search_input(root, mutant, recorded, search_budget=0)
+    assert found.distinction is not None, found.reason
+    assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("True", "False"), found.distinction
