@@ -284,15 +284,7 @@ class CallRecorder:
             return
         code = frame.f_code
         modules = self._wanted.get(code.co_qualname)
-        if modules is None:
-            builds = self._builders.get(code.co_qualname)
-            module = frame.f_globals.get("__name__")
-            if builds is not None and module in builds:
-                try:
-                    self._built(f"{module}:{builds[module]}", code, frame.f_locals, frame.f_back)
-                except Exception:  # noqa: BLE001 - observation must never disturb the run
-                    pass
-        else:
+        if modules is not None:
             key = modules.get(frame.f_globals.get("__name__"))
             # (a code object without new locals is a class body running, not a call; a generator's frame starts
             # again at every resume, and only its first start is the call)
@@ -301,6 +293,16 @@ class CallRecorder:
                 try:
                     self._record(key, code, frame.f_locals)
                 except Exception:  # observation must never disturb the run  # noqa: BLE001
+                    pass
+        # (after its own record: an `__init__` searched itself still notes how its instance was built, for the calls
+        # made on it and among its class's instances)
+        builds = self._builders.get(code.co_qualname)
+        if builds is not None:
+            module = frame.f_globals.get("__name__")
+            if module in builds:
+                try:
+                    self._built(f"{module}:{builds[module]}", code, frame.f_locals, frame.f_back)
+                except Exception:  # noqa: BLE001 - observation must never disturb the run
                     pass
         stepping = self._steps.get(code.co_qualname)
         if stepping is not None and frame.f_globals.get("__name__") in stepping:
