@@ -11,8 +11,8 @@ only when ``--elenchus-calls PATH`` is given with at least one
 ``--elenchus-calls-target MODULE:QUALNAME`` (repeatable). While the session runs it
 notes the arguments each call of a target function actually received, keeps only
 calls whose every argument is a Python literal (``is_literal``) or a date, time,
-duration, Decimal or Fraction (written as a test writes it, ``argument_repr``;
-``datetime.date(2000, 1, 2)``), de-duplicates them,
+duration, Decimal, Fraction or in-memory stream at its start (written as a test writes it, ``argument_repr``;
+``datetime.date(2000, 1, 2)``, ``io.StringIO('')``), de-duplicates them,
 keeps the first ``MAX_SAMPLES`` per target and as many again that hold a word none of those held
 (a later case of another kind), and writes them at session finish as JSON
 lines::
