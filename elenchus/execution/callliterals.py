@@ -1,7 +1,7 @@
 """The literal rule that the recorder (``callrecord.py``) and the driver (``callreplay.py``) share: what
 counts as an argument a test writes (``is_literal``; a date, time, duration, Decimal, Fraction or in-memory stream
-written by its constructor, ``argument_repr``), how it is read back (``argument_value``, nothing else), and ``Receiver``, how a
-test built the instance a method was called on.
+written by its constructor, ``argument_repr``), how it is read back (``argument_value``, nothing else), and
+``Receiver``, how a test built the instance a method was called on.
 
 Loaded by ``callreplay.py`` from its file under a private name, as that one is loaded: keep it self-contained,
 standard library only, never an import of Elenchus. Reach its names through ``callrecord``, never as
