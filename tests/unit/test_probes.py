@@ -2536,3 +2536,23 @@ def test_a_method_of_an_instance_built_around_a_stream_gets_a_witness(tmp_path):
     found = probes.search_input(root, mutant, recorded, search_budget=0)
     assert found.distinction is not None, found.reason
     assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("True", "False"), found.distinction
+
+
+WRITER = textwrap.dedent("""
+    def dump(words, stream):
+        for word in words:
+            stream.write(word.upper())
+            stream.write("\\\\n")
+""")
+
+
+def test_a_call_that_writes_something_else_into_a_stream_it_was_given_backs_no_claim(tmp_path):
+    # A writer given `io.StringIO('')`, rebuilt from the tests' call: both return None, and only the text left in the
+    # stream tells the mutant apart. No witness reads it yet, so the two must not count as agreeing.
+    root = make_project(tmp_path / "writer", "writer", WRITER, "def test_nothing():\n    pass\n")
+    mutant = mutant_at("src/shop/writer.py", "dump", WRITER, 'stream.write("\\\\n")', 'stream.write("")')
+    samples = [probes.CallSample("shop.writer:dump", (repr(words), "io.StringIO('')")) for words in
+               (["a", "b"], ["x"], [], ["some", "words", "here"], ["q", "r", "s", "t"], ["one"])]
+    found = probes.search_input(root, mutant, samples, search_budget=0, boundary_budget=0)
+    assert found.distinction is None and not found.searched, found  # (never "likely equivalent")
+    assert "(an argument changed in place into a non-literal)" in found.reason, found.reason
