@@ -194,6 +194,19 @@ def module_name_for(path: str, root: Path | None = None) -> str:
     return ".".join(parts)
 
 
+def common_ends(old: Sequence[Any], new: Sequence[Any]) -> tuple[int, int]:
+    """How many items (lines, characters) ``old`` and ``new`` share at their start, and then at their end: a mutant
+    changes one place, and only what lies between needs comparing (a whole large module matched item by item took
+    minutes)."""
+    start, shortest = 0, min(len(old), len(new))
+    while start < shortest and old[start] == new[start]:
+        start += 1
+    end = 0
+    while end < shortest - start and old[len(old) - 1 - end] == new[len(new) - 1 - end]:
+        end += 1
+    return start, end
+
+
 @functools.lru_cache(maxsize=2)
 def _module_tree(source: str) -> ast.Module | None:
     """The code's parsed module, or None when it does not parse. Read-only and cached: one search

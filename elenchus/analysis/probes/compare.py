@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from elenchus.execution import callrecord
-from elenchus.analysis.probes.common import Distinction, _module_tree
+from elenchus.analysis.probes.common import Distinction, _module_tree, common_ends
 from elenchus.analysis.probes.drivers import _Driver
 
 
@@ -158,14 +158,7 @@ def _acting_lines(source: str, mutated_source: str) -> tuple[int, ...]:
     dropped statement when it runs. Empty when the mutant drops nothing.
     """
     old, new = source.splitlines(), mutated_source.splitlines()
-    # A mutant changes one place: compare only between the common head and tail (quadratic
-    # matching of a whole large module would take minutes).
-    start, shortest = 0, min(len(old), len(new))
-    while start < shortest and old[start] == new[start]:
-        start += 1
-    end = 0
-    while end < shortest - start and old[len(old) - 1 - end] == new[len(new) - 1 - end]:
-        end += 1
+    start, end = common_ends(old, new)
     matcher = difflib.SequenceMatcher(None, old[start:len(old) - end], new[start:len(new) - end], autojunk=False)
     gone = {start + line for tag, i1, i2, _, _ in matcher.get_opcodes() if tag == "delete"
             for line in range(i1 + 1, i2 + 1)}

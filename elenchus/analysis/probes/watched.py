@@ -28,6 +28,7 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from elenchus.analysis.probes.common import common_ends
 from elenchus.execution import callrecord
 from elenchus.mutation.mutate import Mutant
 
@@ -183,12 +184,7 @@ def evaluated(mutant: Mutant, source: str) -> Evaluated | None:
     if mutant.line <= 0:
         return None
     mutated = mutant.mutated_source
-    start = 0
-    while start < min(len(source), len(mutated)) and source[start] == mutated[start]:
-        start += 1
-    end = 0  # (characters the two share at their ends, the changed part left out)
-    while end < min(len(source), len(mutated)) - start and source[-1 - end] == mutated[-1 - end]:
-        end += 1
+    start, end = common_ends(source, mutated)  # (the characters the two share at their ends)
     try:
         tree = ast.parse(mutated)
     except (SyntaxError, ValueError):
