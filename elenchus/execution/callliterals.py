@@ -230,6 +230,27 @@ def _stream_repr(value: Any) -> str | None:
     return None if text is None else f"io.{type(value).__name__}({text})"
 
 
+def is_empty_stream(value: Any) -> bool:
+    """An in-memory stream holding nothing yet: what a test hands a writer (``dump(rows, io.StringIO())``)."""
+    try:
+        return type(value) in (io.StringIO, io.BytesIO) and not value.closed and value.getvalue() in ("", b"")
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def written_repr(value: Any) -> str | None:
+    """An in-memory stream the call wrote to, standing at the end of what it holds, as the stream a test would find
+    by ``getvalue()``: ``io.StringIO('a\\n')``; else None. Only a stream that held nothing before the call is read
+    so: its text then says all that became of it (one wound back, or read part way, says less)."""
+    try:
+        text = value.getvalue()
+        at_end = not value.closed and value.tell() == len(text)
+    except Exception:  # noqa: BLE001 - a stream that cannot say where it stands is not written
+        return None
+    held = literal_repr(text) if at_end else None
+    return None if held is None else f"io.{type(value).__name__}({held})"
+
+
 def argument_repr(value: Any) -> str | None:
     """How a call's argument is written: its literal (``literal_repr``), else, for a date, time, duration,
     Decimal or Fraction (or a literal container of them), the constructor a test writes; an in-memory stream at its

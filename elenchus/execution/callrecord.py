@@ -101,6 +101,8 @@ literal_repr = _replay.literal_repr
 is_literal = _replay.is_literal
 constructor_repr = _replay.constructor_repr
 argument_repr = _replay.argument_repr
+written_repr = _replay.written_repr
+is_empty_stream = _replay.is_empty_stream
 argument_value = _replay.argument_value
 argument_imports = _replay.argument_imports
 Written = _replay._literals.Written
@@ -545,6 +547,8 @@ __all__ = [
     "CALLS_OPTION",
     "argument_imports",
     "argument_repr",
+    "is_empty_stream",
+    "written_repr",
     "argument_value",
     "KEPT_SAMPLES",
     "MAX_SAMPLES",

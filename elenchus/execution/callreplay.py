@@ -82,6 +82,8 @@ literal_repr = _literals.literal_repr
 is_literal = _literals.is_literal
 constructor_repr = _literals.constructor_repr
 argument_repr = _literals.argument_repr
+written_repr = _literals.written_repr
+is_empty_stream = _literals.is_empty_stream
 argument_value = _literals.argument_value
 argument_imports = _literals.argument_imports
 receiver_from_json = _literals.receiver_from_json
@@ -189,6 +191,7 @@ def observe(function: Callable[..., Any], args: list[Any], kwargs: dict[str, Any
     while it runs is raised there), its ``type`` still the iterator's (a list where the code returned one is
     told apart by that); of a tuple of iterators, what each yields (``listed`` is ``"each"``)."""
     listed: dict[str, Any] = {}
+    fresh = [index for index, arg in enumerate(args) if is_empty_stream(arg)]  # (a writer's: read back after)
     signal.setitimer(signal.ITIMER_REAL, per_call)
     try:
         try:
@@ -213,6 +216,8 @@ def observe(function: Callable[..., Any], args: list[Any], kwargs: dict[str, Any
         return {"kind": "raise", "exception": exception_name(exc), "message": _limited(message_of, per_call, exc),
                 "own": raised_here(exc), **listed}
     after = [argument_repr(arg) for arg in args]  # (dates and numbers are written by their constructors)
+    for index in fresh:  # what was written into a stream given empty, as ``getvalue()`` reads it
+        after[index] = written_repr(args[index])
     truthy = _limited(_truthy, per_call, value)  # (a false result: often the code refusing its input)
     text = literal_repr(value)
     if text is not None:
@@ -530,7 +535,26 @@ def _state_text(value: Any) -> list[Any] | None:
     seen = view_of(value)
     if seen is not None and seen[0] not in ("match", EACH_STR):
         return [seen[0], seen[1], list(seen[2])]
-    return _attributes_text(value, None)
+    return _attributes_text(value, None) or _written_state(value)
+
+
+def _written_state(value: Any) -> list[Any] | None:
+    """A receiver that writes into an in-memory stream it holds (``AnsiToWin32(io.StringIO())``), read as a test
+    reads it: [".wrapped.getvalue()", the text, [], its other attributes as plain data (``_attributes_text``) or
+    None]. Only a public attribute's stream standing at the end of its text is read (a stream wound back, or read
+    part way, is more than its text); two receivers that wrote alike agree only where their other attributes do."""
+    attributes = getattr(value, "__dict__", None)
+    if not isinstance(attributes, dict):
+        return None
+    for name in sorted(attributes):
+        held = attributes[name]
+        if name.startswith("_") or type(held) not in (io.StringIO, io.BytesIO):
+            continue
+        if written_repr(held) is None:
+            return None
+        data = state_of({key: item for key, item in attributes.items() if key != name})
+        return [f".{name}.getvalue()", literal_repr(held.getvalue()), [], None if data is None else ["state", data, []]]
+    return None
 
 
 def _attributes_text(value: Any, seen: tuple[str, str, tuple[str, ...]] | None) -> list[Any] | None:

@@ -2546,13 +2546,86 @@ WRITER = textwrap.dedent("""
 """)
 
 
-def test_a_call_that_writes_something_else_into_a_stream_it_was_given_backs_no_claim(tmp_path):
+def test_what_a_call_writes_into_a_stream_it_was_given_empty_is_a_witness_a_test_reads_back(tmp_path):
     # A writer given `io.StringIO('')`, rebuilt from the tests' call: both return None, and only the text left in the
-    # stream tells the mutant apart. No witness reads it yet, so the two must not count as agreeing.
+    # stream tells the mutant apart, as `stream.getvalue()` reads it after the call
     root = make_project(tmp_path / "writer", "writer", WRITER, "def test_nothing():\n    pass\n")
     mutant = mutant_at("src/shop/writer.py", "dump", WRITER, 'stream.write("\\\\n")', 'stream.write("")')
     samples = [probes.CallSample("shop.writer:dump", (repr(words), "io.StringIO('')")) for words in
                (["a", "b"], ["x"], [], ["some", "words", "here"], ["q", "r", "s", "t"], ["one"])]
     found = probes.search_input(root, mutant, samples, search_budget=0, boundary_budget=0)
+    assert found.distinction is not None, found.reason
+    (index, code, changed), = found.distinction.changed_arguments
+    assert index == 1 and code.startswith("io.StringIO(") and "\\n" in code and "\\n" not in changed, (code, changed)
+    probe = probes.write_probe(mutant, found.distinction, "shop.writer", witness=True)
+    assert ".getvalue() == " in probe.source, probe.source
+    assert probes.verify_probe(root, probe, mutant).accepted, probe.source  # passes on the code, fails on the mutant
+
+
+def test_a_stream_wound_back_or_not_given_empty_is_no_state_a_call_is_compared_by():
+    # Its text alone would say a stream wound back to its start holds what one left at its end holds: a reader
+    # stopped part way, or a writer that rewinds, is not told by `getvalue()`
+    import io
+
+    written = io.StringIO()
+    written.write("ab")
+    assert callrecord.written_repr(written) == "io.StringIO('ab')"
+    written.seek(0)
+    assert callrecord.written_repr(written) is None
+    assert callrecord.is_empty_stream(io.BytesIO()) and not callrecord.is_empty_stream(io.StringIO("x"))
+
+
+WRITING = textwrap.dedent("""
+    class Shouter:
+        def __init__(self, out, mark="!"):
+            self.out = out
+            self.mark = mark
+
+        def say(self, word):
+            self.out.write(word.upper() + self.mark)
+""")
+
+
+def test_a_method_that_writes_into_the_stream_its_instance_holds_is_told_apart_by_what_it_wrote(tmp_path):
+    tests = ("import io\n\nfrom shop.shout import Shouter\n\n\ndef test_say():\n"
+             "    Shouter(io.StringIO()).say('hi')\n")
+    root = make_project(tmp_path / "shout", "shout", WRITING, tests)
+    samples = probes.record_calls(root, ["tests"], [("shop.shout", "Shouter.say")])
+    recorded = samples["shop.shout:Shouter.say"]
+    mutant = mutant_at("src/shop/shout.py", "Shouter.say", WRITING, "word.upper() + self.mark", "word + self.mark")
+    found = probes.search_input(root, mutant, recorded, search_budget=0)
+    assert found.distinction is not None, found.reason
+    assert found.distinction.receiver_after[0] == ".out.getvalue()", found.distinction
+    probe = probes.write_probe(mutant, found.distinction, "shop.shout", witness=True)
+    assert ".out.getvalue() == " in probe.source, probe.source
+    assert probes.verify_probe(root, probe, mutant).accepted, probe.source
+
+
+KEEPER = textwrap.dedent("""
+    class Box:
+        def __init__(self, held):
+            self.held = held
+
+
+    class Keeper:
+        def __init__(self, out):
+            self.out = out
+            self.last = None
+
+        def keep(self, word):
+            self.out.write(word)
+            self.last = Box(word.upper())
+""")
+
+
+def test_receivers_that_wrote_alike_but_hold_what_no_test_writes_down_back_no_claim(tmp_path):
+    # The stream agrees, but what the mutant changed sits in an attribute no literal writes (an object): the calls
+    # were not compared, so their agreement claims nothing
+    tests = ("import io\n\nfrom shop.keeper import Keeper\n\n\ndef test_keep():\n"
+             "    Keeper(io.StringIO()).keep('hi')\n")
+    root = make_project(tmp_path / "keeper", "keeper", KEEPER, tests)
+    recorded = probes.record_calls(root, ["tests"], [("shop.keeper", "Keeper.keep")])["shop.keeper:Keeper.keep"]
+    mutant = mutant_at("src/shop/keeper.py", "Keeper.keep", KEEPER, "Box(word.upper())", "Box(word)")
+    found = probes.search_input(root, mutant, recorded, search_budget=20)
     assert found.distinction is None and not found.searched, found  # (never "likely equivalent")
-    assert "(an argument changed in place into a non-literal)" in found.reason, found.reason
+    assert "receivers that agree only in what they wrote into a stream" in found.reason, found.reason

@@ -151,6 +151,11 @@ def _state_read(state: Any, how: str) -> str | None:
     return state[1]
 
 
+def _written(how: str) -> bool:
+    """Is a receiver's state read from the stream it writes into (``.wrapped.getvalue()``)?"""
+    return how.startswith(".") and how.endswith(".getvalue()")
+
+
 def _acting_lines(source: str, mutated_source: str) -> tuple[int, ...]:
     """Lines of ``source`` that run only when the statements the mutant dropped act.
 
@@ -474,7 +479,9 @@ class _Comparer:
             beneath = [side[3] if len(side) > 3 and isinstance(side[3], list) else None for side in (reference, mutant)]
             if None not in beneath and beneath[0][:2] != beneath[1][:2]:  # printed alike, holding something else
                 return self._attributes_changed(returned, beneath[0], beneath[1])
-            kind = "receivers that agree only in their text" if reference[0] == "str" else None
+            kind = "receivers that agree only in their text" if reference[0] == "str" else \
+                "receivers that agree only in what they wrote into a stream" if _written(reference[0]) \
+                and None in beneath else None
         elif reference[0] == mutant[0] == "repr":
             same = self.reference.equal([reference[1], mutant[1]], [*reference[2], *mutant[2]])
             if same is False and returned:

@@ -157,14 +157,28 @@ def _held_arguments(distinction: Distinction, taken: str) -> dict[int, str]:
 _INSTANCE_STATE = {"vars": "the instance's attributes", "str": "the instance's text", "repr": "the instance"}
 
 
+def _written_text(after: str) -> str | None:
+    """What an in-memory stream holds, as ``getvalue()`` gives it, when an argument's state after the call is one
+    (``io.StringIO('a\\n')`` gives ``'a\\n'``); else None."""
+    if not after.startswith(("io.StringIO(", "io.BytesIO(")):
+        return None
+    try:
+        return repr(callrecord.argument_value(after).getvalue())
+    except ValueError:
+        return None
+
+
 def arguments_narrated(distinction: Distinction, side: int, short: bool = False) -> str:
     """How one side leaves the arguments (or the method's instance) it changed in place (side 1: reference,
     2: mutant)."""
-    changes = [(f"argument {change[0] + 1}", change[side]) for change in distinction.changed_arguments]
+    changes = [(f"what was written into argument {change[0] + 1}", _written_text(change[side]))
+               if _written_text(change[side]) is not None else (f"argument {change[0] + 1}", change[side])
+               for change in distinction.changed_arguments]
     if distinction.receiver_after is not None:
         how = distinction.receiver_after[0]
-        changes.append((f"the instance's `{how[1:]}`" if how.startswith(".") else _INSTANCE_STATE[how],
-                        distinction.receiver_after[side]))
+        what = f"what the instance wrote into its `{how[1:-len('.getvalue()')]}`" if how.endswith(".getvalue()") \
+            else f"the instance's `{how[1:]}`" if how.startswith(".") else _INSTANCE_STATE[how]
+        changes.append((what, distinction.receiver_after[side]))
     if not changes:
         return ""
     if short:
@@ -291,6 +305,10 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
         if held:  # the call changes arguments in place: hold them, then check their states
             body = "".join(f"    {held[index]} = {distinction.args_repr[index]}\n" for index in sorted(held)) + body
             for index, after, _ in distinction.changed_arguments:
+                written = _written_text(after)  # (a stream given empty: what the call wrote into it)
+                if written is not None:
+                    body += f"    assert {held[index]}.getvalue() == {written}\n"
+                    continue
                 if _is_float(after):
                     needs_pytest, after = True, f"pytest.approx({after})"
                 body += f"    assert {held[index]} == {after}\n"
