@@ -230,6 +230,21 @@ def _stream_repr(value: Any) -> str | None:
     return None if text is None else f"io.{type(value).__name__}({text})"
 
 
+def built_bare(instance: Any) -> bool:
+    """Does the class's call with no arguments build ``instance`` again (``Stripper()``)? Its class runs no
+    construction of its own (no ``__init__``, ``__new__`` or slots of its own or of a base but ``object``, and a plain
+    metaclass), so a recorder sees no construction, and it holds no attribute yet."""
+    try:
+        kind = type(instance)
+        if type(kind).__call__ is not type.__call__ or any(
+                "__init__" in vars(base) or "__new__" in vars(base) or vars(base).get("__slots__")
+                for base in kind.__mro__[:-1]):
+            return False
+        return kind.__mro__[-1] is object and not vars(instance)
+    except Exception:  # noqa: BLE001 - an instance that cannot say what it holds is not rebuilt
+        return False
+
+
 def is_empty_stream(value: Any) -> bool:
     """An in-memory stream holding nothing yet: what a test hands a writer (``dump(rows, io.StringIO())``)."""
     try:

@@ -102,6 +102,7 @@ is_literal = _replay.is_literal
 constructor_repr = _replay.constructor_repr
 argument_repr = _replay.argument_repr
 written_repr = _replay.written_repr
+built_bare = _replay.built_bare
 is_empty_stream = _replay.is_empty_stream
 argument_value = _replay.argument_value
 argument_imports = _replay.argument_imports
@@ -374,6 +375,8 @@ class CallRecorder:
             seen = self._receivers.get(id(instance))
         if seen is not None and seen[0] is type(instance):
             return seen[1]
+        if built_bare(instance):
+            return Receiver((), ())
         return receiver_in(type(instance).__name__, _safe_repr(instance))
 
     def _record(self, key: str, code: Any, values: dict[str, Any]) -> None:
@@ -549,6 +552,7 @@ __all__ = [
     "argument_repr",
     "is_empty_stream",
     "written_repr",
+    "built_bare",
     "argument_value",
     "KEPT_SAMPLES",
     "MAX_SAMPLES",

@@ -83,6 +83,7 @@ is_literal = _literals.is_literal
 constructor_repr = _literals.constructor_repr
 argument_repr = _literals.argument_repr
 written_repr = _literals.written_repr
+built_bare = _literals.built_bare
 is_empty_stream = _literals.is_empty_stream
 argument_value = _literals.argument_value
 argument_imports = _literals.argument_imports
@@ -363,6 +364,20 @@ def _walked(values: Sequence[Any], whole: Callable[[Any], bool]) -> Iterator[Any
             stack.extend(reversed([item for pair in value.items() for item in pair]))
 
 
+_ABSENT = object()
+
+
+def _dotted(home: Any, name: str) -> Any:
+    """What ``home`` holds under a dotted name (a class's own table: ``AnsiToWin32.ANSI_OSC_RE``), else
+    ``_ABSENT``."""
+    value = home
+    for part in name.split("."):
+        value = inspect.getattr_static(value, part, _ABSENT)
+        if value is _ABSENT:
+            return _ABSENT
+    return value
+
+
 def strings_in(values: Sequence[Any]) -> list[str]:
     """The strings ``values`` hold (patterns' texts too), in order, bounded."""
     found: list[str] = []
@@ -563,7 +578,9 @@ def _attributes_text(value: Any, seen: tuple[str, str, tuple[str, ...]] | None) 
     if seen is not None and seen[0] == "vars":
         return [seen[0], seen[1], list(seen[2])]
     attributes = getattr(value, "__dict__", None)
-    data = state_of(attributes) if isinstance(attributes, dict) and attributes and not callable(value) else None
+    # (one holding nothing is in a state only where its class keeps none elsewhere: ``built_bare``)
+    data = state_of(attributes) if isinstance(attributes, dict) and (attributes or built_bare(value)) \
+        and not callable(value) else None
     return None if data is None else ["state", data, []]
 
 
@@ -654,7 +671,8 @@ def serve(argv: Sequence[str]) -> int:
                 continue
             if "strings" in request:
                 home = sys.modules.get(module_name)
-                values = [getattr(home, name) for name in request["strings"] if hasattr(home, name)]
+                values = [value for value in (_dotted(home, name) for name in request["strings"])
+                          if value is not _ABSENT]
                 answer({"strings": _limited(strings_in, per_call, values) or []})
                 continue
             built = request.get("receiver")

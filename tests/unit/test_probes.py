@@ -2629,3 +2629,52 @@ def test_receivers_that_wrote_alike_but_hold_what_no_test_writes_down_back_no_cl
     found = probes.search_input(root, mutant, recorded, search_budget=20)
     assert found.distinction is None and not found.searched, found  # (never "likely equivalent")
     assert "receivers that agree only in what they wrote into a stream" in found.reason, found.reason
+
+
+STRIPPER = textwrap.dedent("""
+    import re
+
+
+    class Stripper:
+        MARK_RE = re.compile(r"<([a-z]+)>")
+
+        def strip(self, text):
+            for match in self.MARK_RE.finditer(text):
+                start, end = match.span()
+                text = text[:start] + text[end:]
+            return text
+""")
+
+
+def test_a_line_inside_a_loop_over_what_a_class_pattern_matches_is_reached_with_a_text_it_matches(tmp_path):
+    # As colorama's `for match in self.ANSI_OSC_RE.finditer(text):`: the tests' texts hold no mark, so the loop's
+    # body never ran; the pattern is a class's own attribute, read in the loop's header, not on the mutated line
+    tests = ("from shop.strip import Stripper\n\n\ndef test_plain():\n"
+             "    assert Stripper().strip('plain') == 'plain'\n")
+    root = make_project(tmp_path / "strip", "strip", STRIPPER, tests)
+    recorded = probes.record_calls(root, ["tests"], [("shop.strip", "Stripper.strip")])["shop.strip:Stripper.strip"]
+    mutant = mutant_at("src/shop/strip.py", "Stripper.strip", STRIPPER, "text[:start] + text[end:]",
+                       "text[:start] + text[end + 1:]")
+    found = probes.search_input(root, mutant, recorded, search_budget=0)
+    assert found.distinction is not None, found.reason
+    assert "<" in found.distinction.args_repr[0], found.distinction
+
+
+def test_only_an_instance_its_class_call_alone_builds_again_is_rebuilt_without_a_construction_seen():
+    class Bare:
+        def strip(self, text):
+            return text
+
+    class Kept(Bare):
+        __slots__ = ("held",)
+
+    class Built:
+        def __init__(self):
+            self.held = []
+
+    touched = Bare()
+    touched.seen = True
+    assert callrecord.built_bare(Bare())
+    assert not callrecord.built_bare(touched)  # (set up after it was built: `Bare()` alone is not it)
+    assert not callrecord.built_bare(Kept()) and not callrecord.built_bare(Built())
+    assert not callrecord.built_bare(dict())

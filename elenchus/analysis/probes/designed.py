@@ -62,13 +62,17 @@ def _data_examples(drivers: Sequence[_Driver], source: str, mutant: Mutant, data
     the import runs fills), as each running module built it, and strings their patterns match, each also in
     capitals (where a case-insensitive rule or a table of lower-case words shows): a mutant that skips the
     first rule of a table is told apart by a word that rule matches (``"zombies"``), which only the running
-    module knows."""
+    module knows. First, what the patterns the lines run under match (``_governing_data``), inside text."""
     names = list(dict.fromkeys([*_data_names(source, mutant.line, mutant.end_line), *data]))
-    if not names:
-        return []
+    governing = [name for name in _governing_data(source, mutant.line, mutant.end_line) if name not in names]
     found: list[str] = []
     for driver in drivers:
-        for text in driver.strings(names):  # (a long text stands for itself in no call a test would write)
+        # (what a loop's or a condition's pattern matches, inside text: the lines under it run only for a match,
+        # and an edit of what is cut around it shows only with something on either side)
+        for text in driver.strings(governing) if governing else ():
+            for match in _matching(text)[:1] if set(text) & _PATTERN_SYNTAX else ():
+                found += ["!" + match + "!", match, match + "!", "!" + match]
+        for text in driver.strings(names) if names else ():  # (a long text stands for itself in no call a test writes)
             examples = [*(_matching(text)[:1] if set(text) & _PATTERN_SYNTAX else []),
                         *([text] if len(text) <= _EXAMPLE_CHARS else [])]
             found += [*examples, *(example.upper() for example in examples)]
@@ -289,6 +293,34 @@ def _data_names(source: str, first: int, last: int) -> list[str]:
     used = [node for node in _module_nodes(source) if isinstance(node, ast.Name) and node.id in assigned
             and first <= node.lineno <= last]
     return list(dict.fromkeys(node.id for node in sorted(used, key=lambda n: (n.lineno, n.col_offset))))
+
+
+def _governing_data(source: str, first: int, last: int) -> list[str]:
+    """The data the lines ``first``..``last`` run under, beyond their own names: the module's names in the header of
+    each loop or condition around them (``for match in PATTERN.finditer(text):``), and a class's own attributes read
+    there or on the lines (``self.ANSI_OSC_RE``, as ``AnsiToWin32.ANSI_OSC_RE``). A line inside such a loop runs only
+    for a text its pattern matches."""
+    tree = _module_tree(source)
+    if tree is None:
+        return []
+    spans = [(first, last)]
+    for node in _module_nodes(source):
+        header = node.iter if isinstance(node, (ast.For, ast.AsyncFor)) else \
+            node.test if isinstance(node, (ast.If, ast.While)) else None
+        if header is not None and node.lineno < first and last <= (node.end_lineno or node.lineno):
+            spans.append((header.lineno, header.end_lineno or header.lineno))
+    names = [name for start, end in spans[1:] for name in _data_names(source, start, end)]
+    for owner in (node for node in tree.body if isinstance(node, ast.ClassDef)):
+        own = {target.id for statement in owner.body if isinstance(statement, (ast.Assign, ast.AnnAssign))
+               for target in (statement.targets if isinstance(statement, ast.Assign) else [statement.target])
+               if isinstance(target, ast.Name)}
+        inside = owner.lineno <= first and last <= (owner.end_lineno or owner.lineno)
+        for node in ast.walk(owner) if own else ():
+            if isinstance(node, ast.Attribute) and node.attr in own and isinstance(node.value, ast.Name) \
+                    and (node.value.id == owner.name or inside and node.value.id in ("self", "cls")) \
+                    and any(start <= node.lineno <= end for start, end in spans):
+                names.append(f"{owner.name}.{node.attr}")
+    return list(dict.fromkeys(names))
 
 
 def _in_text(characters: list[str]) -> list[str]:

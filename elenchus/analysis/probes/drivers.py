@@ -274,7 +274,8 @@ class _Driver:
         return [value for value in (answer or {}).get("bounds") or () if type(value) is int]
 
     def strings(self, names: Sequence[str]) -> list[str]:
-        """The strings the module's globals ``names`` hold in this driver (none when it cannot tell)."""
+        """The strings the module's globals ``names`` hold in this driver, a class's own attributes too
+        (``AnsiToWin32.ANSI_OSC_RE``); none when it cannot tell."""
         answer = self._ask({"strings": list(names)})
         return [text for text in (answer or {}).get("strings") or () if isinstance(text, str)]
 
