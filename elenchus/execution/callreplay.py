@@ -193,6 +193,9 @@ def observe(function: Callable[..., Any], args: list[Any], kwargs: dict[str, Any
     told apart by that); of a tuple of iterators, what each yields (``listed`` is ``"each"``)."""
     listed: dict[str, Any] = {}
     fresh = [index for index, arg in enumerate(args) if is_empty_stream(arg)]  # (a writer's: read back after)
+    # (keyword arguments a call can change in place: a stream given empty, a container)
+    named = {name: written_repr if is_empty_stream(value) else argument_repr for name, value in kwargs.items()
+             if isinstance(value, (*_CLEARABLE, io.StringIO, io.BytesIO))}
     signal.setitimer(signal.ITIMER_REAL, per_call)
     try:
         try:
@@ -219,6 +222,8 @@ def observe(function: Callable[..., Any], args: list[Any], kwargs: dict[str, Any
     after = [argument_repr(arg) for arg in args]  # (dates and numbers are written by their constructors)
     for index in fresh:  # what was written into a stream given empty, as ``getvalue()`` reads it
         after[index] = written_repr(args[index])
+    if named:
+        listed["kwargs_after"] = {name: read(kwargs[name]) for name, read in named.items()}
     truthy = _limited(_truthy, per_call, value)  # (a false result: often the code refusing its input)
     text = literal_repr(value)
     if text is not None:

@@ -2678,3 +2678,28 @@ def test_only_an_instance_its_class_call_alone_builds_again_is_rebuilt_without_a
     assert not callrecord.built_bare(touched)  # (set up after it was built: `Bare()` alone is not it)
     assert not callrecord.built_bare(Kept()) and not callrecord.built_bare(Built())
     assert not callrecord.built_bare(dict())
+
+
+COLLECTOR = textwrap.dedent("""
+    def collect(words, *, into=None, out=None):
+        for word in words:
+            if into is not None:
+                into.append(word.upper())
+            if out is not None:
+                out.write(word.upper())
+""")
+
+
+@pytest.mark.parametrize("keyword", ["into", "out"])
+def test_a_keyword_argument_the_call_changes_in_place_otherwise_backs_no_claim(tmp_path, keyword):
+    # `collect(words, into=[])`, keyword-only: both calls return None, and only the list (or the stream) given by name holds
+    # what the mutant changed; no witness reads a keyword argument back yet, so the calls must not count as agreeing
+    root = make_project(tmp_path / "collect", "collect", COLLECTOR, "def test_nothing():\n    pass\n")
+    given = "[]" if keyword == "into" else "io.StringIO('')"
+    old = "into.append(word.upper())" if keyword == "into" else "out.write(word.upper())"
+    mutant = mutant_at("src/shop/collect.py", "collect", COLLECTOR, old, old.replace("word.upper()", "word"))
+    samples = [probes.CallSample("shop.collect:collect", (repr(words),), ((keyword, given),)) for words in
+               (["a", "b"], ["x"], ["some", "words", "here"], ["q", "r", "s", "t"], ["one"], ["z", "y"])]
+    found = probes.search_input(root, mutant, samples, search_budget=20, boundary_budget=0)
+    assert found.distinction is None and not found.searched, found  # (never "likely equivalent")
+    assert "keyword arguments left in other states by the call" in found.reason, found.reason

@@ -334,6 +334,9 @@ class _Comparer:
                 read_input = _read_input(reference_answer, mutant_answer)
                 differs = differs and not read_input  # (no test hands a call its standard input)
                 changed = () if differs else _changed_arguments(_after(reference_answer), _after(mutant_answer))
+                if not (differs or changed) and reference_answer.get("kwargs_after") != mutant_answer.get(
+                        "kwargs_after"):  # (no witness reads them yet; their agreement is what a claim needs)
+                    self._opaque_seen("keyword arguments left in other states by the call")
                 held = None if differs or changed or receiver is None else self._receiver_changed(
                     reference[0] is not None, reference_answer, mutant_answer)
                 if view and not (differs or changed or held):  # agreeing attributes or text: they may still differ
@@ -530,7 +533,7 @@ class _Comparer:
         """What made a result one no probe could write down (too long is only skipped: a literal type)."""
         if answer.get("kind") == "unrepresentable" and not answer.get("too_long"):
             return f"`{answer.get('type') or 'object'}`"
-        if None in _after(answer):
+        if None in _after(answer) or None in (answer.get("kwargs_after") or {}).values():
             return "an argument changed in place into a non-literal"
         if answer.get("kind") == "unbuilt":  # (the code built it: the mutant differs before the call is made)
             return "instances the mutant cannot build as the tests built them"
