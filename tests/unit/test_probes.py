@@ -2692,8 +2692,9 @@ COLLECTOR = textwrap.dedent("""
 
 @pytest.mark.parametrize("keyword", ["into", "out"])
 def test_a_keyword_argument_the_call_changes_in_place_otherwise_backs_no_claim(tmp_path, keyword):
-    # `collect(words, into=[])`, keyword-only: both calls return None, and only the list (or the stream) given by name holds
-    # what the mutant changed; no witness reads a keyword argument back yet, so the calls must not count as agreeing
+    # `collect(words, into=[])`, keyword-only: both calls return None, and only the list (or the stream) given by
+    # name holds what the mutant changed; no witness reads a keyword argument back yet, so the calls must not count
+    # as agreeing
     root = make_project(tmp_path / "collect", "collect", COLLECTOR, "def test_nothing():\n    pass\n")
     given = "[]" if keyword == "into" else "io.StringIO('')"
     old = "into.append(word.upper())" if keyword == "into" else "out.write(word.upper())"
