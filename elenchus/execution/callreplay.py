@@ -450,14 +450,17 @@ class _Instance:
 
     built: Receiver
 
-    def make(self, owner: type) -> Any:
+    def make(self, owner: type, given: list[tuple[int, Any]] | None = None) -> Any:
         """The class's call (or the module's function the tests built it with), then each set-up call made on
-        the instance (``p.classical(all=True)``)."""
+        the instance (``p.classical(all=True)``); each empty stream it was given is kept in ``given``, by
+        position (``Writer(io.StringIO())``: a test reads what the instance wrote there)."""
         maker = owner if self.built.factory is None else getattr(sys.modules[owner.__module__], self.built.factory)
         if self.built.subclass:
             maker = _subclass_of(owner)
-        instance = maker(*map(argument_value, self.built.args_repr),
-                         **{name: argument_value(text) for name, text in self.built.kwargs_repr})
+        arguments = [argument_value(text) for text in self.built.args_repr]
+        if given is not None:
+            given.extend((index, value) for index, value in enumerate(arguments) if is_empty_stream(value))
+        instance = maker(*arguments, **{name: argument_value(text) for name, text in self.built.kwargs_repr})
         if not isinstance(instance, owner):
             raise TypeError(f"{self.built.factory}() did not build a {owner.__name__}")
         for step, args, kwargs in self.built.steps:
@@ -490,14 +493,14 @@ def _argument(text: str, owner: Any) -> Any:
 
 
 def _on_receiver(owner: type, name: str, receiver: Receiver, held: list[Any], made: list[tuple[int, Any, Any]],
-                 cleared: list[bool] | None, *args: Any, **kwargs: Any) -> Any:
-    """Build the receiver as the tests built it (its class's call, then its set-up calls), keep it in ``held``,
-    then call its method ``name`` the way a test does: an operator or builtin for a special method
+                 cleared: list[bool] | None, given: list[tuple[int, Any]], *args: Any, **kwargs: Any) -> Any:
+    """Build the receiver as the tests built it (its class's call, then its set-up calls), keep it in ``held``
+    (and the empty streams it was built with in ``given``), then call its method ``name`` the way a test does: an operator or builtin for a special method
     (``OPERATORS``), an attribute read for a property. Each instance argument is built here too, and kept in
     ``made`` with its position and its state then. With ``cleared``, the call is made twice on the instance, what
     the first returned emptied in between (``_emptied``)."""
     try:
-        instance = _Instance(receiver).make(owner)
+        instance = _Instance(receiver).make(owner, given)
         arguments = list(args)
         for index, arg in enumerate(arguments):
             if isinstance(arg, _Instance):
@@ -587,6 +590,20 @@ def _attributes_text(value: Any, seen: tuple[str, str, tuple[str, ...]] | None) 
     data = state_of(attributes) if isinstance(attributes, dict) and (attributes or built_bare(value)) \
         and not callable(value) else None
     return None if data is None else ["state", data, []]
+
+
+def _given_state(value: Any, given: Sequence[tuple[int, Any]]) -> list[Any] | None:
+    """A receiver built around the one empty stream it was given, whose state no other reading writes down
+    (``Writer(io.StringIO())`` keeping it as ``self._fp``), read as a test holding that stream reads it: ["@0.getvalue()"
+    (its position in the class's call), the text, [], the receiver's other attributes as plain data or None]."""
+    if len(given) != 1 or written_repr(given[0][1]) is None:
+        return None
+    index, stream = given[0]
+    attributes = getattr(value, "__dict__", None)
+    rest = {key: item for key, item in attributes.items() if item is not stream} if isinstance(attributes, dict) \
+        else None
+    data = None if rest is None else state_of(rest)
+    return [f"@{index}.getvalue()", literal_repr(stream.getvalue()), [], None if data is None else ["state", data, []]]
 
 
 def serve(argv: Sequence[str]) -> int:
@@ -742,11 +759,13 @@ def _answer_call(function: Any, owner: Any, name: str, args: list[Any], kwargs: 
         observed = _watch.watched(lambda: observe(called, args, kwargs, per_call), _command_line(request),
                                   _standard_input(request))
     else:
+        given: list[tuple[int, Any]] = []
         observed = _watch.watched(lambda: observe(functools.partial(_on_receiver, owner, name, receiver, held, made,
-                                                                    cleared),
+                                                                    cleared, given),
                                             args, kwargs, per_call), _command_line(request), _standard_input(request))
         if held:
-            observed["receiver_after"] = _limited(_state_text, per_call, held[0])
+            observed["receiver_after"] = _limited(_state_text, per_call, held[0]) or _limited(
+                _given_state, per_call, held[0], given)
         after = observed.get("args_after")
         for index, argument, before in made if after is not None else ():  # as built, or changed: unwritable
             unchanged = before is not None and _limited(_state_text, per_call, argument) == before

@@ -2704,3 +2704,31 @@ def test_a_keyword_argument_the_call_changes_in_place_otherwise_backs_no_claim(t
     found = probes.search_input(root, mutant, samples, search_budget=20, boundary_budget=0)
     assert found.distinction is None and not found.searched, found  # (never "likely equivalent")
     assert "keyword arguments left in other states by the call" in found.reason, found.reason
+
+
+PRIVATE_WRITER = textwrap.dedent("""
+    class Writer:
+        def __init__(self, fp, sep=","):
+            self._fp = fp
+            self._sep = sep
+
+        def row(self, values):
+            self._fp.write(self._sep.join(str(value) for value in values) + "\\\\n")
+""")
+
+
+def test_a_method_that_writes_into_the_stream_its_class_was_given_is_told_apart_through_that_stream(tmp_path):
+    # As a JSON-lines or CSV writer keeping its stream as `self._fp`: no test may name the private attribute, so
+    # the witness holds the stream it builds the instance around, and reads it back
+    tests = ("import io\n\nfrom shop.rows import Writer\n\n\ndef test_row():\n"
+             "    Writer(io.StringIO()).row([1, 2])\n")
+    root = make_project(tmp_path / "rows", "rows", PRIVATE_WRITER, tests)
+    recorded = probes.record_calls(root, ["tests"], [("shop.rows", "Writer.row")])["shop.rows:Writer.row"]
+    mutant = mutant_at("src/shop/rows.py", "Writer.row", PRIVATE_WRITER, "self._sep.join", "''.join")
+    found = probes.search_input(root, mutant, recorded, search_budget=0)
+    assert found.distinction is not None, found.reason
+    assert found.distinction.receiver_after[0] == "@0.getvalue()", found.distinction
+    probe = probes.write_probe(mutant, found.distinction, "shop.rows", witness=True)
+    assert "stream = io.StringIO('')" in probe.source and "stream.getvalue() == " in probe.source, probe.source
+    assert "_fp" not in probe.source, probe.source
+    assert probes.verify_probe(root, probe, mutant).accepted, probe.source

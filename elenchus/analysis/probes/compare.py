@@ -152,8 +152,9 @@ def _state_read(state: Any, how: str) -> str | None:
 
 
 def _written(how: str) -> bool:
-    """Is a receiver's state read from the stream it writes into (``.wrapped.getvalue()``)?"""
-    return how.startswith(".") and how.endswith(".getvalue()")
+    """Is a receiver's state read from the stream it writes into (``.wrapped.getvalue()``, or ``@0.getvalue()``:
+    the stream its class's call was given first)?"""
+    return how.startswith((".", "@")) and how.endswith(".getvalue()")
 
 
 def _acting_lines(source: str, mutated_source: str) -> tuple[int, ...]:

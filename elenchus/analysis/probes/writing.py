@@ -89,14 +89,29 @@ def _instance_name(function: str) -> str:
     return name if name not in ("pytest", "unittest", "self", owner) else f"{name}_instance"
 
 
-def _building(function: str, receiver: callrecord.Receiver, instance: str) -> list[str]:
+def _stream_name(instance: str | None) -> str:
+    """The name a test holds the stream it builds an instance around in, to read what the instance wrote there."""
+    return "stream" if instance != "stream" else "given_stream"
+
+
+def _building(function: str, receiver: callrecord.Receiver, instance: str, stream_at: int | None = None) -> list[str]:
     """The lines that build a method's instance as the tests built theirs: its class's call, then the set-up
-    calls they made on it (``engine = Engine()``, ``engine.classical(all=True)``)."""
+    calls they made on it (``engine = Engine()``, ``engine.classical(all=True)``); the argument at ``stream_at``
+    held in a name first (``stream = io.StringIO('')``, ``writer = Writer(stream)``)."""
     owner = function.rpartition(".")[0]
-    built = call_text(_maker(receiver, owner), receiver.args_repr, receiver.kwargs_repr)
+    passed = [_stream_name(instance) if index == stream_at else text for index, text in enumerate(receiver.args_repr)]
+    built = call_text(_maker(receiver, owner), passed, receiver.kwargs_repr)
+    held = [f"{_stream_name(instance)} = {receiver.args_repr[stream_at]}"] if stream_at is not None else []
     # (each step made on the instance as a test makes a call of that method: `cache[1] = 'a'` for an item set)
-    return [f"{instance} = {built}", *(call_text(f"{owner}.{name}", args, kwargs, receiver, instance)
-                                       for name, args, kwargs in receiver.steps)]
+    return [*held, f"{instance} = {built}", *(call_text(f"{owner}.{name}", args, kwargs, receiver, instance)
+                                              for name, args, kwargs in receiver.steps)]
+
+
+def _stream_at(how: str) -> int | None:
+    """The position of the stream a receiver's state is read from, when it is the one its class's call was given
+    (``@0.getvalue()``), else None."""
+    found = re.fullmatch(r"@(\d+)\.getvalue\(\)", how)
+    return int(found.group(1)) if found else None
 
 
 def _readable(text: str) -> str:
@@ -176,7 +191,8 @@ def arguments_narrated(distinction: Distinction, side: int, short: bool = False)
                for change in distinction.changed_arguments]
     if distinction.receiver_after is not None:
         how = distinction.receiver_after[0]
-        what = f"what the instance wrote into its `{how[1:-len('.getvalue()')]}`" if how.endswith(".getvalue()") \
+        what = "what the instance wrote into the stream it was built with" if _stream_at(how) is not None \
+            else f"what the instance wrote into its `{how[1:-len('.getvalue()')]}`" if how.endswith(".getvalue()") \
             else f"the instance's `{how[1:]}`" if how.startswith(".") else _INSTANCE_STATE[how]
         changes.append((what, distinction.receiver_after[side]))
     if not changes:
@@ -236,7 +252,9 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
     if receiver is not None and receiver.subclass:  # (the class the instance is built as, named)
         owner = function.rpartition(".")[0]
         shown = f"class {callrecord.subclass_name(owner)}({owner}): pass; {shown}"
-    building = _building(function, receiver, instance) if receiver is not None and instance is not None else []
+    stream_at = _stream_at(distinction.receiver_after[0]) if distinction.receiver_after else None
+    building = _building(function, receiver, instance, stream_at) if receiver is not None and instance is not None \
+        else []
     each = distinction.view == callrecord.EACH_STR and distinction.reference_exception is None
     if distinction.listed == "each":  # a tuple of iterators: what each yields
         call, shown = f"tuple(map(list, {call}))", f"tuple(map(list, {shown}))"
@@ -315,7 +333,8 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
         if instance is not None and receiver is not None and distinction.receiver_after is not None:
             # the call leaves its instance in another state: build it, call, then check the state
             how, after, _ = distinction.receiver_after
-            state = f"{instance}{how}" if how.startswith(".") else {
+            state = f"{_stream_name(instance)}.getvalue()" if _stream_at(how) is not None else f"{instance}{how}" \
+                if how.startswith(".") else {
                 "repr": instance, "vars": f"vars({instance})", "str": f"str({instance})"}[how]
             body = f"    {call}\n    assert {state} == {after}\n"
         if distinction.emptied:
