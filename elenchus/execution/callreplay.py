@@ -495,9 +495,9 @@ def _argument(text: str, owner: Any) -> Any:
 def _on_receiver(owner: type, name: str, receiver: Receiver, held: list[Any], made: list[tuple[int, Any, Any]],
                  cleared: list[bool] | None, given: list[tuple[int, Any]], *args: Any, **kwargs: Any) -> Any:
     """Build the receiver as the tests built it (its class's call, then its set-up calls), keep it in ``held``
-    (and the empty streams it was built with in ``given``), then call its method ``name`` the way a test does: an operator or builtin for a special method
-    (``OPERATORS``), an attribute read for a property. Each instance argument is built here too, and kept in
-    ``made`` with its position and its state then. With ``cleared``, the call is made twice on the instance, what
+    (and the empty streams it was built with in ``given``), then call its method ``name`` the way a test does: an
+    operator or builtin for a special method (``OPERATORS``), an attribute read for a property. Each instance
+    argument is built here too, and kept in ``made`` with its position and its state then. With ``cleared``, the call is made twice on the instance, what
     the first returned emptied in between (``_emptied``)."""
     try:
         instance = _Instance(receiver).make(owner, given)
@@ -594,8 +594,9 @@ def _attributes_text(value: Any, seen: tuple[str, str, tuple[str, ...]] | None) 
 
 def _given_state(value: Any, given: Sequence[tuple[int, Any]]) -> list[Any] | None:
     """A receiver built around the one empty stream it was given, whose state no other reading writes down
-    (``Writer(io.StringIO())`` keeping it as ``self._fp``), read as a test holding that stream reads it: ["@0.getvalue()"
-    (its position in the class's call), the text, [], the receiver's other attributes as plain data or None]."""
+    (``Writer(io.StringIO())`` keeping it as ``self._fp``), read as a test holding that stream reads it:
+    ["@0.getvalue()" (its position in the class's call), the text, [], the receiver's other attributes as plain data
+    or None]."""
     if len(given) != 1 or written_repr(given[0][1]) is None:
         return None
     index, stream = given[0]
