@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from elenchus.reporting.report import missed_now
+from elenchus.reporting.report import finding_order, missed_now
 from elenchus.reporting.stryker import ASSESSMENT_WORDS
 
 ELEMENTS = Path(__file__).with_name("vendor") / "mutation-test-elements.js"
@@ -106,7 +106,10 @@ def _summary(report: Mapping[str, Any]) -> str:
     skipped = len(report.get("not_challenged", ())) + len(report.get("rejected", ()))
     mutations = {m["id"]: m for m in report.get("mutations", ())}
     findings = []
-    for comparison in report.get("comparisons", ()):
+    # (regressions first, then each incident no test catches: those a witness shows before the rest)
+    ordered = sorted((c for c in report.get("comparisons", ()) if c["mutation_id"] in mutations),
+                     key=lambda c: (c["assessment"] != "protection-regression", finding_order(c, mutations)))
+    for comparison in ordered:
         mutation = mutations.get(comparison["mutation_id"])
         missed = missed_now(comparison)  # (what the current tests miss where the old ones could not be compared)
         if (comparison["assessment"] in _ORDER[:2] or missed) and mutation is not None:

@@ -179,18 +179,30 @@ def _finding(mutation: dict) -> str:
     return f"{mutation['incident']}; {_shown(mutation)}"
 
 
+def finding_order(comparison: dict, mutations: dict[str, dict]) -> int:
+    """Where an incident no test catches comes among the others: one a witness shows (a ready test), then one no
+    test runs, then one no call was found to show (it may not matter), then one not searched."""
+    mutation = mutations[comparison["mutation_id"]]
+    if (mutation.get("witness") or {}).get("call"):
+        return 0
+    if mutation.get("result") == "not-covered":
+        return 1
+    return 2 if "no witness was found" in (mutation.get("reason") or "") else 3
+
+
 def _act_on(by_assessment: dict[str, list[dict]], mutations: dict[str, dict]) -> list[str]:
     """One line per finding, first: each protection regression, then each incident no test catches with
-    the call that shows it."""
+    the call that shows it (those a witness shows first: ``finding_order``)."""
     lines = ["### What to act on", ""]
     for comparison in by_assessment.get("protection-regression", []):
         mutation = mutations[comparison["mutation_id"]]
         lines.append(f"- Protection regression at {_where(mutation['location'])}: {mutation['incident']}; only the "
                      f"old tests caught it ({_kill_text(comparison['existing'])})")
-    for comparison in by_assessment.get("unprotected", []):
+    for comparison in sorted(by_assessment.get("unprotected", []), key=lambda c: finding_order(c, mutations)):
         mutation = mutations[comparison["mutation_id"]]
         lines.append(f"- Not caught at {_where(mutation['location'])}: {_finding(mutation)}")
-    for comparison in [c for name in UNCOMPARED for c in by_assessment.get(name, []) if missed_now(c)]:
+    for comparison in sorted([c for name in UNCOMPARED for c in by_assessment.get(name, []) if missed_now(c)],
+                             key=lambda c: finding_order(c, mutations)):
         mutation = mutations[comparison["mutation_id"]]
         lines.append(f"- Not caught by the current tests at {_where(mutation['location'])}: {_finding(mutation)} "
                      "(whether the old tests caught it is unknown: they could not be compared)")

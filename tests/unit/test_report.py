@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 
+from elenchus.reporting import html
 from elenchus.reporting.report import nothing_ran, render_markdown
 from elenchus.resources import data_dir
 
@@ -234,3 +235,31 @@ def test_a_contract_of_a_few_dozen_items_is_listed_whole():
     text = render_markdown(report)
     assert sum(line.startswith("  - C") for line in text.splitlines()) == 24
     assert "more item(s)" not in text
+
+
+def test_what_to_act_on_lists_the_incidents_a_witness_shows_before_those_no_call_was_found_to_show():
+    # colorama's target: 40 incidents no test catches, the 16 with a ready witness test scattered among 24 a
+    # search found no call for (some of them may not matter at all)
+    report = example()
+    gap = next(m for m in report["mutations"] if m["id"] == "M2")
+    gap.update(result="survived", reason="no witness was found, so it stays a gap: 40 inputs tried")
+    shown = copy.deepcopy(gap)
+    shown.update(id="shown", location={**gap["location"], "line": gap["location"]["line"] + 3},
+                 witness={"call": "chunks([1], -1)", "original": "raise ValueError", "mutant": "[]",
+                          "test": "def test_it():\n    pass\n", "origin": "edge-value", "seconds": 0.3,
+                          "incident_check": "fits"})
+    unrun = copy.deepcopy(gap)
+    unrun.update(id="unrun", result="not-covered", reason="no test runs it",
+                 location={**gap["location"], "line": gap["location"]["line"] + 5})
+    report["mutations"] += [shown, unrun]
+    missed = next(c for c in report["comparisons"] if c["mutation_id"] == "M2")
+    report["comparisons"] += [{**copy.deepcopy(missed), "mutation_id": "shown"},
+                              {**copy.deepcopy(missed), "mutation_id": "unrun"}]
+    act = render_markdown(report).split("### What to act on")[1].split("## Existing Protection")[0]
+    listed = [line for line in act.splitlines() if line.startswith("- Not caught")]
+    assert [line.rpartition("; ")[2] for line in listed] == [
+        "`chunks([1], -1)` raises `ValueError` with the code and gives `[]` with the mutant",
+        "no test runs this code", "no call was found that shows it"], listed
+    page = html.render({}, report)
+    findings = page.split('<ul class="findings">')[1].split("</ul>")[0]
+    assert findings.index(":9)") < findings.index(":11)") < findings.index(":6)"), findings
