@@ -2691,10 +2691,10 @@ COLLECTOR = textwrap.dedent("""
 
 
 @pytest.mark.parametrize("keyword", ["into", "out"])
-def test_a_keyword_argument_the_call_changes_in_place_otherwise_backs_no_claim(tmp_path, keyword):
+def test_a_keyword_argument_the_call_changes_in_place_otherwise_is_held_and_read_back(tmp_path, keyword):
     # `collect(words, into=[])`, keyword-only: both calls return None, and only the list (or the stream) given by
-    # name holds what the mutant changed; no witness reads a keyword argument back yet, so the calls must not count
-    # as agreeing
+    # name holds what the mutant changed: the witness holds it (`argument = []`, `collect(..., into=argument)`) and
+    # asserts what it holds after the call. Counting those calls as agreeing made a false "likely equivalent".
     root = make_project(tmp_path / "collect", "collect", COLLECTOR, "def test_nothing():\n    pass\n")
     given = "[]" if keyword == "into" else "io.StringIO('')"
     old = "into.append(word.upper())" if keyword == "into" else "out.write(word.upper())"
@@ -2702,8 +2702,11 @@ def test_a_keyword_argument_the_call_changes_in_place_otherwise_backs_no_claim(t
     samples = [probes.CallSample("shop.collect:collect", (repr(words),), ((keyword, given),)) for words in
                (["a", "b"], ["x"], ["some", "words", "here"], ["q", "r", "s", "t"], ["one"], ["z", "y"])]
     found = probes.search_input(root, mutant, samples, search_budget=20, boundary_budget=0)
-    assert found.distinction is None and not found.searched, found  # (never "likely equivalent")
-    assert "keyword arguments left in other states by the call" in found.reason, found.reason
+    assert found.distinction is not None, found.reason
+    assert [change[0] for change in found.distinction.changed_arguments] == [keyword], found.distinction
+    probe = probes.write_probe(mutant, found.distinction, "shop.collect", witness=True)
+    assert f"{keyword}=argument)" in probe.source, probe.source
+    assert probes.verify_probe(root, probe, mutant).accepted, probe.source
 
 
 PRIVATE_WRITER = textwrap.dedent("""

@@ -68,7 +68,7 @@ class Distinction:
     A value that is not a literal is written as its constructor (``datetime.date(2000, 1,
     2)``), with ``imports`` for the reference's. ``changed_arguments`` holds, for a
     function that changes its arguments in place,
-    each positional argument the two leave in different states: (index, the reference's
+    each argument the two leave in different states: (its index, or a keyword argument's name, the reference's
     state after the call, the mutant's).
     """
 
@@ -79,7 +79,7 @@ class Distinction:
     mutant_repr: str | None
     mutant_exception: str | None
     origin: str = "search"
-    changed_arguments: tuple[tuple[int, str, str], ...] = ()
+    changed_arguments: tuple[tuple[int | str, str, str], ...] = ()
     imports: tuple[str, ...] = ()  # what the reference value's text needs (``import datetime``)
     view: str | None = None  # "vars", "str" or "match": the values are the result's attributes, text, match
     receiver: callrecord.Receiver | None = None  # a method's: the instance it is called on, built as the tests did

@@ -84,6 +84,17 @@ def _changed_arguments(reference: Sequence[str | None],
                  and not _same(callrecord.argument_value(ref), callrecord.argument_value(mut)))
 
 
+def _changed(reference_answer: Mapping[str, Any],
+             mutant_answer: Mapping[str, Any]) -> tuple[tuple[int | str, str, str], ...]:
+    """``_changed_arguments``, then each keyword argument (by its name) a caller holding it would see in different
+    states after the call (``collect(words, into=[])``)."""
+    named = [answer.get("kwargs_after") or {} if answer.get("kind") == "value" else {}
+             for answer in (reference_answer, mutant_answer)]
+    keywords = tuple((name, named[0][name], named[1][name]) for name in sorted(named[0])
+                     if name in named[1] and _changed_arguments([named[0][name]], [named[1][name]]))
+    return _changed_arguments(_after(reference_answer), _after(mutant_answer)) + keywords
+
+
 def _differs(reference: tuple[str | None, str | None], mutant: tuple[str | None, str | None]) -> bool:
     """True when a probe asserting the reference's behaviour fails *at its assertion* on the mutant.
 
@@ -334,10 +345,7 @@ class _Comparer:
                     or self._differs(reference, mutant, reference_answer, mutant_answer)
                 read_input = _read_input(reference_answer, mutant_answer)
                 differs = differs and not read_input  # (no test hands a call its standard input)
-                changed = () if differs else _changed_arguments(_after(reference_answer), _after(mutant_answer))
-                if not (differs or changed) and reference_answer.get("kwargs_after") != mutant_answer.get(
-                        "kwargs_after"):  # (no witness reads them yet; their agreement is what a claim needs)
-                    self._opaque_seen("keyword arguments left in other states by the call")
+                changed = () if differs else _changed(reference_answer, mutant_answer)
                 held = None if differs or changed or receiver is None else self._receiver_changed(
                     reference[0] is not None, reference_answer, mutant_answer)
                 if view and not (differs or changed or held):  # agreeing attributes or text: they may still differ
@@ -577,8 +585,7 @@ class _Comparer:
             if found.receiver_after and [_state_read(answer.get("receiver_after"), found.receiver_after[0]) for answer
                                          in (reference_answer, mutant_answer)] != list(found.receiver_after[1:]):
                 return False
-            if found.changed_arguments and _changed_arguments(
-                    _after(reference_answer), _after(mutant_answer)) != found.changed_arguments:
+            if found.changed_arguments and _changed(reference_answer, mutant_answer) != found.changed_arguments:
                 return False
             if found.printed and _printed(reference_answer, mutant_answer) != found.printed:
                 return False

@@ -161,11 +161,22 @@ def _is_float(text: str) -> bool:
         return False
 
 
-def _held_arguments(distinction: Distinction, taken: str) -> dict[int, str]:
-    """Local names for the arguments a probe must hold to look at them after the call (not ``taken``)."""
+def _held_arguments(distinction: Distinction, taken: str) -> dict[int | str, str]:
+    """Local names for the arguments a probe must hold to look at them after the call (not ``taken``), by
+    position, or by name for a keyword argument."""
     indexes = [index for index, _, _ in distinction.changed_arguments]
     stem = "argument" if "argument" not in taken else "held"
-    return {index: stem if len(indexes) == 1 else f"{stem}_{index + 1}" for index in indexes}
+    return {index: stem if len(indexes) == 1 else f"{stem}_{index + 1 if isinstance(index, int) else index}"
+            for index in indexes}
+
+
+def _argument_text(distinction: Distinction, index: int | str) -> str:
+    """The text of the argument at ``index``: a position, or a keyword argument's name."""
+    return distinction.args_repr[index] if isinstance(index, int) else dict(distinction.kwargs_repr)[index]
+
+
+def _argument_named(index: int | str) -> str:
+    return f"argument {index + 1}" if isinstance(index, int) else f"argument `{index}`"
 
 
 #: How the state of a method's instance after the call is named, by how it is read.
@@ -186,8 +197,8 @@ def _written_text(after: str) -> str | None:
 def arguments_narrated(distinction: Distinction, side: int, short: bool = False) -> str:
     """How one side leaves the arguments (or the method's instance) it changed in place (side 1: reference,
     2: mutant)."""
-    changes = [(f"what was written into argument {change[0] + 1}", _written_text(change[side]))
-               if _written_text(change[side]) is not None else (f"argument {change[0] + 1}", change[side])
+    changes = [(f"what was written into {_argument_named(change[0])}", _written_text(change[side]))
+               if _written_text(change[side]) is not None else (_argument_named(change[0]), change[side])
                for change in distinction.changed_arguments]
     if distinction.receiver_after is not None:
         how = distinction.receiver_after[0]
@@ -239,12 +250,13 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
         callee = function
     held = _held_arguments(distinction, " ".join([callee, *distinction.imports]))
     passed = tuple(held.get(index, text) for index, text in enumerate(distinction.args_repr))
+    named = tuple((name, held.get(name, text)) for name, text in distinction.kwargs_repr)
     receiver = distinction.receiver
     # (held in a name: set up after its construction, or called twice)
     stepped = receiver is not None and (bool(receiver.steps) or distinction.emptied)
     instance = _instance_name(function) if distinction.receiver_after or stepped else None
     read = distinction.read or distinction.attribute is not None
-    call = call_text(callee, passed, distinction.kwargs_repr, receiver, instance, read)
+    call = call_text(callee, passed, named, receiver, instance, read)
     shown = call_text(function, distinction.args_repr, distinction.kwargs_repr, receiver, instance if stepped else None,
                       read=read)
     if distinction.emptied:  # a caller empties what the call handed out, then asks again
@@ -321,7 +333,8 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
             inner = textwrap.indent(body, "    ")
             body = f"{_kept_buffer('output')}    with contextlib.redirect_stdout(output):\n{inner}"
         if held:  # the call changes arguments in place: hold them, then check their states
-            body = "".join(f"    {held[index]} = {distinction.args_repr[index]}\n" for index in sorted(held)) + body
+            body = "".join(f"    {held[index]} = {_argument_text(distinction, index)}\n"
+                           for index in sorted(held, key=str)) + body
             for index, after, _ in distinction.changed_arguments:
                 written = _written_text(after)  # (a stream given empty: what the call wrote into it)
                 if written is not None:
