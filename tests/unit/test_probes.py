@@ -2575,6 +2575,19 @@ def test_a_stream_wound_back_or_not_given_empty_is_no_state_a_call_is_compared_b
     assert callrecord.is_empty_stream(io.BytesIO()) and not callrecord.is_empty_stream(io.StringIO("x"))
 
 
+def search_method(tmp_path, name: str, source: str, test: str, qualname: str, old: str, new: str,
+                  search_budget: int = 0):
+    """The search for a mutant of method ``qualname`` of ``src/shop/<name>.py``, whose one test (``test``, the body of
+    `test_it` after `import io` and the class's import) built the instance its calls were recorded on: (the project,
+    the mutant, what the search found)."""
+    owner = qualname.partition(".")[0]
+    tests = f"import io\n\nfrom shop.{name} import {owner}\n\n\ndef test_it():\n    {test}\n"
+    root = make_project(tmp_path / name, name, source, tests)
+    recorded = probes.record_calls(root, ["tests"], [(f"shop.{name}", qualname)])[f"shop.{name}:{qualname}"]
+    mutant = mutant_at(f"src/shop/{name}.py", qualname, source, old, new)
+    return root, mutant, probes.search_input(root, mutant, recorded, search_budget=search_budget)
+
+
 WRITING = textwrap.dedent("""
     class Shouter:
         def __init__(self, out, mark="!"):
@@ -2587,13 +2600,8 @@ WRITING = textwrap.dedent("""
 
 
 def test_a_method_that_writes_into_the_stream_its_instance_holds_is_told_apart_by_what_it_wrote(tmp_path):
-    tests = ("import io\n\nfrom shop.shout import Shouter\n\n\ndef test_say():\n"
-             "    Shouter(io.StringIO()).say('hi')\n")
-    root = make_project(tmp_path / "shout", "shout", WRITING, tests)
-    samples = probes.record_calls(root, ["tests"], [("shop.shout", "Shouter.say")])
-    recorded = samples["shop.shout:Shouter.say"]
-    mutant = mutant_at("src/shop/shout.py", "Shouter.say", WRITING, "word.upper() + self.mark", "word + self.mark")
-    found = probes.search_input(root, mutant, recorded, search_budget=0)
+    root, mutant, found = search_method(tmp_path, "shout", WRITING, "Shouter(io.StringIO()).say('hi')",
+                                        "Shouter.say", "word.upper() + self.mark", "word + self.mark")
     assert found.distinction is not None, found.reason
     assert found.distinction.receiver_after[0] == ".out.getvalue()", found.distinction
     probe = probes.write_probe(mutant, found.distinction, "shop.shout", witness=True)
@@ -2621,12 +2629,8 @@ KEEPER = textwrap.dedent("""
 def test_receivers_that_wrote_alike_but_hold_what_no_test_writes_down_back_no_claim(tmp_path):
     # The stream agrees, but what the mutant changed sits in an attribute no literal writes (an object): the calls
     # were not compared, so their agreement claims nothing
-    tests = ("import io\n\nfrom shop.keeper import Keeper\n\n\ndef test_keep():\n"
-             "    Keeper(io.StringIO()).keep('hi')\n")
-    root = make_project(tmp_path / "keeper", "keeper", KEEPER, tests)
-    recorded = probes.record_calls(root, ["tests"], [("shop.keeper", "Keeper.keep")])["shop.keeper:Keeper.keep"]
-    mutant = mutant_at("src/shop/keeper.py", "Keeper.keep", KEEPER, "Box(word.upper())", "Box(word)")
-    found = probes.search_input(root, mutant, recorded, search_budget=20)
+    _, _, found = search_method(tmp_path, "keeper", KEEPER, "Keeper(io.StringIO()).keep('hi')", "Keeper.keep",
+                                "Box(word.upper())", "Box(word)", search_budget=20)
     assert found.distinction is None and not found.searched, found  # (never "likely equivalent")
     assert "receivers that agree only in what they wrote into a stream" in found.reason, found.reason
 
@@ -2649,13 +2653,8 @@ STRIPPER = textwrap.dedent("""
 def test_a_line_inside_a_loop_over_what_a_class_pattern_matches_is_reached_with_a_text_it_matches(tmp_path):
     # As colorama's `for match in self.ANSI_OSC_RE.finditer(text):`: the tests' texts hold no mark, so the loop's
     # body never ran; the pattern is a class's own attribute, read in the loop's header, not on the mutated line
-    tests = ("from shop.strip import Stripper\n\n\ndef test_plain():\n"
-             "    assert Stripper().strip('plain') == 'plain'\n")
-    root = make_project(tmp_path / "strip", "strip", STRIPPER, tests)
-    recorded = probes.record_calls(root, ["tests"], [("shop.strip", "Stripper.strip")])["shop.strip:Stripper.strip"]
-    mutant = mutant_at("src/shop/strip.py", "Stripper.strip", STRIPPER, "text[:start] + text[end:]",
-                       "text[:start] + text[end + 1:]")
-    found = probes.search_input(root, mutant, recorded, search_budget=0)
+    _, _, found = search_method(tmp_path, "strip", STRIPPER, "assert Stripper().strip('plain') == 'plain'",
+                                "Stripper.strip", "text[:start] + text[end:]", "text[:start] + text[end + 1:]")
     assert found.distinction is not None, found.reason
     assert "<" in found.distinction.args_repr[0], found.distinction
 
@@ -2723,12 +2722,8 @@ PRIVATE_WRITER = textwrap.dedent("""
 def test_a_method_that_writes_into_the_stream_its_class_was_given_is_told_apart_through_that_stream(tmp_path):
     # As a JSON-lines or CSV writer keeping its stream as `self._fp`: no test may name the private attribute, so
     # the witness holds the stream it builds the instance around, and reads it back
-    tests = ("import io\n\nfrom shop.rows import Writer\n\n\ndef test_row():\n"
-             "    Writer(io.StringIO()).row([1, 2])\n")
-    root = make_project(tmp_path / "rows", "rows", PRIVATE_WRITER, tests)
-    recorded = probes.record_calls(root, ["tests"], [("shop.rows", "Writer.row")])["shop.rows:Writer.row"]
-    mutant = mutant_at("src/shop/rows.py", "Writer.row", PRIVATE_WRITER, "self._sep.join", "''.join")
-    found = probes.search_input(root, mutant, recorded, search_budget=0)
+    root, mutant, found = search_method(tmp_path, "rows", PRIVATE_WRITER, "Writer(io.StringIO()).row([1, 2])",
+                                        "Writer.row", "self._sep.join", "''.join")
     assert found.distinction is not None, found.reason
     assert found.distinction.receiver_after[0] == "@0.getvalue()", found.distinction
     probe = probes.write_probe(mutant, found.distinction, "shop.rows", witness=True)
