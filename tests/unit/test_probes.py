@@ -2422,7 +2422,7 @@ def test_a_dropped_table_entry_is_told_apart_through_an_option_only_other_tests_
 def test_an_option_goes_into_the_plainest_calls_in_place_of_what_they_gave_it_and_never_twice():
     import ast
 
-    from elenchus.analysis.probes.designed import with_options
+    from elenchus.analysis.probes.variants import with_options
 
     [node] = ast.parse("class Words:\n    def __init__(self, text, case=None):\n        pass\n").body[0].body
     made = [probes.CallSample("shop.words:Words", ("'x'",), (("case", "None"),)),

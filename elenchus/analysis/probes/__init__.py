@@ -74,7 +74,8 @@ from elenchus.analysis.probes.drivers import (
     record_calls,
 )
 from elenchus.analysis.probes.boundary import TEST_LITERALS, keywords_in, literals_in, mutated_constants
-from elenchus.analysis.probes.designed import _in_text, _matching, swapped_calls, table_swaps
+from elenchus.analysis.probes.designed import _in_text, _matching
+from elenchus.analysis.probes.variants import swapped_calls, table_swaps
 from elenchus.analysis.probes.search import (
     BOUNDARY_BUDGET,
     RECEIVERS_TRIED,

@@ -52,14 +52,11 @@ from elenchus.analysis.probes.designed import (
     _row_examples,
     _sized_texts,
     _tested_tables,
-    changed_defaults,
-    flags_flipped,
     parts_emptied,
     refused_inside,
-    swapped_calls,
-    table_swaps,
-    with_options,
-    without_options,
+)
+from elenchus.analysis.probes.variants import (
+    changed_defaults, flags_flipped, swapped_calls, table_swaps, with_options, without_options,
 )
 from elenchus.analysis.probes.commands import command_lines, parser_options, with_command_options
 from elenchus.analysis.probes.watched import Evaluated, Tied, Widened, evaluated, tie_calls, tied, widened
