@@ -2730,3 +2730,27 @@ def test_a_method_that_writes_into_the_stream_its_class_was_given_is_told_apart_
     assert "stream = io.StringIO('')" in probe.source and "stream.getvalue() == " in probe.source, probe.source
     assert "_fp" not in probe.source, probe.source
     assert probes.verify_probe(root, probe, mutant).accepted, probe.source
+
+
+CONVERTING = textwrap.dedent("""
+    def to_milliseconds(seconds, scale=1000):
+        return int(seconds) * scale
+""")
+
+
+def test_a_dropped_conversion_is_told_apart_by_a_value_it_would_have_changed(tmp_path):
+    # pysrt's `from_ordinal(ordinal)` wrote `cls(milliseconds=int(ordinal))`; every test passed a whole number, which
+    # `int` leaves as it is, and `int(ordinal)` made `ordinal` was claimed likely equivalent: `from_ordinal(1.5)`
+    # tells it apart
+    root = make_project(tmp_path / "convert", "convert", CONVERTING, "def test_nothing():\n    pass\n")
+    mutant = mutant_at("src/shop/convert.py", "to_milliseconds", CONVERTING, "int(seconds)", "seconds")
+    samples = [probes.CallSample("shop.convert:to_milliseconds", (repr(seconds),)) for seconds in (0, 2, 7, 30, 61, 3)]
+    found = probes.search_input(root, mutant, samples, search_budget=0, boundary_budget=0)
+    assert found.distinction is not None, found.reason
+    assert found.distinction.args_repr == ("0.5",) and found.distinction.origin == "designed", found.distinction
+    # (only a call replaced by its argument, a parameter, is such an edit)
+    other = mutant_at("src/shop/convert.py", "to_milliseconds", CONVERTING, "int(seconds) * scale", "int(seconds)")
+    from elenchus.analysis.probes.variants import _dropped_conversion
+
+    assert _dropped_conversion(CONVERTING, mutant) == ("int", "seconds")
+    assert _dropped_conversion(CONVERTING, other) is None

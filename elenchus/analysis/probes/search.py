@@ -56,7 +56,7 @@ from elenchus.analysis.probes.designed import (
     refused_inside,
 )
 from elenchus.analysis.probes.variants import (
-    changed_defaults, flags_flipped, swapped_calls, table_swaps, with_options, without_options,
+    changed_defaults, flags_flipped, swapped_calls, table_swaps, unconverted_calls, with_options, without_options,
 )
 from elenchus.analysis.probes.commands import command_lines, parser_options, with_command_options
 from elenchus.analysis.probes.watched import Evaluated, Tied, Widened, evaluated, tie_calls, tied, widened
@@ -323,6 +323,14 @@ def search_input(
                 found = _plainer(found, comparer) if found is not None else None
                 if found is not None and comparer.confirm(found):
                     return outcome(found, True, None, comparer)
+        # ... and with a value the conversion the mutant drops changes (`from_ordinal(1.5)` for `int(ordinal)`)
+        for sample in unconverted_calls(mine, node, source, mutant,
+                                        bound=kind in ("instance", "class", "property") or node.name == "__init__"):
+            comparer.receiver = sample.receiver if on_instance else None
+            found = comparer.check(sample.args_repr, dict(sample.kwargs_repr), "designed")
+            found = _plainer(found, comparer) if found is not None else None
+            if found is not None and comparer.confirm(found):
+                return outcome(found, True, None, comparer)
         # the tests' calls with a word of the table the mutant edits in place of another they wrote (each on its
         # own instance: the format a text is parsed with comes with the text)
         swaps = table_swaps(source, mutant)

@@ -172,3 +172,70 @@ def without_options(samples: Sequence[CallSample], names: set[str]) -> list[Call
 
 #: Recorded calls each set of the tests' keyword arguments is added to.
 _OPTIONED = 4
+
+
+#: For a conversion a mutant drops (``int(ordinal)`` made ``ordinal``), values it changes made from one a test gave:
+#: a whole number with a fraction added, a positive one negated, a list out of order or with an item twice.
+_CHANGED_BY: dict[str, Any] = {
+    "int": lambda v: [v + 0.5] if type(v) is int else [],
+    "round": lambda v: [v + 0.25, v + 0.5] if type(v) is int else [],
+    "abs": lambda v: [-v] if type(v) in (int, float) and v > 0 else [-1] if v == 0 else [],
+    "sorted": lambda v: [v[::-1]] if type(v) in (list, tuple) and len(v) > 1 and list(v) != list(v)[::-1] else [],
+    "set": lambda v: [[*v, v[0]]] if type(v) in (list, tuple) and v else [],
+}
+#: Calls the tests made with a value a dropped conversion changes in place of theirs, at most.
+_UNCONVERTED = 24
+
+
+def unconverted_calls(samples: Sequence[CallSample], node: ast.FunctionDef, source: str, mutant: Mutant,
+                      bound: bool = False) -> list[CallSample]:
+    """The tests' calls with a value the conversion the mutant drops would have changed, in place of the one they
+    passed the parameter it converts: ``from_ordinal(1.5)`` where every test passed a whole number to a function
+    that wrote ``int(ordinal)``, made ``ordinal``. The tests' values are what the conversion leaves as it is, so
+    none of their calls tells the two apart."""
+    converted = _dropped_conversion(source, mutant)
+    if converted is None:
+        return []
+    name, parameter = converted
+    ordered = [a.arg for a in (*node.args.posonlyargs, *node.args.args)][1 if bound else 0:]
+    if parameter not in ordered and parameter not in {a.arg for a in node.args.kwonlyargs}:
+        return []
+    made: dict[tuple[Any, ...], CallSample] = {}
+    for sample in samples:
+        index = ordered.index(parameter) if parameter in ordered else None
+        given = sample.args_repr[index] if index is not None and index < len(sample.args_repr) \
+            else dict(sample.kwargs_repr).get(parameter)
+        try:
+            values = _CHANGED_BY[name](ast.literal_eval(given)) if given is not None else []
+        except (ValueError, SyntaxError, TypeError, IndexError):
+            continue
+        for value in values:
+            args, kwargs = list(sample.args_repr), dict(sample.kwargs_repr)
+            if index is not None and index < len(args):
+                args[index] = repr(value)
+            else:
+                kwargs[parameter] = repr(value)
+            call = CallSample(sample.target, tuple(args), tuple(kwargs.items()), sample.receiver)
+            made.setdefault((call.args_repr, call.kwargs_repr, call.receiver), call)
+            if len(made) >= _UNCONVERTED:
+                return list(made.values())
+    return list(made.values())
+
+
+def _dropped_conversion(source: str, mutant: Mutant) -> tuple[str, str] | None:
+    """(the conversion, the parameter it was given) where the mutant's only edit is a call of ``_CHANGED_BY``
+    replaced by its one argument, a name (``int(ordinal)`` made ``ordinal``); else None."""
+    if mutant.line != mutant.end_line:
+        return None
+    lines, changed = source.splitlines(), mutant.mutated_source.splitlines()
+    if len(lines) != len(changed) or mutant.line > len(lines):
+        return None
+    line = lines[mutant.line - 1]
+    for call in (n for n in _module_nodes(source) if isinstance(n, ast.Call) and n.lineno == mutant.line):
+        if not (isinstance(call.func, ast.Name) and call.func.id in _CHANGED_BY and len(call.args) == 1
+                and not call.keywords and isinstance(call.args[0], ast.Name)):
+            continue
+        text = ast.get_source_segment(source, call)
+        if text is not None and line.replace(text, call.args[0].id, 1) == changed[mutant.line - 1]:
+            return call.func.id, call.args[0].id
+    return None
