@@ -2121,3 +2121,48 @@ def test_a_broadened_handler_one_public_caller_makes_catch_more_stays_a_gap_what
     assert isinstance(found, NoWitness) and not found.searched, found
     assert found.reason.startswith("no witness was found, so it stays a gap: a call made the guarded code raise an "
                                    "error the handler did not catch before, and its result agreed"), found.reason
+
+
+COERCING = """\
+class Span:
+    def __init__(self, length=0):
+        self.length = length
+
+    def __eq__(self, other):
+        return isinstance(other, Span) and self.length == other.length
+
+    def __repr__(self):
+        return f"Span({self.length!r})"
+
+    def __add__(self, other):
+        return Span(self.length + self.coerce(other).length)
+
+    @classmethod
+    def coerce(cls, other):
+        if isinstance(other, Span):
+            return other
+        if isinstance(other, int):
+            return cls(other)
+        return cls(other.length)
+"""
+
+
+def test_a_mutant_that_builds_an_equal_object_where_the_code_hands_back_its_argument_is_never_called_equivalent(
+        tmp_path):
+    # pysrt's `coerce` without `if isinstance(other, SubRipTime): return other` builds an equal `SubRipTime` of its
+    # own: every result compares equal, yet a caller shifting what it got shifts its own time only with the code
+    from elenchus.repo.layout import SourceLayout
+    from elenchus.analysis.witness import find_witness
+
+    project, scratch = _shop_project(tmp_path, "span", COERCING)
+    (project / "tests").mkdir()
+    (project / "tests" / "test_span.py").write_text(
+        "from shop.span import Span\n\n\ndef test_add():\n    for length in (0, 3, 12):\n"
+        "        assert Span(1) + Span(length) == Span(1) + length == Span(length + 1)\n")
+    mutants, _ = generate("shop/span.py", COERCING)
+    [dropped] = [m for m in mutants if m.symbol == "Span.coerce" and m.family == "dropped-guard" and m.line == 16]
+    samples = probes.record_calls(project, ["tests"], [("shop.span", "Span.coerce"), ("shop.span", "Span.__add__"),
+                                                       ("shop.span", "Span.__init__")])
+    found = find_witness(project, dropped, samples, (), SourceLayout((".",), ("shop",)), 20.0, scratch)
+    assert isinstance(found, NoWitness) and not found.searched, found.reason
+    assert "the code hands back `other`, the very object it was given" in found.reason, found.reason

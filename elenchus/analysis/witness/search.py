@@ -10,15 +10,18 @@ equivalent" or the survivor stays a gap, and why.
 
 from __future__ import annotations
 
+import ast
 import functools
 import re
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from elenchus.analysis import probes
+from elenchus.analysis.probes.common import _function_node
 from elenchus.execution.cohorts import Cohort
 from elenchus.encoding import read_python
 from elenchus.execution.executor import Executor
@@ -355,11 +358,34 @@ def search_witness(reference_dir: Path, mutant: Mutant, samples: Mapping[str, Se
                                 "error the handler did not catch before, and its result agreed with the code's all "
                                 "the same; the mutant ran otherwise there, which backs no claim "
                                 f"(tried {tried}; {seconds:.1f} s)", progress.inputs, seconds)
+    handed = _handed_back(source, mutant)
+    if handed is not None:
+        return NoWitness(False, f"no witness was found, so it stays a gap: the code hands back `{handed}`, the very "
+                                "object it was given, where the mutant goes on and may hand back an equal one it "
+                                "builds; results compared by value cannot tell the two apart, yet a caller who "
+                                f"changes what it got changes `{handed}` too only with the code (tried {tried}; "
+                                f"{seconds:.1f} s)", progress.inputs, seconds)
     if mutant.family in _SEARCH_CANNOT_CLEAR:
         return NoWitness(False, f"no witness was found, so it stays a gap: {_SEARCH_CANNOT_CLEAR[mutant.family]} "
                                 f"(tried {tried}; {seconds:.1f} s)", progress.inputs, seconds)
     return NoWitness(True, f"likely equivalent: no input told it apart (tried {tried}; {seconds:.1f} s)",
                      progress.inputs, seconds)
+
+
+def _handed_back(source: str, mutant: Mutant) -> str | None:
+    """The parameter the mutated function hands back as it was given (``return other``) in a ``return`` the mutant
+    loses (pysrt's ``coerce`` without its ``if isinstance(other, SubRipTime): return other``, which then builds an
+    equal ``SubRipTime`` of its own); else None."""
+    def handed(text: str) -> Counter[str]:
+        node = _function_node(text, mutant.symbol or "")
+        if node is None:
+            return Counter()
+        given = {a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)}
+        return Counter(n.value.id for n in ast.walk(node) if isinstance(n, ast.Return)
+                       and isinstance(n.value, ast.Name) and n.value.id in given and n.value.id not in ("self", "cls"))
+
+    before, after = handed(source), handed(mutant.mutated_source)
+    return next((name for name, count in before.items() if after[name] < count), None)
 
 
 #: Mutants an input search that found nothing cannot call equivalent, with why: a handler widened to
