@@ -331,13 +331,16 @@ class Receiver:
     ``factory`` names the module's public function the tests built it with instead of the class
     (``parse.compile('{}x')``): what that function adds (a default of its own) then reaches every call made on it.
     ``subclass``: built as an instance of an empty subclass of the class (``subclass_name``), as a caller that
-    extends the class builds one: what the code hands back for such an instance is then of its class, or not."""
+    extends the class builds one: what the code hands back for such an instance is then of its class, or not.
+    ``on_class``: no instance at all: a class method called on the class (its subclass, with ``subclass``), as a
+    caller calls ``SubRipTimeSubclass.from_string('...')``."""
 
     args_repr: tuple[str, ...] = ()
     kwargs_repr: tuple[tuple[str, str], ...] = ()
     steps: tuple[Step, ...] = ()
     factory: str | None = None
     subclass: bool = False
+    on_class: bool = False
 
     def texts(self) -> tuple[str, ...]:
         """Every argument text it writes: its class's call's and its steps'."""
@@ -352,6 +355,8 @@ class Receiver:
             found["factory"] = self.factory
         if self.subclass:
             found["subclass"] = True
+        if self.on_class:
+            found["on_class"] = True
         return found
 
 
@@ -383,7 +388,8 @@ def receiver_from_json(data: Any) -> Receiver:
         raise ValueError(f"not a public function's name: {factory!r}")
     receiver = Receiver(tuple(str(text) for text in data["args_repr"]),
                         tuple(sorted((str(k), str(v)) for k, v in dict(data["kwargs_repr"]).items())),
-                        tuple(steps), factory, factory is None and data.get("subclass") is True)
+                        tuple(steps), factory, factory is None and data.get("subclass") is True,
+                        data.get("on_class") is True)
     for text in receiver.texts():
         argument_value(text)
     return receiver

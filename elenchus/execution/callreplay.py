@@ -499,6 +499,8 @@ def _on_receiver(owner: type, name: str, receiver: Receiver, held: list[Any], ma
     operator or builtin for a special method (``OPERATORS``), an attribute read for a property. Each instance
     argument is built here too, and kept in ``made`` with its position and its state then. With ``cleared``, the call is made twice on the instance, what
     the first returned emptied in between (``_emptied``)."""
+    if receiver.on_class:  # a class method called on the class itself, or on its empty subclass
+        return getattr(_subclass_of(owner) if receiver.subclass else owner, name)(*args, **kwargs)
     try:
         instance = _Instance(receiver).make(owner, given)
         arguments = list(args)

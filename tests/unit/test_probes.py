@@ -2754,3 +2754,32 @@ def test_a_dropped_conversion_is_told_apart_by_a_value_it_would_have_changed(tmp
 
     assert _dropped_conversion(CONVERTING, mutant) == ("int", "seconds")
     assert _dropped_conversion(CONVERTING, other) is None
+
+
+ALTERNATE = textwrap.dedent("""
+    class Span:
+        def __init__(self, length=0):
+            self.length = length
+
+        def __repr__(self):
+            return f"Span({self.length!r})"
+
+        @classmethod
+        def from_text(cls, text):
+            return cls(int(text))
+""")
+
+
+def test_a_class_method_building_the_base_class_is_told_apart_on_a_callers_subclass(tmp_path):
+    # pysrt's `from_string`, `from_time` and `coerce` build `cls(...)`: made `SubRipTime(...)`, only a subclass's
+    # call shows it, `SubRipTimeSubclass.from_string('...')` handing back a plain `SubRipTime`
+    root = make_project(tmp_path / "span", "span", ALTERNATE, "def test_nothing():\n    pass\n")
+    mutant = mutant_at("src/shop/span.py", "Span.from_text", ALTERNATE, "return cls(int(text))",
+                       "return Span(int(text))")
+    mutant = dataclasses.replace(mutant, family="base-class-instance")
+    samples = [probes.CallSample("shop.span:Span.from_text", (repr(text),)) for text in ("3", "12", "0")]
+    found = probes.search_input(root, mutant, samples, search_budget=0, boundary_budget=0)
+    assert found.distinction is not None, found.reason
+    probe = probes.write_probe(mutant, found.distinction, "shop.span", witness=True)
+    assert "    assert type(SpanSubclass.from_text(" in probe.source, probe.source  # (on the class: no instance built)
+    assert probes.verify_probe(root, probe, mutant).accepted, probe.source

@@ -223,6 +223,8 @@ def search_input(
     owner = symbol.rpartition(".")[0]
     kind = method_kind(node) if owner else "function"
     receivers: list[callrecord.Receiver | None] = [None]
+    if kind == "class" and _asks_for_its_class(source, mutant):  # first on a caller's subclass, then as the tests
+        receivers = [callrecord.Receiver(subclass=True, on_class=True), None]  # (`SubRipTimeSubclass.from_string`)
     if kind in ("instance", "property"):  # called on an instance, built as the tests built theirs
         mine = [s for s in mine if s.receiver is not None]
         built = [s.receiver for s in samples if s.target == f"{module}:{owner}" and s.receiver is not None]

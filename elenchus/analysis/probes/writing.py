@@ -31,7 +31,8 @@ def call_text(function: str, args_repr: Sequence[str], kwargs_repr: Sequence[tup
     if receiver is None:  # (``read`` without an instance: the module's data, ``Version.NAMES``)
         return function if read else f"{function}({', '.join(arguments)})"
     owner, _, name = function.rpartition(".")
-    built = instance or call_text(_maker(receiver, owner), receiver.args_repr, receiver.kwargs_repr)
+    built = instance or (_maker(receiver, owner) if receiver.on_class else
+                         call_text(_maker(receiver, owner), receiver.args_repr, receiver.kwargs_repr))
     if name in callrecord.OPERATORS:
         template = callrecord.OPERATORS[name][1]
         text = template.format(built, *arguments)
