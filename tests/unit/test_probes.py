@@ -2782,4 +2782,10 @@ def test_a_class_method_building_the_base_class_is_told_apart_on_a_callers_subcl
     assert found.distinction is not None, found.reason
     probe = probes.write_probe(mutant, found.distinction, "shop.span", witness=True)
     assert "    assert type(SpanSubclass.from_text(" in probe.source, probe.source  # (on the class: no instance built)
+    # a call made on the class leaves no instance whose state could go uncompared (only the results do, here)
+    alike = dataclasses.replace(mutant_at("src/shop/span.py", "Span.from_text", ALTERNATE, "return cls(int(text))",
+                                          "return cls(int(text) + 0)"), family="base-class-instance")
+    agreed = probes.search_input(root, alike, samples, search_budget=0, boundary_budget=0)
+    assert agreed.distinction is None and "agree only in their attributes or text" in agreed.reason, agreed
+    assert "a receiver left in a state" not in agreed.reason, agreed.reason
     assert probes.verify_probe(root, probe, mutant).accepted, probe.source

@@ -346,7 +346,7 @@ class _Comparer:
                 read_input = _read_input(reference_answer, mutant_answer)
                 differs = differs and not read_input  # (no test hands a call its standard input)
                 changed = () if differs else _changed(reference_answer, mutant_answer)
-                held = None if differs or changed or receiver is None else self._receiver_changed(
+                held = None if differs or changed or receiver is None or receiver.on_class else self._receiver_changed(
                     reference[0] is not None, reference_answer, mutant_answer)
                 if view and not (differs or changed or held):  # agreeing attributes or text: they may still differ
                     kind = "results that agree only in their attributes or text"
