@@ -497,10 +497,13 @@ def _on_receiver(owner: type, name: str, receiver: Receiver, held: list[Any], ma
     """Build the receiver as the tests built it (its class's call, then its set-up calls), keep it in ``held``
     (and the empty streams it was built with in ``given``), then call its method ``name`` the way a test does: an
     operator or builtin for a special method (``OPERATORS``), an attribute read for a property. Each instance
-    argument is built here too, and kept in ``made`` with its position and its state then. With ``cleared``, the call is made twice on the instance, what
-    the first returned emptied in between (``_emptied``)."""
-    if receiver.on_class:  # a class method called on the class itself, or on its empty subclass
-        return getattr(_subclass_of(owner) if receiver.subclass else owner, name)(*args, **kwargs)
+    argument is built here too, and kept in ``made`` with its position and its state then. With ``cleared``, the
+    call is made twice on the instance, what the first returned emptied in between (``_emptied``). With
+    ``receiver.on_class``, no instance: a class method called on the class, or on its empty subclass."""
+    if receiver.on_class:
+        built = [arg.make(owner) if isinstance(arg, _Instance) else arg for arg in args]
+        named = {key: arg.make(owner) if isinstance(arg, _Instance) else arg for key, arg in kwargs.items()}
+        return getattr(_subclass_of(owner) if receiver.subclass else owner, name)(*built, **named)
     try:
         instance = _Instance(receiver).make(owner, given)
         arguments = list(args)

@@ -177,6 +177,7 @@ def _argument_text(distinction: Distinction, index: int | str) -> str:
 
 
 def _argument_named(index: int | str) -> str:
+    """How a report names the argument at ``index`` (``argument 2``, ``argument `into```)."""
     return f"argument {index + 1}" if isinstance(index, int) else f"argument `{index}`"
 
 
