@@ -2789,3 +2789,25 @@ def test_a_class_method_building_the_base_class_is_told_apart_on_a_callers_subcl
     assert agreed.distinction is None and "agree only in their attributes or text" in agreed.reason, agreed
     assert "a receiver left in a state" not in agreed.reason, agreed.reason
     assert probes.verify_probe(root, probe, mutant).accepted, probe.source
+
+
+READER = textwrap.dedent("""
+    class Reader:
+        def __init__(self, lines):
+            self.lines = lines
+
+        def first(self):
+            for line in self.lines:
+                if line.strip():
+                    return line.strip()
+            return None
+""")
+
+
+def test_a_method_without_parameters_agreeing_on_the_few_instances_the_tests_built_backs_no_claim(tmp_path):
+    # As ndjson's `reader.__next__` without its `.strip()`: every call of a method without parameters ran the
+    # mutated line and agreed, but the calls were the tests' two instances; one built around a blank line differs
+    _, _, found = search_method(tmp_path, "reader", READER, "Reader(['a', 'b']).first(); Reader(['c']).first()",
+                                "Reader.first", "if line.strip():", "if line:")
+    assert found.distinction is None and not found.searched, found  # (never "likely equivalent")
+    assert "too few for their agreement to back a claim" in found.reason, found.reason
