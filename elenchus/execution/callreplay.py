@@ -568,21 +568,25 @@ def _state_text(value: Any) -> list[Any] | None:
 
 def _written_state(value: Any) -> list[Any] | None:
     """A receiver that writes into an in-memory stream it holds (``AnsiToWin32(io.StringIO())``), read as a test
-    reads it: [".wrapped.getvalue()", the text, [], its other attributes as plain data (``_attributes_text``) or
-    None]. Only a public attribute's stream standing at the end of its text is read (a stream wound back, or read
-    part way, is more than its text); two receivers that wrote alike agree only where their other attributes do."""
+    reads it: ``_stream_read`` of its first public attribute holding one (``.wrapped.getvalue()``)."""
     attributes = getattr(value, "__dict__", None)
     if not isinstance(attributes, dict):
         return None
-    for name in sorted(attributes):
-        held = attributes[name]
-        if name.startswith("_") or type(held) not in (io.StringIO, io.BytesIO):
-            continue
-        if written_repr(held) is None:
-            return None
-        data = state_of({key: item for key, item in attributes.items() if key != name})
-        return [f".{name}.getvalue()", literal_repr(held.getvalue()), [], None if data is None else ["state", data, []]]
-    return None
+    held = next((name for name in sorted(attributes)
+                 if not name.startswith("_") and type(attributes[name]) in (io.StringIO, io.BytesIO)), None)
+    return None if held is None else _stream_read(f".{held}.getvalue()", attributes[held], value)
+
+
+def _stream_read(how: str, stream: Any, value: Any) -> list[Any] | None:
+    """[``how``, the text ``stream`` holds, [], the rest of what ``value`` holds as plain data (``state_of``) or
+    None], when the stream stands at the end of its text; else None (a stream wound back, or read part way, is more
+    than its text). Two receivers that wrote alike agree only where the rest of what they hold does."""
+    if written_repr(stream) is None:
+        return None
+    attributes = getattr(value, "__dict__", None)
+    data = state_of({key: item for key, item in attributes.items() if item is not stream}) \
+        if isinstance(attributes, dict) else None
+    return [how, literal_repr(stream.getvalue()), [], None if data is None else ["state", data, []]]
 
 
 def _attributes_text(value: Any, seen: tuple[str, str, tuple[str, ...]] | None) -> list[Any] | None:
@@ -600,16 +604,8 @@ def _attributes_text(value: Any, seen: tuple[str, str, tuple[str, ...]] | None) 
 def _given_state(value: Any, given: Sequence[tuple[int, Any]]) -> list[Any] | None:
     """A receiver built around the one empty stream it was given, whose state no other reading writes down
     (``Writer(io.StringIO())`` keeping it as ``self._fp``), read as a test holding that stream reads it:
-    ["@0.getvalue()" (its position in the class's call), the text, [], the receiver's other attributes as plain data
-    or None]."""
-    if len(given) != 1 or written_repr(given[0][1]) is None:
-        return None
-    index, stream = given[0]
-    attributes = getattr(value, "__dict__", None)
-    rest = {key: item for key, item in attributes.items() if item is not stream} if isinstance(attributes, dict) \
-        else None
-    data = None if rest is None else state_of(rest)
-    return [f"@{index}.getvalue()", literal_repr(stream.getvalue()), [], None if data is None else ["state", data, []]]
+    ``_stream_read`` as ``@0.getvalue()`` (the stream's position in the class's call)."""
+    return _stream_read(f"@{given[0][0]}.getvalue()", given[0][1], value) if len(given) == 1 else None
 
 
 def serve(argv: Sequence[str]) -> int:
