@@ -1649,6 +1649,27 @@ def test_a_boundary_mutant_is_given_the_tests_call_with_one_side_of_its_comparis
     assert found.origin == "designed" and found.original != found.mutant, found
 
 
+def test_a_difference_drawn_by_chance_is_neither_a_witness_nor_ground_for_a_claim(tmp_path):
+    # `Random(seed)` made `Random(seed or 0)`: without a seed the code draws anew each call and the mutant always
+    # draws alike; two draws from three items repeat themselves now and then, and a witness asserting one of them
+    # fails as often as it passes
+    from elenchus.analysis.witness import NoWitness, find_witness
+    from elenchus.repo.layout import SourceLayout
+
+    source = ("import random\n\n\ndef pick(items, seed=None):\n    if not items:\n        return None\n"
+              "    rng = random.Random(seed)\n    return rng.choice(items)\n")
+    project, scratch = _shop_project(tmp_path, "draws", source)
+    [mutant] = [m for m in generate("shop/draws.py", source)[0] if m.family == "default-return"]
+    mutant = replace(mutant, mutated_source=source.replace("Random(seed)", "Random(seed or 0)"), line=7,
+                     mutated_lines=(7,))
+    target = "shop.draws:pick"
+    recorded = {target: [probes.CallSample(target, args, (), None)
+                         for args in [("[1, 2, 3]", "7"), ("[1, 2, 3]",), ("[]",)]]}
+    found = find_witness(project, mutant, recorded, (), SourceLayout((".",), ("shop",)), 30.0, scratch)
+    assert isinstance(found, NoWitness) and not found.searched, found
+    assert re.search(r"`pick\([^`]*\)` answered differently when it was made again", found.reason), found.reason
+
+
 def test_a_handler_widened_around_reading_the_callers_iterable_is_told_apart_by_one_that_raises(tmp_path):
     # toolz's `accumulate(add, seq)`: `except StopIteration` around `next(seq)` made `except Exception`; the tests
     # passed `operator.add`, a function named as a test names it, and an iterable that raises while it is read

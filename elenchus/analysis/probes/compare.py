@@ -23,6 +23,10 @@ from elenchus.analysis.probes.common import Distinction, _module_tree, common_en
 from elenchus.analysis.probes.drivers import _Driver
 
 
+#: How many times a difference found is observed again before it is believed.
+CONFIRMATIONS = 5
+
+
 def _same(reference: Any, mutant: Any) -> bool:
     """Would the probe's assertion pass for the mutant's value? (approx for a bare float)"""
     if type(reference) is float and isinstance(mutant, (int, float)) and not isinstance(mutant, bool):
@@ -257,6 +261,9 @@ class _Comparer:
         # Agreeing calls that printed something else with the mutant, or read what every call here shares (the
         # command line, standard input): the two may differ where no result shows it, so nothing backs a claim.
         self.unsettled = False
+        # The first difference that did not come again when its call was made again (a draw from an unseeded
+        # `random.Random()`): the calls answer by chance, so their agreement backs no claim either.
+        self.unsteady: Distinction | None = None
         self._raised: set[str] = set()  # calls where the code raised (a mode no test's call passes, a bad value)
         self._reaching: set[str] = set()  # calls that ran the mutated code (on any instance)
         self._accepted: set[str] = set()  # calls (of a function) the code answered with a true value
@@ -549,9 +556,17 @@ class _Comparer:
         return None
 
     def confirm(self, found: Distinction) -> bool:
-        """The same observations again, fresh: a nondeterministic function makes no probe."""
+        """The same observations again, fresh: a nondeterministic function makes no probe (a draw from two
+        outcomes repeats itself on both sides this often once in thousands)."""
+        if self._repeated(found):
+            return True
+        if self.unsteady is None:
+            self.unsteady = found
+        return False
+
+    def _repeated(self, found: Distinction) -> bool:
         kwargs = dict(found.kwargs_repr)
-        for _ in range(2):
+        for _ in range(CONFIRMATIONS):
             if found.attribute is not None:  # (data read again, as a test would)
                 reference_answer = self.reference.attribute(found.attribute)
                 mutant_answer = self.mutant.attribute(found.attribute)

@@ -438,6 +438,12 @@ def search_input(
         found = comparer.read_attribute(attribute) if attribute is not None else None
         if found is not None and comparer.confirm(found):
             return outcome(found, True, None, comparer)
+        if comparer.unsteady is not None:  # (a difference that came and went: the calls answer by chance)
+            shaky = comparer.unsteady
+            made = call_text(symbol, shaky.args_repr, shaky.kwargs_repr, shaky.receiver, read=shaky.read)
+            return outcome(None, False, f"`{made}` answered differently when it was made again, so the calls "
+                                        f"of `{symbol}` answer partly by chance and their agreement proves "
+                                        "nothing; the mutant is not called equivalent", comparer, unsettled=True)
         if handler is not None and handler.of_values and mutated.caught["same"] and not mutated.caught["other"] \
                 and comparer.tried.get("foreign") and not mutated.lost and not comparer.expired \
                 and not comparer.unsettled and not commands:
