@@ -45,7 +45,6 @@ import inspect
 import io
 import itertools
 import json
-import operator
 import os
 import re
 import signal
@@ -92,25 +91,7 @@ receiver_in = _literals.receiver_in
 subclass_name = _literals.subclass_name
 
 
-#: Special methods a test reaches by an operator or a builtin, never by name: how a driver calls each
-#: (``receiver`` first) and how a test writes it (``{0}`` the receiver, ``{1}`` the argument, ``{2}`` the next);
-#: an item set or deleted is a statement (``STATEMENTS``), what it leaves in the instance its result.
-OPERATORS: dict[str, tuple[Callable[..., Any], str]] = {
-    "__add__": (operator.add, "{0} + {1}"), "__sub__": (operator.sub, "{0} - {1}"),
-    "__mul__": (operator.mul, "{0} * {1}"), "__truediv__": (operator.truediv, "{0} / {1}"),
-    "__floordiv__": (operator.floordiv, "{0} // {1}"), "__mod__": (operator.mod, "{0} % {1}"),
-    "__pow__": (operator.pow, "{0} ** {1}"), "__radd__": (lambda a, b: b + a, "{1} + {0}"),
-    "__rsub__": (lambda a, b: b - a, "{1} - {0}"), "__rmul__": (lambda a, b: b * a, "{1} * {0}"),
-    "__eq__": (operator.eq, "{0} == {1}"), "__ne__": (operator.ne, "{0} != {1}"),
-    "__lt__": (operator.lt, "{0} < {1}"), "__le__": (operator.le, "{0} <= {1}"),
-    "__gt__": (operator.gt, "{0} > {1}"), "__ge__": (operator.ge, "{0} >= {1}"),
-    "__getitem__": (operator.getitem, "{0}[{1}]"), "__contains__": (operator.contains, "{1} in {0}"),
-    "__len__": (len, "len({0})"), "__str__": (str, "str({0})"), "__repr__": (repr, "repr({0})"),
-    "__bool__": (bool, "bool({0})"), "__abs__": (abs, "abs({0})"), "__neg__": (operator.neg, "-{0}"),
-    "__int__": (int, "int({0})"), "__float__": (float, "float({0})"), "__hash__": (hash, "hash({0})"),
-    "__iter__": (list, "list({0})"),
-    "__setitem__": (operator.setitem, "{0}[{1}] = {2}"), "__delitem__": (operator.delitem, "del {0}[{1}]"),
-}
+OPERATORS = _literals.OPERATORS
 #: ... those a test writes as a statement of its own, never inside an expression.
 STATEMENTS = _literals.STATEMENTS
 

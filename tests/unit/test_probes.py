@@ -2811,3 +2811,60 @@ def test_a_method_without_parameters_agreeing_on_the_few_instances_the_tests_bui
                                 "Reader.first", "if line.strip():", "if line:")
     assert found.distinction is None and not found.searched, found  # (never "likely equivalent")
     assert "too few for their agreement to back a claim" in found.reason, found.reason
+
+
+SCALED = textwrap.dedent("""
+    class Duration:
+        def __init__(self, ms):
+            self.ms = ms
+
+        def __eq__(self, other):
+            return isinstance(other, Duration) and other.ms == self.ms
+
+        def __repr__(self):
+            return f"Duration({self.ms!r})"
+
+        def __imul__(self, ratio):
+            self.ms = int(round(self.ms * ratio))
+            return self
+""")
+
+
+def test_an_augmented_assignment_is_searched_and_written_as_the_operator_modules_call(tmp_path):
+    # pysrt's `SubRipTime.__imul__`: the rounding dropped truncates a scaled time; no test calls `__imul__` by
+    # name, `time *= 1.5` does, and a test asserts what `operator.imul` hands back (what the name is bound to)
+    test = "d = Duration(4)\n    d *= 0.5\n    assert d.ms == 2"
+    root, mutant, found = search_method(tmp_path, "scaled", SCALED, test, "Duration.__imul__",
+                                        "int(round(self.ms * ratio))", "int(self.ms * ratio)", search_budget=200)
+    assert found.distinction is not None, found.reason
+    probe = probes.write_probe(mutant, found.distinction, "shop.scaled", witness=True)
+    assert "import operator\n" in probe.source and "    assert operator.imul(Duration(" in probe.source, probe.source
+    assert probes.verify_probe(root, probe, mutant).accepted
+
+
+LINES = textwrap.dedent("""
+    class Lines:
+        def __init__(self, stream):
+            self.stream = stream
+
+        def __iter__(self):
+            return self
+
+        def __next__(self):
+            line = self.stream.readline()
+            if not line:
+                raise StopIteration
+            return line.strip()
+""")
+
+
+def test_an_iterators_next_item_is_searched_as_next_gives_it(tmp_path):
+    # ndjson's `reader.__next__` with its `.strip()` dropped: the tests counted the records; `next(...)` on a
+    # reader built as theirs shows the line's end kept
+    test = "assert len(list(Lines(io.StringIO('a\\nb\\n')))) == 2"
+    root, mutant, found = search_method(tmp_path, "lines", LINES, test, "Lines.__next__", "return line.strip()",
+                                        "return line")
+    assert found.distinction is not None, found.reason
+    probe = probes.write_probe(mutant, found.distinction, "shop.lines", witness=True)
+    assert "    assert next(Lines(io.StringIO(" in probe.source, probe.source
+    assert probes.verify_probe(root, probe, mutant).accepted

@@ -38,7 +38,8 @@ def call_text(function: str, args_repr: Sequence[str], kwargs_repr: Sequence[tup
         text = template.format(built, *arguments)
         if name in callrecord.STATEMENTS:  # (`cache[1] = 'a'`: a statement, never inside another)
             return text
-        return f"({text})" if " " in template or template.startswith("-") else text
+        return f"({text})" if (" " in template or template.startswith("-")) and not template.startswith(
+            "operator.") else text
     if read:
         return f"{built}.{name}"
     return f"{built}.{name}({', '.join(arguments)})"
@@ -390,7 +391,7 @@ def write_probe(mutant: Mutant, distinction: Distinction, module: str, *, contra
         body = "".join(lines)
         needs_pytest = "pytest." in body
     commanded = distinction.argv is not None or distinction.stdin is not None
-    operated = "assert operator." in body
+    operated = re.search(r"\boperator\.\w+\(", body) is not None  # (an item set, `operator.imul(...)`)
     imports = ("import contextlib\n" if printing else "") \
         + ("import io\n" if printing or distinction.stdin is not None else "") \
         + ("import operator\n" if operated else "") \
