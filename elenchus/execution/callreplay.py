@@ -70,6 +70,9 @@ def _load_sibling(name: str) -> Any:
 
 _watch = _load_sibling("callwatch")
 _literals = _load_sibling("callliterals")
+_state = _load_sibling("callstate")
+state_of = _state.state_of
+whole_state = _state.whole_state
 # the literal rule, shared with the recorder (``callliterals.py``)
 MAX_REPR_CHARS: int = _literals.MAX_REPR_CHARS
 MAX_ELEMENTS: int = _literals.MAX_ELEMENTS
@@ -217,6 +220,7 @@ def observe(function: Callable[..., Any], args: list[Any], kwargs: dict[str, Any
         seen = None if too_long else _limited(view_of, per_call, value)
         if seen is not None:
             return {"kind": "value", "repr": seen[1], "imports": list(seen[2]), "view": seen[0],
+                    "whole": _limited(whole_state, per_call, value, argument_repr),  # (all it holds, beneath)
                     "args_after": after, "type": type_name(value), "truthy": truthy, **listed}
         return {"kind": "unrepresentable", "type": type(value).__qualname__, "too_long": too_long}
     return {"kind": "value", "repr": built[0], "imports": list(built[1]), "args_after": after,
@@ -390,38 +394,6 @@ def range_ends(values: Sequence[Any]) -> list[int]:
             if len(found) >= MAX_STRINGS:
                 break
     return found
-
-
-class _Opaque(Exception):
-    """A value whose state cannot be written down canonically (an object, a function)."""
-
-
-def state_of(values: Any) -> str | None:
-    """A canonical text of ``values`` (builtin data, compiled patterns), equal in two processes exactly when
-    they hold equal data whatever their hash seeds; None when some of it is not such data."""
-    budget = [MAX_ELEMENTS * 20]
-
-    def canonical(value: Any) -> Any:
-        budget[0] -= 1
-        if budget[0] < 0:
-            raise _Opaque
-        kind = type(value)
-        if value is None or kind in (bool, int, float, str, bytes):
-            return [kind.__name__, repr(value)]
-        if kind in (list, tuple):
-            return [kind.__name__, [canonical(item) for item in value]]
-        if kind in (set, frozenset):
-            return [kind.__name__, sorted((canonical(item) for item in value), key=json.dumps)]
-        if kind is dict:
-            return ["dict", [[canonical(key), canonical(item)] for key, item in value.items()]]
-        if isinstance(value, re.Pattern):
-            return ["re", canonical(value.pattern), value.flags]
-        raise _Opaque
-
-    try:
-        return json.dumps(canonical(values))
-    except (_Opaque, RecursionError, ValueError):
-        return None
 
 
 @dataclass(frozen=True, slots=True)

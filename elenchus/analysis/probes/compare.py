@@ -355,7 +355,9 @@ class _Comparer:
                 changed = () if differs else _changed(reference_answer, mutant_answer)
                 held = None if differs or changed or receiver is None or receiver.on_class else self._receiver_changed(
                     reference[0] is not None, reference_answer, mutant_answer)
-                if view and not (differs or changed or held):  # agreeing attributes or text: they may still differ
+                whole = reference_answer.get("whole")
+                if view and not (differs or changed or held) and (whole is None or whole != mutant_answer.get(
+                        "whole")):  # agreeing attributes or text, where what lies beneath them may still differ
                     kind = "results that agree only in their attributes or text"
                     self._opaque_seen(kind)
                 elif not (differs or changed or held or read_input) and reference[0] is not None \
