@@ -56,7 +56,8 @@ from elenchus.analysis.probes.designed import (
     refused_inside,
 )
 from elenchus.analysis.probes.variants import (
-    changed_defaults, flags_flipped, swapped_calls, table_swaps, unconverted_calls, with_options, without_options,
+    changed_defaults, flags_flipped, spaced_streams, swapped_calls, table_swaps, unconverted_calls, with_options,
+    without_options,
 )
 from elenchus.analysis.probes.commands import command_lines, parser_options, with_command_options
 from elenchus.analysis.probes.watched import Evaluated, Tied, Widened, evaluated, tie_calls, tied, widened
@@ -229,6 +230,7 @@ def search_input(
         mine = [s for s in mine if s.receiver is not None]
         built = [s.receiver for s in samples if s.target == f"{module}:{owner}" and s.receiver is not None]
         receivers = _varied(list(dict.fromkeys([*(s.receiver for s in mine), *built])))[:RECEIVERS_TRIED]
+        receivers += [r for r in spaced_streams(receivers) if r not in receivers]  # (`'\n' + text`: a blank line)
         if _asks_for_its_class(source, mutant):  # first, one built as a caller's subclass builds it
             receivers = [*(dataclasses.replace(r, subclass=True) for r in receivers[:1] if r and r.factory is None),
                          *receivers]

@@ -1,15 +1,19 @@
 """The tests' recorded calls, varied for a mutant: with another word of the table it edits, with an option other
 tests pass, with a flag it reads turned the other way, without a keyword whose default it changes, with a value its
-dropped conversion would have changed. Each shows an edit the calls as the tests wrote them never reach."""
+dropped conversion would have changed; the instances they built around a text, around that text with a blank line
+and spaces. Each shows an edit the calls as the tests wrote them never reach."""
 
 from __future__ import annotations
 
 import ast
+import dataclasses
 import functools
+import io
 import re
 from collections.abc import Sequence
 from typing import Any
 
+from elenchus.execution import callrecord
 from elenchus.mutation.mutate import Mutant
 from elenchus.analysis.probes.common import CallSample, _module_nodes, _module_tree
 from elenchus.analysis.probes.boundary import _constants_on, _unique
@@ -239,3 +243,24 @@ def _dropped_conversion(source: str, mutant: Mutant) -> tuple[str, str] | None:
         if text is not None and line.replace(text, call.args[0].id, 1) == changed[mutant.line - 1]:
             return call.func.id, call.args[0].id
     return None
+
+
+def spaced_streams(receivers: Sequence[callrecord.Receiver]) -> list[callrecord.Receiver]:
+    """The first instance the tests built around a text stream (``reader(io.StringIO('{"a": 1}\\n'))``), built again
+    around that text with a blank line first, and with a space around each line. A reader that skips blank lines
+    or trims what it reads (ndjson's, with its ``.strip()`` dropped) differs only on such a text, and the tests'
+    texts seldom hold one."""
+    for receiver in receivers:
+        for index, text in enumerate(receiver.args_repr):
+            try:
+                value = callrecord.argument_value(text)
+            except ValueError:
+                continue
+            if type(value) is not io.StringIO or not value.getvalue().strip():
+                continue
+            held = value.getvalue()
+            spaced = "\n".join(f" {line} " if line.strip() else line for line in held.split("\n"))
+            return [dataclasses.replace(receiver, args_repr=(*receiver.args_repr[:index], f"io.StringIO({other!r})",
+                                                             *receiver.args_repr[index + 1:]))
+                    for other in ("\n" + held, spaced)]
+    return []
