@@ -1670,6 +1670,18 @@ def test_a_difference_drawn_by_chance_is_neither_a_witness_nor_ground_for_a_clai
     assert re.search(r"`pick\([^`]*\)` answered differently when it was made again", found.reason), found.reason
 
 
+def test_a_repeat_made_single_is_told_apart_by_a_text_it_matches_twice(tmp_path):
+    # pysrt's `RE_INTEGER`, `\d+` made `\d`: the pattern reads what `int()` refused, and every string designed
+    # from it held one digit, where both agree; it was claimed likely equivalent. `'12!'` takes two digits
+    source = ("import re\n\nRE_INTEGER = re.compile(r'^(\\d+)')\n\n\ndef parse_int(digits):\n    try:\n"
+              "        return int(digits)\n    except ValueError:\n        match = RE_INTEGER.match(digits)\n"
+              "        if match:\n            return int(match.group())\n        return 0\n")
+    found = _searched(tmp_path, "ints", source, lambda m: "r'^(\\d)'" in m.mutated_source, "parse_int",
+                      [("'5'",), ("'x'",)])
+    assert isinstance(found, Witness), found.reason
+    assert (found.call, found.original, found.mutant) == ("parse_int('12!')", "12", "1"), found
+
+
 def test_a_handler_widened_around_reading_the_callers_iterable_is_told_apart_by_one_that_raises(tmp_path):
     # toolz's `accumulate(add, seq)`: `except StopIteration` around `next(seq)` made `except Exception`; the tests
     # passed `operator.add`, a function named as a test names it, and an iterable that raises while it is read

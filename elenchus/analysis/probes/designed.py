@@ -283,17 +283,21 @@ def _data_read(source: str, function: ast.FunctionDef) -> list[str]:
 
 def _matching(pattern: str) -> list[str]:
     """Up to ``_PATTERN_ALTERNATIVES`` short strings ``pattern`` matches (the n-th takes the n-th alternative
-    of each choice); none when it is not a regular expression Python compiles."""
+    of each choice), then the shortest and one with each repeat taken twice; none when it is not a regular
+    expression Python compiles."""
     try:
         compiled = re.compile(pattern)
         parsed = _regex_parser().parse(pattern)
     except (re.error, TypeError, ValueError, OverflowError, RecursionError):
         return []
     found: list[str] = []
-    # (then the shortest: each repeat as few times as it may, none for `*`, where a `+` made `*` shows)
-    for choice, fewest in [*((choice, False) for choice in range(_PATTERN_ALTERNATIVES)), (0, True)]:
+    # (the shortest: each repeat as few times as it may, none for `*`, where a `+` made `*` shows; then each
+    # repeat that may take more twice, the second time another member of its class, where a `+` made single
+    # shows: `12` for `\d+`, which takes both digits where `\d` takes one)
+    for choice, repeats in [*((choice, "once") for choice in range(_PATTERN_ALTERNATIVES)), (0, "fewest"),
+                            (0, "twice")]:
         try:
-            text = _render(parsed, choice, fewest)
+            text = _render(parsed, choice, repeats)
         except (RecursionError, ValueError, KeyError):
             continue
         if text not in found and compiled.search(text) is not None:
@@ -310,10 +314,10 @@ def _regex_parser() -> Any:
     return parser
 
 
-def _render(parsed: Any, choice: int, fewest: bool = False) -> str:
+def _render(parsed: Any, choice: int, repeats: str = "once", second: bool = False) -> str:
     """One string the parsed pattern matches: the ``choice``-th alternative of each branch (the last when
-    there are fewer), each repeat taken once (or as often as its minimum; ``fewest``: its minimum, none
-    when it may be absent), a class's first member."""
+    there are fewer), a class's first member (``second``: its next), each repeat taken once or as often as its
+    minimum (``repeats`` "fewest": its minimum, none when it may be absent; "twice": twice where it may)."""
     text: list[str] = []
     for op, value in parsed:
         name = str(op)
@@ -322,38 +326,48 @@ def _render(parsed: Any, choice: int, fewest: bool = False) -> str:
         elif name == "NOT_LITERAL":
             text.append(next(c for c in _FILLERS if ord(c) != value))
         elif name == "ANY":
-            text.append("a")
+            text.append("b" if second else "a")
         elif name == "IN":
-            text.append(_member(value))
+            text.append(_member(value, second))
         elif name == "BRANCH":
             branches = value[1]
-            text.append(_render(branches[min(choice, len(branches) - 1)], choice, fewest))
+            text.append(_render(branches[min(choice, len(branches) - 1)], choice, repeats, second))
         elif name == "SUBPATTERN":
-            text.append(_render(value[-1], choice, fewest))
+            text.append(_render(value[-1], choice, repeats, second))
         elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
-            low, _, inner = value
-            text.append(_render(inner, choice, fewest) * (low if fewest else max(low, 1)))
+            low, high, inner = value
+            times = low if repeats == "fewest" else max(low, 2 if repeats == "twice" and high > 1 else 1)
+            text.append("".join(_render(inner, choice, repeats, second or index > 0) for index in range(times)))
         elif name in ("ATOMIC_GROUP",):
-            text.append(_render(value, choice, fewest))
+            text.append(_render(value, choice, repeats, second))
         # anchors (AT), lookarounds (ASSERT, ASSERT_NOT), back references and conditionals add nothing
     return "".join(text)
 
 
-def _member(items: Any) -> str:
-    """A character of a class ``[...]``: its first member, or for ``[^...]`` the first filler it allows."""
+#: A second character of each class of characters, where a repeat's second turn takes another.
+_SECOND_EXAMPLES = {"CATEGORY_DIGIT": "2", "CATEGORY_NOT_DIGIT": "b", "CATEGORY_WORD": "b", "CATEGORY_NOT_WORD": "+",
+                    "CATEGORY_SPACE": " ", "CATEGORY_NOT_SPACE": "b"}
+
+
+def _member(items: Any, second: bool = False) -> str:
+    """A character of a class ``[...]``: its first member (``second``: its next, where it has one), or for
+    ``[^...]`` the first filler it allows."""
     negated = any(str(op) == "NEGATE" for op, _ in items)
     if not negated:
+        members = []
         for op, value in items:
             name = str(op)
             if name == "LITERAL":
-                return chr(value)
-            if name == "RANGE":
-                return chr(value[0])
-            if name == "CATEGORY":
-                return _CATEGORY_EXAMPLES.get(str(value), "a")
-        return "a"
+                members.append(chr(value))
+            elif name == "RANGE":
+                members += [chr(value[0]), chr(min(value[0] + 1, value[1]))]
+            elif name == "CATEGORY":
+                members += [_CATEGORY_EXAMPLES.get(str(value), "a"), _SECOND_EXAMPLES.get(str(value), "b")]
+        members = members or ["a"]
+        return members[1] if second and len(members) > 1 else members[0]
     pattern = re.compile("[" + "".join(_class_text(op, value) for op, value in items) + "]")
-    return next((c for c in _FILLERS if pattern.fullmatch(c)), "a")
+    allowed = [c for c in _FILLERS if pattern.fullmatch(c)]
+    return (allowed[1] if second and len(allowed) > 1 else allowed[0]) if allowed else "a"
 
 
 def _class_text(op: Any, value: Any) -> str:
