@@ -633,6 +633,11 @@ LINK = textwrap.dedent("""
     pytest.param(["www.example.com", "example.org/a", "x.io", "docs.example.org/guide/intro", "a.b/c/d",
                   "www.a.bc/d.e", "example.com/", "shop.example.com/cart/items",
                   "www.example.com/a/long/path?page=2#top"], 64, id="a-fragment-late"),
+    # validators' tests: plain addresses of each length first, then texts that each bring separators the others
+    # lack, the one with a fragment bringing the fewest (the fifth to eighth texts taken are tried too)
+    pytest.param(["a.com", "bb.com", "ccc.com", "dddd.com", "a-b_c.d/e~f!g$h&i'j(k)l*m+n,o;p=q:r@s.com",
+                  "w.com/[a]", "w.com/%5E^", "www.example.com/a/long/path#top"], probes.BOUNDARY_BUDGET,
+                 id="a-fragment-among-many-separators"),
 ])
 def test_a_check_of_a_texts_last_part_skipped_is_told_apart_by_a_test_text_ending_in_what_its_pattern_refuses(
         tmp_path, texts, budget):
@@ -964,7 +969,7 @@ def test_a_repeat_made_optional_is_told_apart_by_the_shortest_word_the_mutated_p
         found = probes.search_input(root, mutant, samples, search_budget=0)
         assert found.distinction is not None and found.distinction.origin == "designed", found.reason
         assert (found.distinction.reference_repr, found.distinction.mutant_repr) == ("'Mca'", "'McA'"), found
-    assert probes._matching(r"a(b)?c\d+") == ["abc1", "ac1"]
+    assert probes._matching(r"a(b)?c\d+") == ["abc1", "ac1", "abc12"]
 
 
 SIGNED = textwrap.dedent('''\
@@ -2915,7 +2920,7 @@ def test_the_whole_state_of_a_result_reads_everything_it_holds_or_nothing():
     assert whole_state(looped) is None
 
 
-READER = textwrap.dedent("""
+RECORDS = textwrap.dedent("""
     import json
 
 
@@ -2938,7 +2943,7 @@ def test_an_instance_built_around_a_text_is_built_again_around_it_with_a_blank_l
     # ndjson's reader skips blank lines by what `.strip()` leaves; dropped, a blank line is read as a record and
     # refused, and no test's text holds one
     test = "assert len(list(Records(io.StringIO('{\"a\": 1}\\n{\"b\": 2}\\n')))) == 2"
-    root, mutant, found = search_method(tmp_path, "records", READER, test, "Records.__next__",
+    root, mutant, found = search_method(tmp_path, "records", RECORDS, test, "Records.__next__",
                                         "line = next(self.stream).strip()", "line = next(self.stream)")
     assert found.distinction is not None, found.reason
     assert found.distinction.receiver.args_repr[0].startswith("io.StringIO('\\n"), found.distinction
