@@ -94,6 +94,7 @@ receiver_in = _literals.receiver_in
 subclass_name = _literals.subclass_name
 
 
+#: Special methods a test reaches by an operator or a builtin (how a driver calls each, how a test writes it).
 OPERATORS = _literals.OPERATORS
 #: ... those a test writes as a statement of its own, never inside an expression.
 STATEMENTS = _literals.STATEMENTS

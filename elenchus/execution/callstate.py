@@ -90,6 +90,9 @@ def whole_state(value: Any, written: Any = None) -> str | None:
 
 
 def _held(item: Any, canonical: Any, written: Any) -> Any:
+    bound = getattr(item, "__self__", None)
+    if bound is not None and callable(item) and hasattr(item, "__func__"):  # (a method bound to what it holds)
+        return ["method", canonical(bound), getattr(item, "__name__", "")]
     if isinstance(item, type) or callable(item) and hasattr(item, "__code__"):
         name = getattr(item, "__qualname__", "")
         if "<" in name or not getattr(item, "__module__", None):  # (a lambda, a function of a function)

@@ -2918,6 +2918,15 @@ def test_the_whole_state_of_a_result_reads_everything_it_holds_or_nothing():
     looped = made()
     looped.again = looped
     assert whole_state(looped) is None
+    # a method bound to an instance holds that instance: two bound to instances holding other data differ
+    class Counter:
+        def __init__(self, start):
+            self.start = start
+
+        def count(self):
+            return self.start
+
+    assert whole_state(made(step=Counter(1).count)) != whole_state(made(step=Counter(2).count))
 
 
 RECORDS = textwrap.dedent("""

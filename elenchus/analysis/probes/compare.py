@@ -559,7 +559,7 @@ class _Comparer:
 
     def confirm(self, found: Distinction) -> bool:
         """The same observations again, fresh: a nondeterministic function makes no probe (a draw from two
-        outcomes repeats itself on both sides this often once in thousands)."""
+        outcomes repeats itself on both sides this often about once in a thousand)."""
         if self._repeated(found):
             return True
         if self.unsteady is None:
