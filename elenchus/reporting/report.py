@@ -157,17 +157,30 @@ def untaken(mutation: dict) -> str | None:
     return found.group(1) if found else None
 
 
+#: What shows an incident no test catches, in the order "What to act on" lists them: a witness (a ready test), no
+#: test running its code, no call found that shows it (it may not matter), no search made.
+_SHOWN = ("witness", "not-covered", "not-found", "not-searched")
+
+
+def _shown_by(mutation: dict) -> str:
+    """Which of ``_SHOWN`` shows an incident no test catches."""
+    if (mutation.get("witness") or {}).get("call"):
+        return "witness"
+    if mutation.get("result") == "not-covered":
+        return "not-covered"
+    return "not-found" if "no witness was found" in (mutation.get("reason") or "") else "not-searched"
+
+
 def _shown(mutation: dict) -> str:
     """What shows an incident no test catches: its witness call, or why there is none."""
-    witness = mutation.get("witness") or {}
-    if witness.get("call"):
+    shown_by = _shown_by(mutation)
+    if shown_by == "witness":
+        witness = mutation["witness"]
         return f"`{witness['call']}` {_behaves(witness['original'])} with the code and " \
                f"{_behaves(witness['mutant'])} with the mutant"
-    if mutation.get("result") == "not-covered":
-        return "no test runs this code"
-    if "no witness was found" in (mutation.get("reason") or ""):
-        return "no call was found that shows it"
-    return "no witness was searched for it"  # (not searched: that says nothing of whether a call shows it)
+    return {"not-covered": "no test runs this code", "not-found": "no call was found that shows it",
+            # (not searched: that says nothing of whether a call shows it)
+            "not-searched": "no witness was searched for it"}[shown_by]
 
 
 def _finding(mutation: dict) -> str:
@@ -180,14 +193,8 @@ def _finding(mutation: dict) -> str:
 
 
 def finding_order(comparison: dict, mutations: dict[str, dict]) -> int:
-    """Where an incident no test catches comes among the others: one a witness shows (a ready test), then one no
-    test runs, then one no call was found to show (it may not matter), then one not searched."""
-    mutation = mutations[comparison["mutation_id"]]
-    if (mutation.get("witness") or {}).get("call"):
-        return 0
-    if mutation.get("result") == "not-covered":
-        return 1
-    return 2 if "no witness was found" in (mutation.get("reason") or "") else 3
+    """Where an incident no test catches comes among the others (``_SHOWN``'s order)."""
+    return _SHOWN.index(_shown_by(mutations[comparison["mutation_id"]]))
 
 
 def _act_on(by_assessment: dict[str, list[dict]], mutations: dict[str, dict]) -> list[str]:
