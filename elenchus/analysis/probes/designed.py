@@ -30,9 +30,9 @@ _PATTERN_SYNTAX = frozenset("^$[]()+*?{}|\\.")
 
 #: Characters tried where a pattern allows any character but some: letters first, as words hold them.
 _FILLERS = "abcdefghijklmnopqrstuvwxyz0123456789-_ ."
-#: What a pattern's character category stands for in an example.
-_CATEGORY_EXAMPLES = {"CATEGORY_DIGIT": "1", "CATEGORY_NOT_DIGIT": "a", "CATEGORY_WORD": "a", "CATEGORY_NOT_WORD": "-",
-                      "CATEGORY_SPACE": " ", "CATEGORY_NOT_SPACE": "a"}
+#: What a pattern's character category stands for in an example, and in a repeat's second turn (`12` for `\d+` taken twice).
+_CATEGORY_EXAMPLES = {"CATEGORY_DIGIT": "12", "CATEGORY_NOT_DIGIT": "ab", "CATEGORY_WORD": "ab",
+                      "CATEGORY_NOT_WORD": "-+", "CATEGORY_SPACE": "  ", "CATEGORY_NOT_SPACE": "ab"}
 #: Examples made from each pattern on the mutated lines (one per alternative, up to this many).
 _PATTERN_ALTERNATIVES = 4
 
@@ -344,11 +344,6 @@ def _render(parsed: Any, choice: int, repeats: str = "once", second: bool = Fals
     return "".join(text)
 
 
-#: A second character of each class of characters, where a repeat's second turn takes another.
-_SECOND_EXAMPLES = {"CATEGORY_DIGIT": "2", "CATEGORY_NOT_DIGIT": "b", "CATEGORY_WORD": "b", "CATEGORY_NOT_WORD": "+",
-                    "CATEGORY_SPACE": " ", "CATEGORY_NOT_SPACE": "b"}
-
-
 def _member(items: Any, second: bool = False) -> str:
     """A character of a class ``[...]``: its first member (``second``: its next, where it has one), or for
     ``[^...]`` the first filler it allows."""
@@ -362,7 +357,7 @@ def _member(items: Any, second: bool = False) -> str:
             elif name == "RANGE":
                 members += [chr(value[0]), chr(min(value[0] + 1, value[1]))]
             elif name == "CATEGORY":
-                members += [_CATEGORY_EXAMPLES.get(str(value), "a"), _SECOND_EXAMPLES.get(str(value), "b")]
+                members += list(_CATEGORY_EXAMPLES.get(str(value), "ab"))
         members = members or ["a"]
         return members[1] if second and len(members) > 1 else members[0]
     pattern = re.compile("[" + "".join(_class_text(op, value) for op, value in items) + "]")
