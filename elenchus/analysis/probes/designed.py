@@ -30,7 +30,8 @@ _PATTERN_SYNTAX = frozenset("^$[]()+*?{}|\\.")
 
 #: Characters tried where a pattern allows any character but some: letters first, as words hold them.
 _FILLERS = "abcdefghijklmnopqrstuvwxyz0123456789-_ ."
-#: What a pattern's character category stands for in an example, and in a repeat's second turn (`12` for `\d+` taken twice).
+#: What a pattern's character category stands for in an example, and in a repeat's second turn (`12` for
+#: `\d+` taken twice).
 _CATEGORY_EXAMPLES = {"CATEGORY_DIGIT": "12", "CATEGORY_NOT_DIGIT": "ab", "CATEGORY_WORD": "ab",
                       "CATEGORY_NOT_WORD": "-+", "CATEGORY_SPACE": "  ", "CATEGORY_NOT_SPACE": "ab"}
 #: Examples made from each pattern on the mutated lines (one per alternative, up to this many).
